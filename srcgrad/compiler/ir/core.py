@@ -1,0 +1,118 @@
+"""srcgrad's IR: SSA dataflow in A-normal form with structured regions.
+
+This is the data every compiler stage reads and writes: the frontend lowers a user's
+function to it, ``ad`` transforms it, ``passes`` rewrite it, the backend prints it as
+Python. It is in the spirit of jaxpr and MLIR's structured control flow:
+
+- a :class:`Value` is defined exactly once and carries the user's variable name and the
+  source line that defined it (both only hints for printing and error messages);
+- an :class:`Op` applies a primitive (a rule-table name such as ``"multiply"``, or a
+  structural op such as ``"const"``, ``"if"``, ``"for_range"``) to argument Values. Every
+  argument is named after the rule's parameter (``x``, ``y``, ``axis``); a variadic argument
+  (``concatenate``'s arrays) is a tuple of Values. Static Python constants are Values
+  defined by ``const`` ops, so every operand is uniformly a Value;
+- a :class:`Block` is a list of ops with block parameters (loop-carried values) and results
+  (what it yields); control-flow ops hold blocks in ``regions``;
+- a :class:`Function` has parameters, defaults, a body block whose results are the returned
+  values, and where it came from (file, first line) so messages point at user code.
+
+Example (``def f(x): return np.sin(x) * 2``) printed by :mod:`.printer`::
+
+    func f(%x) {                       # file.py:1
+      %0 = sin(x=%x)                   # line 2
+      %1 = const(value=2)
+      %2 = multiply(x=%0, y=%1)        # line 2
+      return %2
+    }
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+Arg = "Value | tuple[Value, ...]"
+
+_ids = itertools.count()
+
+
+@dataclass(eq=False)
+class Value:
+    """One SSA value. ``type`` is an optional abstract type (see :mod:`.types`)."""
+
+    name: str | None = None  # the user's variable name, if it had one
+    line: int | None = None  # source line (in the user's file) that defined it
+    type: Any = None
+    id: int = field(default_factory=lambda: next(_ids))
+    op: Op | None = field(default=None, repr=False)  # defining op; None for parameters
+
+    def __repr__(self) -> str:
+        return f"%{self.name or ''}{self.id}"
+
+
+@dataclass(eq=False)
+class Op:
+    """``outputs = prim(**args)`` with static ``attrs`` and nested ``regions``."""
+
+    prim: str
+    args: dict[str, Any] = field(default_factory=dict)  # name -> Value | tuple[Value, ...]
+    outputs: list[Value] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)  # static data (const's value, ...)
+    regions: list[Block] = field(default_factory=list)
+    line: int | None = None
+
+    def __post_init__(self) -> None:
+        for v in self.outputs:
+            v.op = self
+
+    def operands(self) -> Iterator[Value]:
+        """Every Value this op reads directly (not inside its regions), in order."""
+        for a in self.args.values():
+            if isinstance(a, tuple):
+                yield from a
+            elif a is not None:
+                yield a
+
+    @property
+    def out(self) -> Value:
+        (v,) = self.outputs
+        return v
+
+
+@dataclass(eq=False)
+class Block:
+    params: list[Value] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
+    results: list[Value] = field(default_factory=list)
+
+    def walk(self) -> Iterator[Op]:
+        """Every op in this block and, depth first, in the regions of its ops."""
+        for op in self.ops:
+            yield op
+            for region in op.regions:
+                yield from region.walk()
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    params: list[Value]
+    body: Block
+    defaults: dict[str, Any] = field(default_factory=dict)  # parameter name -> default
+    filename: str = "<unknown>"
+    firstlineno: int = 1
+    source_lines: dict[int, str] = field(default_factory=dict)  # file line -> its text
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name or f"arg{i}" for i, p in enumerate(self.params)]
+
+
+def const_value(v: Value) -> tuple[bool, Any]:
+    """``(True, constant)`` if ``v`` is defined by a ``const`` op, else ``(False, None)``."""
+    if v.op is not None and v.op.prim == "const":
+        return True, v.op.attrs["value"]
+    return False, None

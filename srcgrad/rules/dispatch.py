@@ -1,0 +1,62 @@
+"""Make srcgrad's own primitives dispatch like NumPy functions do (NEP 18).
+
+NumPy functions hand a call on a foreign array type (a runtime Tensor, a compiler
+symbolic value) to that type's ``__array_function__``. The helper primitives the rules use
+(``unbroadcast``, ``unreduce``, ``scatter_add``, ...) and the primitives users register with
+``sg.defvjp`` must do the same, so that a rule body run on Tensors records a graph and run
+on symbolic values records IR. :func:`dispatching` wraps a plain NumPy implementation so it
+offers the call to every overriding argument first, exactly as NumPy's own functions do.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+_NDARRAY_HANDLER = np.ndarray.__array_function__
+
+
+def _overriding(value: Any) -> bool:
+    handler = getattr(type(value), "__array_function__", None)
+    return handler is not None and handler is not _NDARRAY_HANDLER
+
+
+def _candidates(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            yield from a
+        else:
+            yield a
+
+
+def overriding_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """Arguments whose type overrides NumPy's dispatch, subclasses before superclasses."""
+    found: list[Any] = []
+    for a in _candidates(args, kwargs):
+        if _overriding(a) and all(type(a) is not type(f) for f in found):
+            found.append(a)
+    found.sort(key=lambda a: -len(type(a).__mro__))
+    return found
+
+
+def dispatching(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``impl`` so foreign array types see the call through ``__array_function__``."""
+
+    @functools.wraps(impl)
+    def primitive(*args: Any, **kwargs: Any) -> Any:
+        overriders = overriding_args(args, kwargs)
+        if overriders:
+            types = tuple({type(a) for a in overriders})
+            for a in overriders:
+                result = type(a).__array_function__(a, primitive, types, args, kwargs)
+                if result is not NotImplemented:
+                    return result
+            names = ", ".join(t.__name__ for t in types)
+            raise TypeError(f"{impl.__name__}: no implementation for argument types {names}")
+        return impl(*args, **kwargs)
+
+    primitive.__srcgrad_impl__ = impl  # type: ignore[attr-defined]
+    return primitive

@@ -1,0 +1,116 @@
+"""Elementwise primitives: NumPy's ufuncs (and their ``math`` twins) with their VJPs.
+
+Every rule here is ``kind=ELEMENTWISE``: its Jacobian is diagonal, so forward mode reuses
+the VJP formula with the tangent in place of ``g``. Rules with several inputs broadcast;
+their cotangents come back in the output's shape and the engine (or the emitted code)
+undoes the broadcast with ``unbroadcast``. Kinks follow PyTorch: ``abs'(0) = 0``,
+``maximum`` of equal values splits the gradient in half, ``clip`` passes it at the bounds,
+``power`` masks ``0 ** 0`` and ``log(0)`` the way ``pow_backward`` does.
+
+Constants are Python floats, never NumPy scalars, so float32 stays float32 (NEP 50).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .registry import ELEMENTWISE, NONDIFF, defrule
+
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+
+
+def _unary(name: str, fn: Any, vjp: Any, *aliases: Any) -> None:
+    defrule(name, fn, inputs=("x",), kind=ELEMENTWISE, vjp={"x": vjp}, aliases=aliases)
+
+
+def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any, *aliases: Any) -> None:
+    defrule(name, fn, inputs=("x", "y"), kind=ELEMENTWISE, broadcasts=True,
+            vjp={"x": vjp_x, "y": vjp_y}, aliases=aliases)
+
+
+# --- arithmetic ---------------------------------------------------------------------
+_binary("add", np.add, lambda g: g, lambda g: g)
+_binary("subtract", np.subtract, lambda g: g, lambda g: -g)
+_binary("multiply", np.multiply, lambda g, y: g * y, lambda g, x: g * x)
+_binary("divide", np.divide, lambda g, y: g / y, lambda g, x, y: -g * x / (y * y))
+_binary(
+    "power", np.power,
+    # d/dx x**y = y * x**(y-1), but 0 where y == 0 (so 0**0 has slope 0, as PyTorch)
+    lambda g, x, y: g * np.where(y == 0, 0.0, y * x ** (y - 1)),
+    # d/dy x**y = x**y * log(x), but 0 where x == 0 and y >= 0 (PyTorch masks it)
+    lambda g, x, y, out: g * np.where((x == 0) & (y >= 0), 0.0, out * np.log(x)),
+    math.pow,
+)
+_unary("negative", np.negative, lambda g: -g)
+_unary("square", np.square, lambda g, x: g * (2 * x))
+_unary("sqrt", np.sqrt, lambda g, out: g / (2 * out), math.sqrt)
+_unary("absolute", np.absolute, lambda g, x: g * np.sign(x), abs, math.fabs)
+
+# --- exponentials and logarithms ----------------------------------------------------
+_unary("exp", np.exp, lambda g, out: g * out, math.exp)
+_unary("expm1", np.expm1, lambda g, out: g * (out + 1), math.expm1)
+_unary("log", np.log, lambda g, x: g / x, math.log)
+_unary("log1p", np.log1p, lambda g, x: g / (x + 1), math.log1p)
+_unary("log2", np.log2, lambda g, x: g / (x * LN2), math.log2)
+_unary("log10", np.log10, lambda g, x: g / (x * LN10), math.log10)
+_binary("logaddexp", np.logaddexp,
+        lambda g, x, y: g / (np.exp(y - x) + 1), lambda g, x, y: g / (np.exp(x - y) + 1))
+
+# --- trigonometric and hyperbolic ---------------------------------------------------
+_unary("sin", np.sin, lambda g, x: g * np.cos(x), math.sin)
+_unary("cos", np.cos, lambda g, x: -g * np.sin(x), math.cos)
+_unary("tan", np.tan, lambda g, out: g * (out * out + 1), math.tan)
+_unary("arcsin", np.arcsin, lambda g, x: g / np.sqrt(1 - x * x), math.asin)
+_unary("arccos", np.arccos, lambda g, x: -g / np.sqrt(1 - x * x), math.acos)
+_unary("arctan", np.arctan, lambda g, x: g / (x * x + 1), math.atan)
+_unary("sinh", np.sinh, lambda g, x: g * np.cosh(x), math.sinh)
+_unary("cosh", np.cosh, lambda g, x: g * np.sinh(x), math.cosh)
+_unary("tanh", np.tanh, lambda g, out: g * (1 - out * out), math.tanh)
+_binary("arctan2", np.arctan2,
+        lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y),
+        math.atan2)
+_binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * y / out)
+
+# --- selection: maximum, minimum, clip, where ---------------------------------------
+_binary("maximum", np.maximum,
+        lambda g, x, y: np.where(x > y, g, np.where(x == y, g / 2, 0)),
+        lambda g, x, y: np.where(y > x, g, np.where(x == y, g / 2, 0)))
+_binary("minimum", np.minimum,
+        lambda g, x, y: np.where(x < y, g, np.where(x == y, g / 2, 0)),
+        lambda g, x, y: np.where(y < x, g, np.where(x == y, g / 2, 0)))
+
+
+@dispatching
+def clip_mask(x: Any, a_min: Any, a_max: Any) -> Any:
+    """Where ``clip`` passes the gradient: inside the bounds, bounds included (PyTorch)."""
+    inside = np.ones(np.shape(x), dtype=bool)
+    if a_min is not None:
+        inside = inside & (x >= a_min)
+    if a_max is not None:
+        inside = inside & (x <= a_max)
+    return inside
+
+
+defrule("clip_mask", clip_mask, inputs=(), params=("x", "a_min", "a_max"), kind=NONDIFF)
+defrule("clip", np.clip, inputs=("x", "a_min", "a_max"), kind=ELEMENTWISE, broadcasts=True,
+        vjp={"x": lambda g, x, a_min, a_max: np.where(clip_mask(x, a_min, a_max), g, 0),
+             "a_min": lambda g, x, a_min: np.where(x < a_min, g, 0),
+             "a_max": lambda g, x, a_max: np.where(x > a_max, g, 0)})
+defrule("where", np.where, inputs=("condition", "x", "y"), kind=ELEMENTWISE, broadcasts=True,
+        vjp={"x": lambda g, condition: np.where(condition, g, 0),
+             "y": lambda g, condition: np.where(condition, 0, g)})
+
+# --- zero derivative ----------------------------------------------------------------
+_NONDIFF_UFUNCS = (
+    np.sign, np.floor, np.ceil, np.trunc, np.rint, np.isnan, np.isinf, np.isfinite,
+    np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
+    np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
+)
+for _fn in _NONDIFF_UFUNCS:
+    defrule(_fn.__name__, _fn, inputs=("x",) if _fn.nin == 1 else ("x", "y"), kind=NONDIFF,
+            aliases=(math.floor,) if _fn is np.floor else (math.ceil,) if _fn is np.ceil else ())

@@ -1,0 +1,100 @@
+"""Helper primitives: the shape-dependent pieces the rules and the emitted code call.
+
+Rule bodies never branch on shapes (DESIGN.md principle 2). Whatever depends on a shape
+or ndim lives here, as a primitive that decides at run time and has a rule of its own, so
+code that calls it can be differentiated again. Each is wrapped by :func:`dispatching`, so
+called on Tensors or on the compiler's symbolic values it records itself like ``np.sin``.
+
+- ``unbroadcast(x, shape)``: sum ``x`` down to ``shape`` (undoes NumPy broadcasting);
+- ``unreduce(x, shape, axis, keepdims)``: broadcast a reduction's cotangent back to ``shape``;
+- ``reduced_count(shape, axis)``: how many elements a reduction over ``axis`` combined;
+- ``scatter_add(x, shape, index)``: zeros of ``shape`` with ``x`` added at ``index``
+  (repeated indices accumulate): the adjoint of ``x[index]``;
+- ``getitem(x, index)``: ``x[index]`` as a function.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .registry import LINEAR, NONDIFF, defrule
+
+Shape = tuple[int, ...]
+
+
+def _normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axes))
+
+
+@dispatching
+def unbroadcast(x: Any, shape: Shape) -> Any:
+    """Sum ``x`` over the axes NumPy broadcasting added or stretched to reach ``shape``."""
+    shape = tuple(shape)
+    xshape = np.shape(x)
+    if xshape == shape:
+        return x
+    lead = len(xshape) - len(shape)
+    if lead:
+        x = np.sum(x, axis=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(x)[i] != 1)
+    if stretched:
+        x = np.sum(x, axis=stretched, keepdims=True)
+    return x
+
+
+@dispatching
+def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> Any:
+    """Broadcast the cotangent of a reduction over ``axis`` back to the input's ``shape``."""
+    shape = tuple(shape)
+    if not keepdims and axis is not None and shape:
+        x = np.expand_dims(x, _normalize_axes(axis, len(shape)))
+    return np.broadcast_to(x, shape)
+
+
+@dispatching
+def reduced_count(shape: Shape, axis: Any = None) -> int:
+    """The number of elements combined by a reduction of ``shape`` over ``axis``."""
+    shape = tuple(shape)
+    return math.prod(shape[a] for a in _normalize_axes(axis, len(shape)))
+
+
+def _is_basic(index: Any) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts)
+
+
+@dispatching
+def scatter_add(x: Any, shape: Shape, index: Any) -> Any:
+    """Zeros of ``shape`` (``x``'s dtype) with ``x`` added at ``index``; repeats accumulate."""
+    x = np.asarray(x)
+    z = np.zeros(tuple(shape), dtype=x.dtype)
+    if _is_basic(index):
+        z[index] += x
+    else:
+        np.add.at(z, index, x)
+    return z
+
+
+@dispatching
+def getitem(x: Any, index: Any) -> Any:
+    """``x[index]``: subscript reads as a primitive."""
+    return np.asarray(x)[index]
+
+
+defrule("unbroadcast", unbroadcast, inputs=("x",), params=("shape",), kind=LINEAR,
+        vjp={"x": lambda g, x_shape: np.broadcast_to(g, x_shape)})
+defrule("unreduce", unreduce, inputs=("x",), params=("shape", "axis", "keepdims"), kind=LINEAR,
+        vjp={"x": lambda g, axis, keepdims: np.sum(g, axis=axis, keepdims=keepdims)})
+defrule("reduced_count", reduced_count, inputs=(), params=("shape", "axis"), kind=NONDIFF)
+defrule("scatter_add", scatter_add, inputs=("x",), params=("shape", "index"), kind=LINEAR,
+        vjp={"x": lambda g, index: getitem(g, index)})
+defrule("getitem", getitem, inputs=("x",), params=("index",), kind=LINEAR,
+        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
+        node_name=lambda **_: ("IndexBackward0", 1))

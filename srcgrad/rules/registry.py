@@ -1,0 +1,166 @@
+"""The one table of derivative rules: its record type and how rules are registered.
+
+Every primitive srcgrad knows (``multiply``, ``sin``, ``sum``, ``matmul``, the helper
+primitives such as ``unbroadcast``) has exactly one :class:`Rule`. The runtime's backward
+nodes, the compiler's differentiator and the test suite all read this table; nothing else
+holds derivative math.
+
+A rule's derivative functions are plain Python in NumPy's vocabulary. Their *parameter
+names* say what they need, and so what a tape must save:
+
+- ``g``: the output cotangent (VJP) / ``t``: the input tangent (explicit JVP);
+- ``out``: the primal result;
+- an input's name (``x``, ``y``): that primal input;
+- ``x_shape`` / ``x_dtype``: only the shape / dtype of input ``x`` (saved as metadata);
+- a static parameter's name (``axis``, ``keepdims``): its value;
+- ``i``: for a variadic input (``concatenate``'s arrays), the position of the element.
+
+Example::
+
+    defrule("sin", np.sin, inputs=("x",), kind=ELEMENTWISE,
+            vjp={"x": lambda g, x: g * np.cos(x)})
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# How forward mode is derived for a rule without an explicit ``jvp``.
+ELEMENTWISE = "elementwise"  # JVP of an input = its VJP formula with the tangent for ``g``
+LINEAR = "linear"  # JVP = the op itself applied to the tangents of its inputs
+BILINEAR = "bilinear"  # JVP = op(tx, y) + op(x, ty)
+NONDIFF = "nondiff"  # zero derivative everywhere (sign, floor, comparisons, argmax)
+KINDS = (ELEMENTWISE, LINEAR, BILINEAR, NONDIFF, None)
+
+# Names a derivative function may ask for besides inputs and static parameters.
+_SPECIAL = {"g", "t", "out", "i"}
+
+NodeNamer = Callable[..., tuple[str, int]]
+
+
+@dataclass
+class Rule:
+    """Everything srcgrad knows about one primitive."""
+
+    name: str
+    impl: Callable[..., Any]
+    inputs: tuple[str, ...]
+    params: tuple[str, ...] = ()
+    vjp: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    jvp: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    kind: str | None = None
+    broadcasts: bool = False  # inputs broadcast against each other (undone by unbroadcast)
+    variadic: str | None = None  # name of an input that is a sequence of arrays
+    node_name: NodeNamer | None = None  # PyTorch's backward-node name and arity for a call
+    aliases: tuple[Callable[..., Any], ...] = ()
+    user: bool = False  # registered through sg.defvjp / sg.defjvp
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
+    jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"rule {self.name!r}: unknown kind {self.kind!r}")
+        self.needs = {k: _parameter_names(self, k, f) for k, f in self.vjp.items()}
+        self.jvp_needs = {k: _parameter_names(self, k, f) for k, f in self.jvp.items()}
+
+    # --- what a tape must keep -------------------------------------------------------
+    def saved_names(self, wrt: Sequence[str] | None = None) -> set[str]:
+        """Names the VJPs for inputs ``wrt`` (default: all) read, besides ``g``."""
+        names: set[str] = set()
+        for k in self.vjp if wrt is None else wrt:
+            names.update(self.needs.get(k, ()))
+        names.discard("g")
+        return names
+
+    @property
+    def differentiable(self) -> bool:
+        return self.kind != NONDIFF and bool(self.vjp or self.jvp)
+
+    def has_forward(self, name: str) -> bool:
+        """Can forward mode push a tangent through input ``name``?"""
+        if name in self.jvp or self.kind in (LINEAR, BILINEAR):
+            return True
+        return self.kind == ELEMENTWISE and name in self.vjp
+
+    # --- calling derivative functions ------------------------------------------------
+    def call_vjp(self, name: str, env: dict[str, Any]) -> Any:
+        """Cotangent of input ``name`` (before unbroadcasting), reading ``env``."""
+        fn = self.vjp[name]
+        return fn(**{k: env[k] for k in self.needs[name]})
+
+    def call_jvp(self, name: str, env: dict[str, Any]) -> Any:
+        """Output tangent contributed by input ``name``'s tangent ``env['t']``.
+
+        Only for explicit JVPs and elementwise rules; linear and bilinear forward mode
+        re-applies ``impl`` and is done by the caller, which knows how to build its inputs.
+        """
+        if name in self.jvp:
+            fn, needs = self.jvp[name], self.jvp_needs[name]
+            return fn(**{k: env[k] for k in needs})
+        if self.kind == ELEMENTWISE and name in self.vjp:
+            args = {k: env["t"] if k == "g" else env[k] for k in self.needs[name]}
+            return self.vjp[name](**args)
+        raise KeyError(f"rule {self.name!r} has no forward mode for input {name!r}")
+
+    def torch_node(self, **call: Any) -> tuple[str, int]:
+        """PyTorch's node class name and number of ``next_functions`` for this call."""
+        if self.node_name is not None:
+            return self.node_name(**call)
+        base = "".join(p.capitalize() for p in self.name.split("_"))
+        return f"{base}Backward0", len(self.inputs)
+
+
+def _parameter_names(rule: Rule, key: str, fn: Callable[..., Any]) -> tuple[str, ...]:
+    if key not in rule.inputs:
+        raise ValueError(f"rule {rule.name!r}: derivative given for unknown input {key!r}")
+    names = tuple(inspect.signature(fn).parameters)
+    allowed = _SPECIAL | set(rule.inputs) | set(rule.params)
+    allowed |= {f"{n}_shape" for n in rule.inputs} | {f"{n}_dtype" for n in rule.inputs}
+    for n in names:
+        if n not in allowed:
+            raise ValueError(
+                f"rule {rule.name!r}: derivative for {key!r} asks for {n!r}; allowed: "
+                f"{sorted(allowed)}"
+            )
+    return names
+
+
+# --- the table ----------------------------------------------------------------------
+
+RULES: dict[str, Rule] = {}
+_BY_CALLABLE: dict[int, Rule] = {}
+_KEEPALIVE: list[Callable[..., Any]] = []  # id() keys stay valid while the callable lives
+_generation = [0]  # bumped on every registration, so caches of compiled code can notice
+
+
+def defrule(name: str, impl: Callable[..., Any], **fields: Any) -> Rule:
+    """Register (or replace) the rule for primitive ``name``; returns the record."""
+    inputs = fields.pop("inputs")
+    rule = Rule(name=name, impl=impl, inputs=tuple(inputs), **fields)
+    RULES[name] = rule
+    for fn in (impl, *rule.aliases):
+        _BY_CALLABLE[id(fn)] = rule
+        _KEEPALIVE.append(fn)
+    _generation[0] += 1
+    return rule
+
+
+def rule_named(name: str) -> Rule:
+    return RULES[name]
+
+
+def rule_for(fn: Any) -> Rule | None:
+    """The rule for a callable (``np.sin``, ``math.sin``, a helper primitive), if any."""
+    rule = _BY_CALLABLE.get(id(fn))
+    if rule is None:
+        wrapped = getattr(fn, "__srcgrad_rule__", None)
+        return wrapped if isinstance(wrapped, Rule) else None
+    return rule
+
+
+def generation() -> int:
+    """A counter that changes whenever the table changes."""
+    return _generation[0]
