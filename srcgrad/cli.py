@@ -1,0 +1,266 @@
+"""The ``srcgrad`` command (top of the stack, beside the public API): view generated code.
+
+``srcgrad show TARGET`` loads a user's function and prints what the compiler emits for it
+(``--ir``: the IR). TARGET is ``path/to/file.py:function`` or ``package.module:function``;
+a file is loaded under a module name of its own, so its ``if __name__ == "__main__":``
+block does not run.
+
+Exit status: 0 on success; 2 with exactly one line on stderr for anything the user can fix
+(a bad target, an unsupported construct, bad options); 1 for an internal error (a bug in
+srcgrad: the traceback is printed). A pipe closed early (``| head``) ends quietly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from .errors import SrcGradError
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 1
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
+WHAT_FOR_FLAG = {"ir": "ir", "annotate": "annotate", "graph": "graph"}
+
+
+class UsageError(Exception):
+    """Something the user can fix: reported as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and an exception (not usage + exit)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="srcgrad", description="srcgrad: source-to-source derivatives.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    show = commands.add_parser(
+        "show", help="print the code srcgrad emits for a function",
+        description="Print the derivative code srcgrad emits for a function (or its IR).")
+    show.add_argument("target", metavar="TARGET",
+                      help="path/to/file.py:function or package.module:function")
+    show.add_argument("--wrt", default="0", type=parse_wrt, metavar="0,1|x,y",
+                      help="arguments to differentiate, by position or name (default: 0)")
+    show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
+                      help="reverse (grad, vjp) or forward (jvp) mode (default: reverse)")
+    show.add_argument("--no-optimize", dest="optimize", action="store_false",
+                      help="show the code before the optimisation passes")
+    show.add_argument("--types", type=parse_types, metavar="float,array[2],...",
+                      help="one kind per positional parameter: float, int, bool, np.float64, "
+                           "np.float32, array[N], array[N,float32], other (default: the "
+                           "generic version)")
+    view = show.add_mutually_exclusive_group()
+    view.add_argument("--ir", action="store_true", help="print srcgrad's IR instead")
+    view.add_argument("--annotate", action="store_true",
+                      help="the emitted code annotated with the user's source")
+    view.add_argument("--graph", action="store_true", help="the IR as a graph")
+    show.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                      help="syntax highlighting (auto: on a terminal, unless NO_COLOR is set)")
+    return parser
+
+
+def parse_wrt(text: str) -> int | str | tuple[int | str, ...]:
+    """``0`` -> 0, ``x`` -> 'x', ``0,y`` -> (0, 'y'): one entry gives one gradient."""
+    parts = [p.strip() for p in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"empty entry in {text!r}: use e.g. 0,1 or x,y")
+    entries: list[int | str] = []
+    for part in parts:
+        if part.lstrip("-").isdigit():
+            entries.append(int(part))
+        elif part.isidentifier():
+            entries.append(part)
+        else:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is neither a parameter position nor a parameter name")
+    return entries[0] if len(entries) == 1 else tuple(entries)
+
+
+def parse_types(text: str) -> list[str]:
+    """Split on the commas outside brackets: ``float,array[2,float32]`` -> 2 kinds."""
+    kinds, depth, current = [], 0, ""
+    for char in text:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth < 0:
+            raise argparse.ArgumentTypeError(f"unbalanced ']' in {text!r}")
+        if char == "," and depth == 0:
+            kinds.append(current.strip())
+            current = ""
+        else:
+            current += char
+    kinds.append(current.strip())
+    if depth != 0:
+        raise argparse.ArgumentTypeError(f"unbalanced '[' in {text!r}")
+    if not all(kinds):
+        raise argparse.ArgumentTypeError(f"empty kind in {text!r}")
+    return kinds
+
+
+# --- loading the target ---------------------------------------------------------------
+
+
+def load_target(target: str) -> Callable[..., Any]:
+    """The function TARGET names; :class:`UsageError` when it cannot be found or loaded."""
+    where, sep, name = target.rpartition(":")
+    if not sep or not where or not name:
+        raise UsageError(f"bad target {target!r}: use path/to/file.py:function or "
+                         "package.module:function")
+    if where.endswith(".py") or os.sep in where or (os.altsep and os.altsep in where):
+        module = _load_file(where)
+    else:
+        module = _import_module(where)
+    obj: Any = module
+    for attr in name.split("."):
+        if not hasattr(obj, attr):
+            raise UsageError(f"bad target {target!r}: {where} has no {name!r}")
+        obj = getattr(obj, attr)
+    if not callable(obj):
+        raise UsageError(f"bad target {target!r}: {name} is a {type(obj).__name__}, "
+                         "not a function")
+    return obj
+
+
+def _load_file(path: str) -> Any:
+    if not os.path.isfile(path):
+        raise UsageError(f"bad target: no file {path!r}")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    module_name = f"_srcgrad_show_{''.join(c if c.isalnum() else '_' for c in stem)}"
+    spec = importlib.util.spec_from_file_location(module_name, os.path.abspath(path))
+    if spec is None or spec.loader is None:
+        raise UsageError(f"bad target: cannot load {path!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    # registered before running it: inspect and dataclasses look modules up by name
+    sys.modules[module_name] = module
+    # imports of modules beside the file work as when it is run as a script
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        _run_user_code(lambda: spec.loader.exec_module(module), path)
+    except ModuleNotFoundError as e:
+        raise UsageError(f"bad target: importing {path} raised ModuleNotFoundError: "
+                         f"{_one_line(str(e))}") from None
+    return module
+
+
+def _import_module(name: str) -> Any:
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the current package is found
+    try:
+        return _run_user_code(lambda: importlib.import_module(name), name)
+    except ModuleNotFoundError as e:
+        if e.name and (name == e.name or name.startswith(e.name + ".")):
+            raise UsageError(f"bad target: no module named {e.name!r}") from None
+        raise UsageError(f"bad target: importing {name} raised ModuleNotFoundError: "
+                         f"{_one_line(str(e))}") from None
+
+
+def _run_user_code(run: Callable[[], Any], what: str) -> Any:
+    """Run the user's module code: what it raises means a bad target, not a bug of ours."""
+    try:
+        return run()
+    except ModuleNotFoundError:
+        raise  # the caller tells a missing target from a missing import
+    except SyntaxError as e:
+        raise UsageError(f"bad target: {e.filename}:{e.lineno}: syntax error: {e.msg}") from None
+    except (Exception, SystemExit) as e:  # the user's module failed while it was imported
+        raise UsageError(f"bad target: importing {what} raised {type(e).__name__}: "
+                         f"{_one_line(str(e))}") from None
+
+
+# --- output --------------------------------------------------------------------------
+
+
+def use_color(choice: str, stream: Any) -> bool:
+    if choice == "never":
+        return False
+    if choice == "always":
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def highlight(text: str, python: bool) -> str:
+    """Python syntax highlighting for a terminal, when pygments is installed."""
+    try:
+        from pygments import highlight as pygments_highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import PythonLexer, TextLexer
+    except ImportError:
+        return text
+    lexer = PythonLexer() if python else TextLexer()
+    return pygments_highlight(text, lexer, TerminalFormatter())
+
+
+def show(args: argparse.Namespace) -> str:
+    what = next((w for flag, w in WHAT_FOR_FLAG.items() if getattr(args, flag)), "source")
+    function = load_target(args.target)
+    from .compiler.api import render  # the compiler loads only when there is work for it
+
+    try:
+        text = render(function, wrt=args.wrt, mode=args.mode, optimize=args.optimize,
+                      types=args.types, what=what)
+    except ValueError as e:
+        if what in ("annotate", "graph") and what in str(e):
+            raise UsageError(f"srcgrad show: --{what} is not available yet in this version "
+                             "of srcgrad: use the default view or --ir") from None
+        raise
+    if not text.endswith("\n"):
+        text += "\n"
+    if use_color(args.color, sys.stdout):
+        text = highlight(text, python=what in ("source", "annotate"))
+    return text
+
+
+def _one_line(text: str) -> str:
+    return "; ".join(line.strip() for line in str(text).splitlines() if line.strip())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        output = show(args)
+    except UsageError as e:
+        message = _one_line(str(e))
+        if not message.startswith("srcgrad"):
+            message = f"srcgrad show: {message}"
+        print(message, file=sys.stderr)
+        return EXIT_USAGE
+    except SrcGradError as e:
+        print(f"srcgrad show: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 128 + 2
+    except Exception:
+        print("srcgrad: internal error (a bug in srcgrad; please report it with the "
+              "traceback below)", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_INTERNAL
+    return write_quietly(output)
+
+
+def write_quietly(text: str) -> int:
+    """Write ``text`` to stdout; a reader that went away (``| head``) is not an error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit and would print "Exception ignored ...":
+        # point the descriptor at /dev/null so that last flush has nowhere to fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
