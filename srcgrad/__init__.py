@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from . import rules
 from .errors import SrcGradError
+from .compiler.api import (  # noqa: E402  (the compiler: source-to-source derivatives)
+    clear_cache,
+    grad,
+    source,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+)
 
 __version__ = "0.1.0"
 

@@ -47,6 +47,7 @@ class Value:
     type: Any = None
     id: int = field(default_factory=lambda: next(_ids))
     op: Op | None = field(default=None, repr=False)  # defining op; None for parameters
+    adjoint_of: Value | None = field(default=None, repr=False)  # primal value, for naming
 
     def __repr__(self) -> str:
         return f"%{self.name or ''}{self.id}"

@@ -1,0 +1,263 @@
+"""The compiler's public entry points: ``grad``, ``value_and_grad``, ``vjp``, ``source``.
+
+``sg.grad(f)`` returns a *derived function*: a small real Python function (its text is in
+``linecache``, so ``inspect`` works on it) that computes the abstract signature of its
+arguments and calls the emitted derivative compiled for that signature, compiling it on
+first use (:mod:`.cache`). It carries ``__srcgrad__``, the :class:`Derivation` that knows
+``f``, the transform and options and can produce the derivative IR, so ``sg.grad`` of a
+function that calls a derived function inlines that IR instead of re-parsing text.
+
+This dispatcher is the first step toward DESIGN.md principle 7 (the emitted function itself
+with type guards inside): today every call pays one signature computation and one cache
+lookup in Python before the emitted code runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from srcgrad.errors import SrcGradError
+from srcgrad.rules import generation
+
+from . import cache
+from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
+from .backend.compile import compile_module
+from .backend.emit import emit_function, module_text
+from .frontend import lower, parameter_names
+from .frontend.resolve import Dependency
+from .ir import types as T
+from .ir.builder import clone_function
+from .ir.core import Function
+from .ir.printer import print_function
+from .ir.verify import verify
+from .passes.pipeline import optimize as run_passes
+from .primitives import stop_gradient
+from .signature import key_of, types_of
+
+__all__ = ["grad", "value_and_grad", "vjp", "source", "render", "stop_gradient",
+           "clear_cache"]
+
+_TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product"}
+
+
+def clear_cache() -> None:
+    """Forget every compiled derivative."""
+    cache.clear_cache()
+
+
+def grad(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
+    """``df(*args, **kwargs)``: the gradient of ``f`` w.r.t. argument(s) ``wrt``."""
+    return _derive(f, GRAD, wrt, optimize)
+
+
+def value_and_grad(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
+    """``vg(*args, **kwargs)`` -> ``(f(*args), gradient)`` in one pass."""
+    return _derive(f, VALUE_AND_GRAD, wrt, optimize)
+
+
+def vjp(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
+    """``pb(*args, seed, **kwargs)`` -> the cotangent(s) of ``wrt`` for output seed ``seed``."""
+    return _derive(f, VJP, wrt, optimize)
+
+
+def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
+    if f is None:
+        return lambda g: _derive(g, transform, wrt, optimize)
+    if not callable(f):
+        raise SrcGradError(f"sg.{transform} needs a function, got {type(f).__name__}.")
+    return Derivation(f, transform, wrt, optimize).function
+
+
+def source(df: Any, *example_args: Any) -> str:
+    """The emitted module text of derived function ``df`` (for ``example_args``' types)."""
+    d = _derivation(df)
+    if not example_args:
+        return d.entry(None).text
+    n = len(d.param_names)
+    args = d.bind(example_args, {}) if len(example_args) != n + d.has_seed else example_args
+    return d.entry_for(args[:n]).text
+
+
+def _derivation(df: Any) -> Derivation:
+    d = getattr(df, "__srcgrad__", None)
+    if not isinstance(d, Derivation):
+        raise SrcGradError("sg.source needs a function made by sg.grad, sg.value_and_grad or "
+                           "sg.vjp.")
+    return d
+
+
+def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True,
+           types: Sequence[str] | None = None, what: str = "source") -> str:
+    """The emitted module text (``what="source"``) or printed IR (``"ir"``) of ``f``'s
+    derivative; ``types`` are argument kind strings (see :func:`.ir.types.parse`)."""
+    if mode == "forward":
+        raise SrcGradError("forward mode (--mode forward, sg.jvp) is not available yet.",
+                           advice="Use --mode reverse.")
+    if mode != "reverse":
+        raise SrcGradError(f"unknown mode {mode!r}; expected 'reverse' or 'forward'.")
+    if what not in ("source", "ir"):
+        raise SrcGradError(f"unknown what={what!r}; expected 'source' or 'ir'.")
+    d = Derivation(f, GRAD, wrt, optimize)
+    arg_types = None
+    if types is not None:
+        if isinstance(types, str):
+            types = types.split(",")
+        try:
+            arg_types = [T.parse(t) for t in types]
+        except ValueError as e:
+            raise SrcGradError(str(e)) from None
+        if len(arg_types) != len(d.param_names):
+            raise SrcGradError(f"{len(arg_types)} argument kinds given for "
+                               f"{len(d.param_names)} parameters "
+                               f"({', '.join(d.param_names)}).")
+    primal, _ = d.primal_ir(arg_types)
+    if primal.meta.get("tuple_result"):
+        d = Derivation(f, VJP, wrt, optimize)
+    entry = d.entry(arg_types)
+    return print_function(entry.ir) if what == "ir" else entry.text
+
+
+class Derivation:
+    """``f`` + transform + options: compiles and caches the emitted derivative per signature."""
+
+    def __init__(self, f: Any, transform: str, wrt: Any, optimize: bool) -> None:
+        self.f = f
+        self.transform = transform
+        self.optimize = bool(optimize)
+        inner = getattr(f, "__srcgrad__", None)
+        self.inner: Derivation | None = inner if isinstance(inner, Derivation) else None
+        if self.inner is not None:
+            self.param_names = list(self.inner.signature.parameters)
+        else:
+            self.param_names = parameter_names(f)
+        self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
+        self.has_seed = transform == VJP
+        self.signature = self._signature()
+        self.function = self._make_function()
+
+    # --- the function users call --------------------------------------------------
+    def _signature(self) -> inspect.Signature:
+        base = self.inner.signature if self.inner is not None else inspect.signature(self.f)
+        params = list(base.parameters.values())
+        if self.has_seed:  # seed: last positional; defaulted parameters by keyword
+            required = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                        and p.default is p.empty]
+            rest = [p.replace(kind=p.KEYWORD_ONLY) for p in params if p not in required]
+            seed = inspect.Parameter("seed", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            params = [*required, seed, *rest]
+        return inspect.Signature(params)
+
+    def _make_function(self) -> Any:
+        fname = getattr(self.f, "__name__", "f").replace("<lambda>", "lambda")
+        name = f"{self.transform}_{fname}"
+        what = ", ".join(self.param_names[i] for i in self.wrt)
+        doc = (f"{_TITLES[self.transform]} of {fname} w.r.t. {what}, made by srcgrad. "
+               f"The code it runs: sg.source({name}, *args).")
+        text = (f"def {name}(*args, **kwargs):\n"
+                f"    {doc!r}\n"
+                f"    return _run(args, kwargs)\n")
+        ns = compile_module(text, {"_run": self.run}, name)
+        fn = ns[name]
+        fn.__srcgrad__ = self
+        fn.__signature__ = self.signature
+        fn.__qualname__ = name
+        return fn
+
+    def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise SrcGradError(f"{self.function.__name__}: {e}") from None
+        bound.apply_defaults()
+        names = [*self.param_names, "seed"] if self.has_seed else self.param_names
+        return [bound.arguments[n] for n in names]
+
+    def run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        n = len(self.param_names) + self.has_seed
+        if kwargs or len(args) != n:
+            args = tuple(self.bind(args, kwargs))
+        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize,
+                                      key_of(args[:len(self.param_names)])))
+        if entry is None:
+            entry = self.entry_for(args[:len(self.param_names)])
+        return entry.fn(*args)
+
+    # --- compiling -------------------------------------------------------------------
+    def entry_for(self, primal_args: Sequence[Any]) -> cache.Entry:
+        arg_types = types_of(primal_args)
+        for i in self.wrt:
+            t = arg_types[i]
+            if t.is_integral:
+                raise SrcGradError(
+                    f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
+                    f"{type(primal_args[i]).__name__} "
+                    f"({'an integer or bool' if t.kind != 'none' else 'None'}).",
+                    advice="Pass a float (e.g. 2.0), or leave it out of wrt.")
+        key = (self.transform, self.wrt, self.optimize, key_of(primal_args))
+        entry = self.compile(arg_types)
+        cache.store(self.f, key, entry)
+        return entry
+
+    def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:
+        """The entry for abstract types (None: the generic version)."""
+        key = (self.transform, self.wrt, self.optimize,
+               "generic" if arg_types is None else tuple(arg_types))
+        entry = cache.lookup(self.f, key)
+        if entry is None:
+            entry = self.compile(arg_types)
+            cache.store(self.f, key, entry)
+        return entry
+
+    def inline_ir(self) -> Function:
+        """The generic derivative IR, for inlining into a caller being differentiated."""
+        return self.entry(None).ir
+
+    def primal_ir(self, arg_types: list[T.AType] | None) -> tuple[Function, list[Dependency]]:
+        if self.inner is not None:
+            ir, _ = clone_function(self.inner.inline_ir())
+            return ir, []
+        return lower(self.f, arg_types)
+
+    def compile(self, arg_types: list[T.AType] | None) -> cache.Entry:
+        gen = generation()
+        primal, deps = self.primal_ir(arg_types)
+        verify(primal)
+        if getattr(self.f, "__defaults__", None) is not None:
+            deps.append(Dependency(self.f, "__defaults__", self.f.__defaults__, "attr"))
+        spec = ReverseSpec(self.wrt, self.tuple_wrt, self.transform)
+        derived = reverse(primal, spec)
+        verify(derived)
+        if self.optimize:
+            run_passes(derived, check=verify)
+        emitted = emit_function(derived)
+        text = module_text([emitted])
+        ns = compile_module(text, emitted.refs.namespace, emitted.name)
+        fn = ns[emitted.name]
+        return cache.Entry(fn, text, derived, deps, gen)
+
+
+def _normalize_wrt(wrt: Any, names: list[str], transform: str) -> tuple[tuple[int, ...], bool]:
+    items = wrt if isinstance(wrt, tuple) else (wrt,)
+    if isinstance(wrt, list):
+        items = tuple(wrt)
+    if not items:
+        raise SrcGradError(f"sg.{transform}: wrt is empty.",
+                           advice="Name at least one parameter.")
+    out = []
+    for w in items:
+        if isinstance(w, bool) or not isinstance(w, (int, str)):
+            raise SrcGradError(f"sg.{transform}: wrt must be an int, a parameter name or a "
+                               f"tuple of those, got {w!r}.")
+        if isinstance(w, str):
+            if w not in names:
+                raise SrcGradError(f"sg.{transform}: wrt={w!r} is not a parameter "
+                                   f"(parameters: {', '.join(names)}).")
+            out.append(names.index(w))
+        else:
+            if not -len(names) <= w < len(names):
+                raise SrcGradError(f"sg.{transform}: wrt={w} is out of range for "
+                                   f"{len(names)} parameter(s) ({', '.join(names)}).")
+            out.append(w % len(names))
+    return tuple(out), isinstance(wrt, (tuple, list))

@@ -1,0 +1,297 @@
+"""Backend: optimised IR -> gast -> Python source (via astor), one statement per op.
+
+Operators print as operators (``x * 3``), primitives as the NumPy function they are
+(``np.sin(x)``; ``math.sin(x)`` where every input is known to be a Python float), helper
+primitives by an imported name (``unbroadcast(...)``), constants inline. A ``# line N:
+<source>`` comment precedes each run of statements that came from user line N::
+
+    def grad_f(x):
+        # line 2: return np.sin(x * 3).sum()
+        _t1 = x * 3
+        ...
+        return dx
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import astor
+import gast
+import numpy as np
+
+from ..ir.core import Function, Op, Value, const_value
+from ..structural import STRUCTURAL
+from ..symbolic import uses_math_spelling
+from .names import References, ValueNames
+
+_BINOPS = {
+    "add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div,
+    "power": gast.Pow, "matmul": gast.MatMult, "floor_divide": gast.FloorDiv,
+    "remainder": gast.Mod,
+}
+_CMPOPS = {
+    "less": gast.Lt, "less_equal": gast.LtE, "greater": gast.Gt, "greater_equal": gast.GtE,
+    "equal": gast.Eq, "not_equal": gast.NotEq,
+}
+_CALLS = {"float": "float", "int": "int", "len": "len", "shape": "np.shape",
+          "ndim": "np.ndim", "size": "np.size", "dtype": "np.result_type"}
+_NO_VALUE = getattr(np, "_NoValue", object())
+
+
+@dataclass
+class Emitted:
+    """One emitted function: its text (without imports) and what it needs."""
+
+    name: str
+    lines: list[str]
+    refs: References = field(default_factory=References)
+
+
+def emit_function(fn: Function, refs: References | None = None) -> Emitted:
+    refs = refs or References()
+    em = _Emitter(fn, refs)
+    return Emitted(em.fn_name, em.run(), refs)
+
+
+def module_text(functions: list[Emitted]) -> str:
+    """A self-contained module: imports, then every function."""
+    header: dict[str, str] = {}
+    for f in functions:
+        for line in f.refs.header():
+            header[line] = ""
+    parts = ["\n".join(header)] if header else []
+    parts += ["\n".join(f.lines) for f in functions]
+    return "\n\n\n".join(parts) + "\n"
+
+
+def build(tree: Any, leaves: list[Any], make_tuple: Any) -> Any:
+    """Nest ``leaves`` as ``tree`` says (an int picks a leaf, a list makes a tuple)."""
+    if isinstance(tree, list):
+        return make_tuple([build(t, leaves, make_tuple) for t in tree])
+    return leaves[tree]
+
+
+def _name(id_: str) -> Any:
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _dotted(path: str) -> Any:
+    parts = path.split(".")
+    node = _name(parts[0])
+    for p in parts[1:]:
+        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
+    return node
+
+
+def _call(func: Any, args: list[Any], keywords: dict[str, Any] | None = None) -> Any:
+    kws = [gast.keyword(arg=k, value=v) for k, v in (keywords or {}).items()]
+    return gast.Call(func=func, args=args, keywords=kws)
+
+
+def _source(node: Any) -> str:
+    return astor.to_source(gast.gast_to_ast(node)).rstrip("\n")
+
+
+class _Emitter:
+    def __init__(self, fn: Function, refs: References) -> None:
+        self.fn = fn
+        self.refs = refs
+        self.names = ValueNames({"np", "math", *refs.used_names})
+        self.fn_name = fn.name
+        self.last_use = self._last_uses()
+
+    def _last_uses(self) -> dict[int, int]:
+        last: dict[int, int] = {}
+        for i, op in enumerate(self.fn.body.ops):
+            for v in op.operands():
+                last[v.id] = i
+        for r in self.fn.body.results:
+            last[r.id] = len(self.fn.body.ops) + 1
+        return last
+
+    def run(self) -> list[str]:
+        params = [self.names.define(p) for p in self.fn.params]
+        lines = [f"def {self.fn_name}({', '.join(params)}):"]
+        current_line: int | None = None
+        for i, op in enumerate(self.fn.body.ops):
+            if op.prim == "const":
+                continue
+            stmt = self.statement(op, i)
+            if op.line is not None and op.line != current_line:
+                text = self.fn.source_lines.get(op.line, "").strip()
+                lines.append(f"    # line {op.line}: {text}".rstrip())
+                current_line = op.line
+            lines += ["    " + s for s in _source(stmt).split("\n")]
+        lines.append("    " + _source(gast.Return(value=self.results())))
+        return lines
+
+    def results(self) -> Any:
+        vals = [self.expr(r) for r in self.fn.body.results]
+        return build(self.fn.meta.get("returns", 0), vals,
+                     lambda items: gast.Tuple(elts=items, ctx=gast.Load()))
+
+    # --- statements ------------------------------------------------------------------
+    def statement(self, op: Op, index: int) -> Any:
+        if op.prim == "print":
+            kw = {k: self.literal(v) for k, v in op.attrs.get("kwargs", {}).items()}
+            return gast.Expr(value=_call(_name("print"), [self.expr(v) for v in
+                                                           op.args["items"]], kw))
+        if op.prim == "assert":
+            msg = op.attrs.get("msg")
+            return gast.Assert(test=self.expr(op.args["test"]),
+                               msg=None if msg is None else self.literal(msg))
+        if op.prim == "raise":
+            exc = _call(_dotted(self.refs.ref(op.attrs["exc"])),
+                        [self.literal(a) for a in op.attrs["args"]])
+            return gast.Raise(exc=exc, cause=None)
+        value = self.call_expr(op)
+        (out,) = op.outputs
+        target = self.names.define(out, self.reusable_name(op, out, index))
+        return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                              type_comment=None)], value=value,
+                           type_comment=None)
+
+    def reusable_name(self, op: Op, out: Value, index: int) -> str | None:
+        """Rebind an input's name (``z = z * z``) when that input dies here."""
+        family = self.names.family(out)
+        if family is None:
+            return None
+        for v in op.operands():
+            name = self.names.names.get(v.id)
+            if name is not None and self.names.base.get(name) == family \
+                    and self.last_use.get(v.id) == index and v not in self.fn.params:
+                return name
+        return None
+
+    # --- expressions -----------------------------------------------------------------
+    def expr(self, v: Any) -> Any:
+        if isinstance(v, tuple):
+            return gast.Tuple(elts=[self.expr(x) for x in v], ctx=gast.Load())
+        is_const, c = const_value(v)
+        if is_const:
+            return self.literal(c)
+        return _name(self.names[v])
+
+    def literal(self, c: Any) -> Any:
+        if c is None or isinstance(c, (bool, int, str)) or c is Ellipsis:
+            return gast.Constant(value=c, kind=None)
+        if type(c) is float:
+            if math.isinf(c):
+                return _dotted("np.inf") if c > 0 else gast.UnaryOp(op=gast.USub(),
+                                                                      operand=_dotted("np.inf"))
+            if math.isnan(c):
+                return _dotted("np.nan")
+            return gast.Constant(value=c, kind=None)
+        if isinstance(c, tuple):
+            return gast.Tuple(elts=[self.literal(x) for x in c], ctx=gast.Load())
+        if isinstance(c, list):
+            return gast.List(elts=[self.literal(x) for x in c], ctx=gast.Load())
+        if isinstance(c, slice):
+            return _call(_name("slice"), [self.literal(c.start), self.literal(c.stop),
+                                          self.literal(c.step)])
+        if isinstance(c, np.dtype):
+            return _call(_dotted("np.dtype"), [gast.Constant(value=c.name, kind=None)])
+        if isinstance(c, np.generic):
+            return _call(_dotted(self.refs.ref(type(c))), [self.literal(c.item())])
+        if isinstance(c, np.ndarray):
+            return _call(_dotted("np.array"), [self.literal(c.tolist())],
+                         {"dtype": _call(_dotted("np.dtype"),
+                                         [gast.Constant(value=c.dtype.name, kind=None)])})
+        return _dotted(self.refs.ref(c))
+
+    def index_expr(self, v: Any) -> Any:
+        is_const, c = const_value(v)
+        if not is_const:
+            return self.expr(v)
+        parts = c if isinstance(c, tuple) else (c,)
+        elts = []
+        for p in parts:
+            if isinstance(p, slice):
+                elts.append(gast.Slice(*(None if x is None else self.literal(x)
+                                         for x in (p.start, p.stop, p.step))))
+            else:
+                elts.append(self.literal(p))
+        if isinstance(c, tuple):
+            return gast.Tuple(elts=elts, ctx=gast.Load())
+        return elts[0]
+
+    def call_expr(self, op: Op) -> Any:
+        a = op.args
+        if op.prim in _BINOPS and set(a) == {"x", "y"}:
+            return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[op.prim](),
+                              right=self.expr(a["y"]))
+        if op.prim in _CMPOPS and set(a) == {"x", "y"}:
+            return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[op.prim]()],
+                                comparators=[self.expr(a["y"])])
+        if op.prim == "negative":
+            return gast.UnaryOp(op=gast.USub(), operand=self.expr(a["x"]))
+        if op.prim == "getitem":
+            return gast.Subscript(value=self.expr(a["x"]), slice=self.index_expr(a["index"]),
+                                  ctx=gast.Load())
+        if op.prim in ("stop_gradient", "alias"):
+            return self.expr(a["x"])
+        if op.prim == "astype":
+            return _call(gast.Attribute(value=self.expr(a["x"]), attr="astype",
+                                        ctx=gast.Load()), [self.expr(a["dtype"])])
+        if op.prim == "tuple":
+            return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
+        if op.prim == "list":
+            return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
+        if op.prim == "slice":
+            return _call(_name("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
+        if op.prim == "call":
+            kw = dict(zip(op.attrs["kwnames"], (self.expr(v) for v in a["kwargs"])))
+            return _call(_dotted(self.refs.ref(op.attrs["fn"])),
+                         [self.expr(v) for v in a["args"]], kw)
+        if op.prim in _CALLS and op.attrs.get("rule") is STRUCTURAL.get(op.prim):
+            return _call(_dotted(_CALLS[op.prim]), [self.expr(a["x"])])
+        return self.rule_call(op)
+
+    def rule_call(self, op: Op) -> Any:
+        rule = op.attrs["rule"]
+        twin = uses_math_spelling(rule, op.args)
+        fn = twin if twin is not None else rule.impl
+        func = _dotted(self.refs.ref(fn))
+        args = []
+        for name in rule.inputs:
+            if name not in op.args:
+                break
+            v = op.args[name]
+            if isinstance(v, tuple):
+                args.append(gast.List(elts=[self.expr(x) for x in v], ctx=gast.Load()))
+            else:
+                args.append(self.expr(v))
+        keywords = {}
+        defaults = _defaults(fn)
+        for name in rule.params:
+            if name not in op.args:
+                continue
+            is_const, c = const_value(op.args[name])
+            if is_const and name in defaults and _same(defaults[name], c):
+                continue
+            if is_const and c is None and defaults.get(name, None) in (None, _NO_VALUE):
+                continue
+            keywords[name] = self.expr(op.args[name])
+        return _call(func, args, keywords)
+
+
+def _defaults(fn: Any) -> dict[str, Any]:
+    try:
+        sig = inspect.signature(getattr(fn, "__srcgrad_impl__", fn))
+    except (TypeError, ValueError):
+        return {}
+    return {k: p.default for k, p in sig.parameters.items()
+            if p.default is not inspect.Parameter.empty}
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is _NO_VALUE:
+        return b is False or b is None
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False

@@ -1,0 +1,134 @@
+"""Names in emitted code: Python names for IR values, and references to callables.
+
+Values keep the user's names (``z``, then ``z_1``, ``z_2`` on reassignment), adjoints are
+``d`` + their primal's emitted name (``dz``, ``dz_1``; a clash with a user name gets a
+numeric suffix), unnamed temporaries are ``_t1``, ``_t2``. Objects the code calls are
+spelled ``np.sin``/``math.sin``, imported by name (``from srcgrad.rules.helpers import
+unbroadcast``) or, when not importable, bound in the module's namespace by srcgrad.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import math
+import re
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..ir.core import Value
+
+
+class ValueNames:
+    def __init__(self, reserved: set[str]) -> None:
+        self.used: set[str] = set(reserved)
+        self.names: dict[int, str] = {}
+        self.base: dict[str, str] = {}  # emitted name -> its family (user name or d+name)
+        self.temps = 0
+
+    def family(self, v: Value) -> str | None:
+        if v.adjoint_of is not None:
+            if v.adjoint_of.name is None:
+                return None  # the adjoint of a temporary is a temporary
+            primal = self.names.get(v.adjoint_of.id) or v.adjoint_of.name
+            return "d" + primal
+        return v.name
+
+    def fresh(self, base: str) -> str:
+        base = _identifier(base)
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        stem = re.sub(r"_\d+$", "", base)
+        n = 1
+        while f"{stem}_{n}" in self.used:
+            n += 1
+        name = f"{stem}_{n}"
+        self.used.add(name)
+        return name
+
+    def define(self, v: Value, reuse: str | None = None) -> str:
+        family = self.family(v)
+        if reuse is not None:
+            name = reuse
+        elif family is None:
+            self.temps += 1
+            name = self.fresh(f"_t{self.temps}")
+        else:
+            name = self.fresh(family)
+        self.names[v.id] = name
+        self.base[name] = family or name
+        return name
+
+    def __getitem__(self, v: Value) -> str:
+        return self.names[v.id]
+
+
+def _identifier(text: str) -> str:
+    text = re.sub(r"\W", "_", text)
+    if not text or text[0].isdigit() or keyword.iskeyword(text):
+        text = "_" + text
+    return text
+
+
+class References:
+    """Spellings of callables and constants; collects the import lines they need."""
+
+    def __init__(self) -> None:
+        self.imports: dict[str, str] = {}  # line -> "" (ordered set)
+        self.namespace: dict[str, Any] = {"np": np, "math": math}
+        self.bound: dict[str, str] = {}  # name -> description, for the module's header
+        self.used_names: set[str] = {"np", "math"}
+
+    def ref(self, obj: Any) -> str:
+        name = getattr(obj, "__name__", None)
+        if name is not None:
+            if getattr(np, name, None) is obj:
+                self.imports["import numpy as np"] = ""
+                return f"np.{name}"
+            if getattr(np.linalg, name, None) is obj:
+                self.imports["import numpy as np"] = ""
+                return f"np.linalg.{name}"
+            if getattr(math, name, None) is obj:
+                self.imports["import math"] = ""
+                return f"math.{name}"
+            if getattr(builtins, name, None) is obj:
+                return name
+        module = getattr(obj, "__module__", None)
+        qualname = getattr(obj, "__qualname__", None)
+        if module and qualname and "<" not in qualname and "." not in qualname:
+            mod = sys.modules.get(module)
+            if mod is not None and getattr(mod, qualname, None) is obj \
+                    and module != "__main__":
+                local = qualname
+                if local in self.namespace and self.namespace[local] is not obj:
+                    local = self._unique(qualname)
+                    self.imports[f"from {module} import {qualname} as {local}"] = ""
+                else:
+                    self.imports[f"from {module} import {qualname}"] = ""
+                self.namespace[local] = obj
+                self.used_names.add(local)
+                return local
+        for existing, value in self.namespace.items():
+            if value is obj:
+                return existing
+        local = self._unique("_" + _identifier(qualname or name or type(obj).__name__))
+        self.namespace[local] = obj
+        self.bound[local] = repr(obj)[:60]
+        return local
+
+    def _unique(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.used_names:
+            name = f"{base}_{n}"
+            n += 1
+        self.used_names.add(name)
+        return name
+
+    def header(self) -> list[str]:
+        lines = sorted(self.imports, key=lambda s: (not s.startswith("import"), s))
+        for name, desc in self.bound.items():
+            lines.append(f"# {name} = {desc}  (not importable; bound by srcgrad)")
+        return lines

@@ -1,0 +1,60 @@
+"""The cache of compiled derivatives.
+
+Keyed by (function, transform, options, abstract argument signature). An entry remembers
+what its compilation assumed: the names it resolved (:class:`~.frontend.resolve.Dependency`:
+a rebound global, closure cell, callee's defaults or code), the function's own defaults and
+the rule table's generation. A lookup that finds an entry whose assumptions no longer hold
+drops it, so the next call recompiles. :func:`clear_cache` forgets everything.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from srcgrad.rules import generation
+
+from .frontend.resolve import Dependency
+
+
+@dataclass
+class Entry:
+    fn: Any  # the compiled, emitted function
+    text: str  # its module text
+    ir: Any  # the optimised derivative IR
+    deps: list[Dependency] = field(default_factory=list)
+    generation: int = 0
+
+    def valid(self) -> bool:
+        return self.generation == generation() and all(d.still_valid() for d in self.deps)
+
+
+_cache: weakref.WeakKeyDictionary[Any, dict[Any, Entry]] = weakref.WeakKeyDictionary()
+_unweakrefable: dict[int, tuple[Any, dict[Any, Entry]]] = {}
+
+
+def _table(fn: Any) -> dict[Any, Entry]:
+    try:
+        return _cache.setdefault(fn, {})
+    except TypeError:
+        return _unweakrefable.setdefault(id(fn), (fn, {}))[1]
+
+
+def lookup(fn: Any, key: Any) -> Entry | None:
+    table = _table(fn)
+    entry = table.get(key)
+    if entry is not None and not entry.valid():
+        del table[key]
+        return None
+    return entry
+
+
+def store(fn: Any, key: Any, entry: Entry) -> None:
+    _table(fn)[key] = entry
+
+
+def clear_cache() -> None:
+    """Forget every compiled derivative."""
+    _cache.clear()
+    _unweakrefable.clear()

@@ -1,0 +1,76 @@
+"""Frontend: user function -> IR (:func:`lower`).
+
+:mod:`.source` parses, :mod:`.resolve` resolves free names, :mod:`.lower` lowers statements
+and expressions, :mod:`.calls` and :mod:`.methods` lower calls and array methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gast
+
+from ..ir import types as T
+from ..ir.builder import Builder
+from ..ir.core import Block, Function, Value
+from ..symbolic import Sym, to_value
+from .context import Context, error
+from .lower import Lowerer
+from .resolve import Dependency, Scope
+from .source import parse_function
+
+__all__ = ["lower", "parameter_names"]
+
+
+def parameter_names(fn: Any) -> list[str]:
+    """The positional-or-keyword then keyword-only parameter names of ``fn``."""
+    parsed = parse_function(fn)
+    a = parsed.node.args
+    if a.vararg is not None or a.kwarg is not None:
+        raise error(parsed, parsed.node, f"{fn.__qualname__}: *args/**kwargs parameters are "
+                    "not supported in a differentiated function.",
+                    "List the parameters explicitly.")
+    return [p.id for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+
+
+def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
+          ) -> tuple[Function, list[Dependency]]:
+    """Lower ``fn`` to IR for arguments of ``arg_types`` (None: the generic version)."""
+    parsed = parse_function(fn)
+    names = parameter_names(fn)
+    types = list(arg_types) if arg_types is not None else [T.ANY] * len(names)
+    node = parsed.node
+    params = [Value(name=n, line=parsed.file_line(node), type=t) for n, t in zip(names, types)]
+    body = Block()
+    ir = Function(getattr(fn, "__name__", "f").replace("<lambda>", "lambda"), params, body,
+                  filename=parsed.filename, firstlineno=parsed.firstlineno,
+                  source_lines=dict(parsed.lines))
+    with Builder(body) as builder:
+        ctx = Context(builder)
+        ctx.argument_ids = {p.id for p in params}
+        env: dict[str, Any] = {p.name: Sym(p) for p in params}
+        lw = Lowerer(ctx, parsed, Scope.of(fn), env)
+        if isinstance(node, gast.Lambda):
+            result = lw.run_lambda(node)
+        else:
+            result = lw.run_body(node.body)
+        with builder.at_line(None):
+            if isinstance(result, (tuple, list)):
+                body.results = [to_value(r) for r in result]
+                ir.meta["tuple_result"] = True
+                ir.meta["returns"] = list(range(len(result)))
+            else:
+                body.results = [to_value(result)]
+                ir.meta["returns"] = 0
+    ir.meta["return_line"] = _return_line(parsed, node)
+    return ir, ctx.deps
+
+
+def _return_line(parsed: Any, node: Any) -> int | None:
+    if isinstance(node, gast.Lambda):
+        return parsed.file_line(node)
+    for stmt in reversed(node.body):
+        if isinstance(stmt, gast.Return):
+            return parsed.file_line(stmt)
+    return None

@@ -1,0 +1,249 @@
+"""Lowering calls: what a call in user code becomes, decided from the callee object.
+
+In order: a method of a symbolic value (:mod:`.methods`); a nested ``def``/``lambda`` or a
+user function with source (inlined: its body is lowered with the arguments bound, so it
+is differentiated through); a derived function (its IR is inlined); a callable with a
+rule (``sg.defvjp`` rules win over source) -> one op; a Python builtin; anything else is
+an opaque ``call`` op, which is fine as long as no derivative must flow through it (the
+reverse transform raises then, pointing to ``sg.defvjp``). Calls with only compile-time
+arguments to pure functions run at compile time.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import types
+from typing import Any
+
+import gast
+import numpy as np
+
+from srcgrad.errors import SrcGradError
+from srcgrad.rules import Rule, rule_for, rule_named
+
+from ..ir import types as T
+from ..ir.builder import clone_block
+from ..primitives import stop_gradient
+from ..structural import STRUCTURAL
+from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from . import methods
+from .context import MAX_INLINE_DEPTH, BoundMethod, LocalFunction
+from .resolve import Dependency, Scope
+from .source import parse_function
+
+
+def rule(name: str) -> Rule:
+    return STRUCTURAL.get(name) or rule_named(name)
+
+
+def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    try:
+        return _call(lw, func, args, kwargs, node)
+    except SrcGradError as e:
+        if e.filename is None:
+            raise lw.err(node, str(e)) from None
+        raise
+
+
+def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
+    if isinstance(func, BoundMethod):
+        return methods.call_method(lw, func, args, kwargs, node)
+    if isinstance(func, LocalFunction):
+        return inline_local(lw, func, args, kwargs, node)
+    if func is stop_gradient:
+        return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
+    if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
+        return inline_derived(lw, func, args, kwargs, node)
+    r = rule_for(func)
+    if r is not None:
+        if not symbolic:
+            return func(*args, **kwargs)
+        return record_rule(r, args, kwargs, fn=func)
+    if isinstance(func, types.BuiltinFunctionType) and getattr(builtins, func.__name__,
+                                                                None) is func:
+        return call_builtin(lw, func, args, kwargs, node)
+    if isinstance(func, types.FunctionType):
+        return inline_user(lw, func, args, kwargs, node)
+    if isinstance(func, type) and func in (float, int, bool, list, tuple, range, enumerate,
+                                           zip, slice, dict):
+        return call_builtin(lw, func, args, kwargs, node)
+    if not symbolic and _pure(func):
+        return func(*args, **kwargs)
+    if isinstance(func, type) and issubclass(func, np.generic) and len(args) == 1:
+        if not symbolic:
+            return func(*args)
+        return record_rule(rule("astype"), [args[0]], {"dtype": func})
+    return opaque(lw, func, args, kwargs)
+
+
+def _pure(func: Any) -> bool:
+    module = getattr(func, "__module__", None) or ""
+    if module.startswith("numpy.random") or "random" in getattr(func, "__name__", ""):
+        return False
+    return module.startswith("numpy") or module == "math" or isinstance(func, np.ufunc)
+
+
+def call_numpy_name(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+                    node: Any) -> Any:
+    return call(lw, getattr(np, name), args, kwargs, node)
+
+
+def opaque(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    b = lw.ctx.builder
+    operands = {"args": tuple(to_value(a) for a in args),
+                "kwargs": tuple(to_value(v) for v in kwargs.values())}
+    op = b.emit("call", operands, attrs={"fn": func, "kwnames": tuple(kwargs)})
+    return Sym(op.out)
+
+
+def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
+    if isinstance(obj, (list, tuple, dict)):
+        return getattr(obj, name)
+    return methods.attribute(lw, obj, name, node)
+
+
+# --- builtins ---------------------------------------------------------------------------
+
+def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
+    name = getattr(func, "__name__", "")
+    if name == "print":
+        lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
+                            attrs={"kwargs": dict(kwargs)}, n_out=0)
+        return None
+    if not symbolic:
+        return func(*args, **kwargs)
+    if name in ("float", "int", "len"):
+        (x,) = args
+        if name == "float" and isinstance(x, Sym) and x.value.type == T.FLOAT:
+            return x
+        out = record_rule(rule(name), [x], {})
+        out.value.type = {"float": T.FLOAT, "int": T.INT, "len": T.INT}[name]
+        return out
+    if name in ("max", "min"):
+        items = args[0] if len(args) == 1 else args
+        if isinstance(items, Sym):
+            return call_numpy_name(lw, name, [items], {}, node)
+        fn = np.maximum if name == "max" else np.minimum
+        result = items[0]
+        for item in items[1:]:
+            result = call(lw, fn, [result, item], {}, node)
+        return result
+    if name == "sum":
+        items = args[0]
+        start = args[1] if len(args) > 1 else kwargs.get("start", 0)
+        if isinstance(items, Sym):
+            total = call_numpy_name(lw, "sum", [items], {"axis": 0}, node)
+            return total if start == 0 else total + start
+        result, first = start, isinstance(start, int) and start == 0
+        for item in items:
+            result = item if first else result + item
+            first = False
+        return result
+    if name in ("tuple", "list"):
+        (items,) = args
+        if isinstance(items, (tuple, list)):
+            return tuple(items) if name == "tuple" else list(items)
+    raise lw.err(node, f"the builtin {name}() on a value known only at run time is not "
+                 "supported.", "Use the NumPy function for it.")
+
+
+# --- inlining user functions ------------------------------------------------------------
+
+def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
+                lw: Any, node: Any) -> dict[str, Any]:
+    a = fn.node.args
+    if a.vararg is not None or a.kwarg is not None:
+        raise lw.err(node, f"{fn.name}: *args/**kwargs parameters are not supported.")
+    names = [p.id for p in a.args]
+    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+    first_default = len(names) - len(fn.defaults)
+    for i, d in enumerate(fn.defaults):
+        params[first_default + i] = params[first_default + i].replace(default=d)
+    try:
+        bound = inspect.Signature(params).bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.err(node, f"bad call of {fn.name}: {e}") from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def inline_local(lw: Any, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
+                 node: Any) -> Any:
+    env = _bind_local(fn, args, kwargs, lw, node)
+    return _inline(lw, fn.parsed, fn.node, fn.scope, env, fn.envs, node)
+
+
+def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    parsed = parse_function(fn)
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.err(node, f"bad call of {fn.__qualname__}: {e}") from None
+    bound.apply_defaults()
+    sig = inspect.signature(fn)
+    env: dict[str, Any] = {}
+    for pname, value in bound.arguments.items():
+        if sig.parameters[pname].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                          inspect.Parameter.VAR_KEYWORD):
+            raise lw.err(node, f"{fn.__qualname__}: *args/**kwargs parameters are not "
+                         "supported.")
+        env[pname] = value
+    lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
+    lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
+    lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
+    return _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
+
+
+def _inline(lw: Any, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
+            enclosing: list[dict[str, Any]], node: Any) -> Any:
+    from .lower import Lowerer  # lower imports this module
+
+    ctx = lw.ctx
+    if ctx.depth >= MAX_INLINE_DEPTH:
+        raise lw.err(node, "recursion (or calls nested too deeply) is not supported yet.",
+                     "Write it as a loop.")
+    saved_line = ctx.call_line
+    ctx.call_line = saved_line if saved_line is not None else lw.line_of(node)
+    ctx.depth += 1
+    try:
+        sub = Lowerer(ctx, parsed, scope, env, enclosing)
+        if isinstance(fnode, gast.Lambda):
+            return sub.run_lambda(fnode)
+        return sub.run_body(fnode.body)
+    finally:
+        ctx.depth -= 1
+        ctx.call_line = saved_line
+
+
+def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
+                   node: Any) -> Any:
+    """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
+    handle = func.__srcgrad__
+    ir = handle.inline_ir()
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.err(node, f"bad call of {func.__name__}: {e}") from None
+    bound.apply_defaults()
+    values = list(bound.arguments.values())
+    mapping = {p: to_value(v) for p, v in zip(ir.params, values)}
+    block = clone_block(ir.body, mapping)
+    b = lw.ctx.builder
+    line = lw.line_of(node)
+    for op in block.ops:
+        op.line = line
+        for o in op.outputs:
+            o.line = line
+        b.block.ops.append(op)
+    outs = [Sym(r) for r in block.results]
+    return _nest(ir.meta.get("returns", 0), outs)
+
+
+def _nest(tree: Any, leaves: list[Any]) -> Any:
+    if isinstance(tree, list):
+        return tuple(_nest(t, leaves) for t in tree)
+    return leaves[tree]
+

@@ -1,0 +1,68 @@
+"""State shared while lowering one user function and everything inlined into it.
+
+Also the frontend's vocabulary of compile-time objects: :class:`LocalFunction` (a nested
+``def`` or ``lambda``), :class:`BoundMethod` (``x.sum`` before it is called) and the
+storage-root bookkeeping the aliasing rule of API.md §1 needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from srcgrad.errors import SrcGradError
+
+from ..ir.builder import Builder
+from ..ir.core import Value
+from .resolve import Dependency, Scope
+from .source import Parsed
+
+# Primitives whose result may share memory with their first input (NumPy views).
+VIEW_PRIMS = frozenset({
+    "getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
+    "swapaxes", "moveaxis", "diagonal", "stop_gradient", "real",
+})
+
+MAX_INLINE_DEPTH = 40
+
+
+@dataclass
+class Context:
+    builder: Builder
+    deps: list[Dependency] = field(default_factory=list)
+    roots: dict[int, Value] = field(default_factory=dict)  # value id -> storage root
+    argument_ids: set[int] = field(default_factory=set)  # roots that are the caller's data
+    depth: int = 0
+    call_line: int | None = None  # when inlining: the caller's line, stamped on ops
+    helpers: list[Any] = field(default_factory=list)  # derived functions called (for source)
+
+    def root(self, v: Value) -> Value:
+        return self.roots.get(v.id, v)
+
+    def note_view(self, out: Value, src: Value) -> None:
+        self.roots[out.id] = self.root(src)
+
+
+@dataclass
+class LocalFunction:
+    """A ``def`` or ``lambda`` met while lowering; lowered (inlined) where it is called."""
+
+    node: Any
+    parsed: Parsed
+    scope: Scope
+    envs: list[dict[str, Any]]  # enclosing local environments, innermost first
+    defaults: list[Any]
+    name: str
+
+
+@dataclass
+class BoundMethod:
+    """``obj.name`` of a symbolic value, waiting for its call."""
+
+    obj: Any
+    name: str
+
+
+def error(parsed: Parsed, node: Any, message: str, advice: str | None = None) -> SrcGradError:
+    return SrcGradError(message, filename=parsed.filename, lineno=parsed.file_line(node),
+                        advice=advice)

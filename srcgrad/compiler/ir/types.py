@@ -1,0 +1,163 @@
+"""Abstract types of IR values: what the compiler knows about a value before it runs.
+
+The abstract argument signature (:mod:`srcgrad.compiler.signature`) gives each parameter
+one of these; lowering propagates them to every op (by evaluating the primitive on a small
+example value of each input's type, so no per-primitive shape logic lives here). They
+decide spellings (``math.sin`` for a Python float), when ``unbroadcast`` can be skipped,
+and how a gradient is cast back to its argument's type. ``ANY`` means "unknown": the
+generic version, which must work for every array type.
+
+    AType("array", 2, "float64")   # a 2-d float64 ndarray
+    FLOAT                          # a Python float
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class AType:
+    """``kind`` is float | int | bool (Python), scalar (NumPy), array, none, static, any."""
+
+    kind: str
+    ndim: int | None = None
+    dtype: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "array":
+            return f"array[{self.ndim},{self.dtype}]"
+        if self.kind == "scalar":
+            return f"np.{self.dtype}"
+        return self.kind
+
+    @property
+    def known_ndim(self) -> int | None:
+        """The number of dimensions, if known (Python and NumPy scalars have 0)."""
+        if self.kind in ("float", "int", "bool", "scalar"):
+            return 0
+        return self.ndim if self.kind == "array" else None
+
+    @property
+    def is_python_number(self) -> bool:
+        return self.kind in ("float", "int", "bool")
+
+    @property
+    def is_integral(self) -> bool:
+        """Never differentiated: Python ints and bools, integer and bool arrays/scalars."""
+        if self.kind in ("int", "bool", "none", "static"):
+            return True
+        return self.dtype is not None and np.dtype(self.dtype).kind in "biu"
+
+
+ANY = AType("any")
+FLOAT = AType("float")
+INT = AType("int")
+BOOL = AType("bool")
+NONE = AType("none")
+STATIC = AType("static")  # a compile-time Python object: shape tuple, dtype, slice
+
+
+def of_value(value: Any) -> AType:
+    """The abstract type of a concrete Python value."""
+    if value is None:
+        return NONE
+    t = type(value)
+    if t is bool:
+        return BOOL
+    if t is int:
+        return INT
+    if t is float:
+        return FLOAT
+    if isinstance(value, np.generic):
+        return AType("scalar", 0, value.dtype.name)
+    if t is np.ndarray:
+        return AType("array", value.ndim, value.dtype.name)
+    if isinstance(value, (tuple, list, slice, str, type, np.dtype)) or value is Ellipsis:
+        return STATIC
+    return ANY
+
+
+def example(t: AType) -> Any:
+    """A small concrete value of type ``t`` (None when unknown)."""
+    if t.kind == "float":
+        return 0.5
+    if t.kind == "int":
+        return 2
+    if t.kind == "bool":
+        return True
+    if t.kind == "scalar":
+        return np.dtype(t.dtype).type(0.5)
+    if t.kind == "array":
+        return np.full((2,) * t.ndim, 0.5, dtype=t.dtype)
+    return None
+
+
+def infer(impl: Callable[..., Any], inputs: Sequence[tuple[AType, Any]],
+          kwargs: dict[str, tuple[AType, Any]]) -> AType:
+    """Type of ``impl(*inputs, **kwargs)``; each argument is (type, constant-or-None).
+
+    Evaluates ``impl`` on example values; anything unknown or failing gives ``ANY``.
+    """
+    def concrete(arg: tuple[AType, Any]) -> tuple[bool, Any]:
+        t, c = arg
+        if t.kind in ("static", "none") or c is not None:
+            return True, c
+        if t.kind == "any":
+            return False, None
+        return True, example(t)
+
+    args = []
+    for a in inputs:
+        ok, v = concrete(a)
+        if not ok:
+            return ANY
+        args.append(v)
+    kw = {}
+    for k, a in kwargs.items():
+        ok, v = concrete(a)
+        if not ok:
+            return ANY
+        kw[k] = v
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = impl(*args, **kw)
+    except Exception:
+        return ANY
+    return of_value(result)
+
+
+def is_math_function(fn: Any) -> bool:
+    """True for ``math.*`` functions and the ``abs`` builtin (Python-float spellings)."""
+    return getattr(fn, "__module__", None) == "math" or fn is abs or (
+        getattr(math, getattr(fn, "__name__", ""), None) is fn)
+
+
+def parse(text: str) -> AType:
+    """Parse one kind of ``render(types=...)``: float | int | bool | np.float64 |
+    np.float32 | array[N] | array[N,float32] | other. Raises ValueError."""
+    s = text.strip().replace(" ", "")
+    simple = {"float": FLOAT, "int": INT, "bool": BOOL, "other": ANY}
+    if s in simple:
+        return simple[s]
+    if s.startswith("np.") and s[3:] in ("float64", "float32", "float16", "int64", "int32"):
+        return AType("scalar", 0, s[3:])
+    if s.startswith("array[") and s.endswith("]"):
+        parts = s[6:-1].split(",")
+        if 1 <= len(parts) <= 2 and parts[0].isdigit():
+            dtype = parts[1] if len(parts) == 2 else "float64"
+            try:
+                dtype = np.dtype(dtype).name
+            except TypeError:
+                raise ValueError(f"unknown dtype {parts[1]!r} in {text!r}") from None
+            return AType("array", int(parts[0]), dtype)
+    raise ValueError(
+        f"bad argument kind {text!r}; expected float, int, bool, np.float64, np.float32, "
+        "array[N], array[N,float32] or other")

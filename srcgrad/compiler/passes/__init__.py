@@ -1,0 +1,1 @@
+"""Optimisation passes over IR; :mod:`.pipeline` holds the one ordered list."""

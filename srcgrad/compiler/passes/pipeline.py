@@ -1,0 +1,31 @@
+"""The one ordered list of optimisation passes, and how it runs.
+
+``optimize=False`` runs none of them: the emitted code is then a literal print of the
+differentiated IR (slower, still correct). Each pass mutates the function in place; the
+list runs twice so that a simplification can expose more CSE and dead code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ir.core import Function
+from .cse import cse
+from .dce import dce
+from .simplify import simplify
+
+PASSES: list[tuple[str, Callable[[Function], None]]] = [
+    ("simplify", simplify),
+    ("cse", cse),
+    ("dce", dce),
+]
+
+
+def optimize(fn: Function, *, check: Callable[[Function], None] | None = None) -> Function:
+    """Run every pass (twice); ``check`` (e.g. the IR verifier) runs after each."""
+    for _ in range(2):
+        for _name, run in PASSES:
+            run(fn)
+            if check is not None:
+                check(fn)
+    return fn

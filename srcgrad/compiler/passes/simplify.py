@@ -1,0 +1,101 @@
+"""Algebraic simplification with *symbolic* constants only.
+
+Rule bodies inlined on constants leave patterns such as ``x ** 1``, ``1.0 * g`` (the seed
+of ``grad``) or ``np.where(False, 0.0, t)`` (``power``'s rule with a constant exponent).
+These are rewritten; ``0 * x`` is never folded to ``0`` (``0 * inf`` is ``nan``), and a
+multiplication by one is dropped only when the other operand is known to be floating
+point (``1.0 * int_array`` would change the dtype).
+
+    %0 = power(x=%x, y=1)               (uses of %0 -> %x)
+    %1 = where(condition=False, x=0.0, y=%t)   (uses of %1 -> %t)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.core import Function, Op, Value, const_value
+from .rewrite import replace_uses
+
+
+def _const(v: Any) -> tuple[bool, Any]:
+    if not isinstance(v, Value):
+        return False, None
+    return const_value(v)
+
+
+def _is_one(v: Any) -> bool:
+    ok, c = _const(v)
+    return ok and type(c) in (int, float) and c == 1
+
+
+def _floating(v: Value) -> bool:
+    """Known to hold floating point numbers (so ``1.0 * v`` is ``v``)."""
+    if v.adjoint_of is not None:
+        return True
+    t = v.type
+    if t is None:
+        return False
+    if t.kind == "float":
+        return True
+    return t.dtype is not None and np.dtype(t.dtype).kind in "fc"
+
+
+def _simplify(op: Op) -> Value | None:
+    a = op.args
+    if op.prim == "power" and _is_one(a.get("y")):
+        return a["x"] if _floating(a["x"]) else None
+    if op.prim == "multiply":
+        if _is_one(a.get("y")) and _floating(a["x"]) and _float_one(a["y"], a["x"]):
+            return a["x"]
+        if _is_one(a.get("x")) and _floating(a["y"]) and _float_one(a["x"], a["y"]):
+            return a["y"]
+    if op.prim == "divide" and _is_one(a.get("y")) and _floating(a["x"]):
+        return a["x"]
+    if op.prim == "where":
+        ok, c = _const(a.get("condition"))
+        if ok and isinstance(c, (bool, np.bool_)):
+            chosen = a["x"] if c else a["y"]
+            if isinstance(chosen, Value) and chosen.op is not None \
+                    and chosen.op.prim != "const":
+                return chosen
+    if op.prim == "negative":
+        x = a["x"]
+        if x.op is not None and x.op.prim == "negative":
+            return x.op.args["x"]
+    if op.prim == "stop_gradient":
+        ok, _ = _const(a["x"])
+        if ok:
+            return a["x"]
+    if op.prim == "float" and a["x"].type is not None and a["x"].type.kind == "float":
+        return a["x"]
+    return None
+
+
+def _float_one(one: Value, other: Value) -> bool:
+    """``1.0 * x`` keeps ``x``'s type unless ``x`` is a Python int."""
+    return other.type is None or other.type.kind != "int"
+
+
+def simplify(fn: Function) -> None:
+    mapping: dict[Value, Value] = {}
+    for op in fn.body.ops:
+        if len(op.outputs) != 1:
+            continue
+        op.args = {k: _remap(x, mapping) for k, x in op.args.items()}
+        new = _simplify(op)
+        if new is not None and new is not op.out:
+            if new.name is None and op.out.name is not None and new.op is not None:
+                new.name = op.out.name
+            if new.adjoint_of is None and op.out.adjoint_of is not None:
+                new.adjoint_of = op.out.adjoint_of
+            mapping[op.out] = new
+    replace_uses(fn, mapping)
+
+
+def _remap(a: Any, mapping: dict[Value, Value]) -> Any:
+    if isinstance(a, tuple):
+        return tuple(_remap(x, mapping) for x in a)
+    return mapping.get(a, a) if isinstance(a, Value) else a

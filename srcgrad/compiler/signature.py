@@ -1,0 +1,40 @@
+"""Abstract argument signatures: the cache key that selects a specialised derivative.
+
+Per argument: Python float / int / bool, NumPy scalar of a dtype, ndarray of an ndim and
+dtype, or "other" (any other array type, which gets the generic version). Computing the
+key is the only per-call work besides a dictionary lookup, so it stays small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .ir import types as T
+
+_PY = {float: T.FLOAT, int: T.INT, bool: T.BOOL}
+
+
+def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
+    """A hashable key with one entry per argument (cheap: no AType objects)."""
+    out = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            out.append((a.ndim, a.dtype.char))
+        elif t in _PY or isinstance(a, np.generic):
+            out.append(t)
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def types_of(args: Sequence[Any]) -> list[T.AType]:
+    """The abstract type of each argument (``ANY`` for other types)."""
+    return [T.of_value(a) if not isinstance(a, (list, tuple)) else T.ANY for a in args]
+
+
+def parse_types(text: Sequence[str]) -> list[T.AType]:
+    return [T.parse(t) for t in text]

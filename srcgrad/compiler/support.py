@@ -1,0 +1,51 @@
+"""Small run-time helpers the emitted code imports (the compiler's, not NumPy math).
+
+- ``seed_one(out)``: the cotangent ``1`` for ``grad``'s one-element result (raises the
+  user-facing error for anything else);
+- ``like(d, x)``: the gradient ``d`` cast back to argument ``x``'s type, shape and dtype
+  (Python float in, Python float out; float32 stays float32; a fresh writable array).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcgrad.errors import SrcGradError
+
+
+def seed_one(out: Any) -> Any:
+    """``1`` shaped like the one-element ``out``; SrcGradError if it has more elements."""
+    if type(out) is float:
+        return 1.0
+    size = np.size(out)
+    if size != 1:
+        raise SrcGradError(
+            f"sg.grad needs a function whose result has exactly one element; this result has "
+            f"shape {np.shape(out)}.",
+            advice="Reduce it (e.g. .sum()) or use sg.vjp(f) with a seed shaped like the "
+                   "result.")
+    return np.ones_like(out)
+
+
+def like(d: Any, x: Any) -> Any:
+    """``d`` with the type, shape and dtype of argument ``x``."""
+    t = type(x)
+    if t is float:
+        return float(d)
+    if isinstance(x, np.generic):
+        return t(np.reshape(d, ()))
+    if t is np.ndarray:
+        if (type(d) is not np.ndarray or d.dtype != x.dtype or d.shape != x.shape
+                or not d.flags.writeable):
+            d = np.array(np.broadcast_to(d, x.shape), dtype=x.dtype)
+        return d
+    return d
+
+
+def zeros_of(x: Any) -> Any:
+    """Zeros of ``x``'s type and shape: the gradient of an unused argument."""
+    if type(x) is float:
+        return 0.0
+    return like(np.zeros_like(x), x)

@@ -1,0 +1,274 @@
+"""The tracer: symbolic values that record IR ops when NumPy code runs on them.
+
+A :class:`Sym` wraps an IR :class:`~.ir.core.Value`. Operators, ``np.*`` functions (through
+``__array_ufunc__`` / ``__array_function__``) and srcgrad's helper primitives (which
+dispatch the same way, see ``srcgrad.rules.dispatch``) called on Syms append one op per
+primitive to the active :class:`~.ir.builder.Builder`. That is how a rule's VJP body
+becomes IR: the reverse transform calls it on Syms, so derivative math is never written
+in the compiler. Plain Python values mixed in (``2 * x``, ``axis=0``) become ``const``
+ops; calls on plain values alone run at trace time (static data).
+
+    with Builder(block):
+        y = np.cos(Sym(x)) * 2      # records cos(x=%x); multiply(x=%0, y=2)
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from srcgrad.errors import SrcGradError
+from srcgrad.rules import Rule, rule_for, rule_named
+
+from .ir import types as T
+from .ir.builder import current
+from .ir.core import Value, const_value
+
+
+class Sym:
+    """A symbolic array/scalar: NumPy code run on it records IR into the current builder."""
+
+    __array_priority__ = 1000
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Sym({self.value!r}: {self.value.type})"
+
+    # --- NumPy protocols ------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__":
+            raise SrcGradError(f"np.{ufunc.__name__}.{method} cannot be differentiated",
+                               advice="Use the plain function call.")
+        return record_call(ufunc, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return record_call(func, args, kwargs)
+
+    # --- operators ------------------------------------------------------------------
+    def __add__(self, o: Any) -> Any: return _binop("add", self, o)
+    def __radd__(self, o: Any) -> Any: return _binop("add", o, self)
+    def __sub__(self, o: Any) -> Any: return _binop("subtract", self, o)
+    def __rsub__(self, o: Any) -> Any: return _binop("subtract", o, self)
+    def __mul__(self, o: Any) -> Any: return _binop("multiply", self, o)
+    def __rmul__(self, o: Any) -> Any: return _binop("multiply", o, self)
+    def __truediv__(self, o: Any) -> Any: return _binop("divide", self, o)
+    def __rtruediv__(self, o: Any) -> Any: return _binop("divide", o, self)
+    def __pow__(self, o: Any) -> Any: return _binop("power", self, o)
+    def __rpow__(self, o: Any) -> Any: return _binop("power", o, self)
+    def __matmul__(self, o: Any) -> Any: return _binop("matmul", self, o)
+    def __rmatmul__(self, o: Any) -> Any: return _binop("matmul", o, self)
+    def __lt__(self, o: Any) -> Any: return _binop("less", self, o)
+    def __le__(self, o: Any) -> Any: return _binop("less_equal", self, o)
+    def __gt__(self, o: Any) -> Any: return _binop("greater", self, o)
+    def __ge__(self, o: Any) -> Any: return _binop("greater_equal", self, o)
+    def __eq__(self, o: Any) -> Any: return _binop("equal", self, o)  # type: ignore[override]
+    def __ne__(self, o: Any) -> Any: return _binop("not_equal", self, o)  # type: ignore[override]
+    def __and__(self, o: Any) -> Any: return _binop("logical_and", self, o)
+    def __rand__(self, o: Any) -> Any: return _binop("logical_and", o, self)
+    def __or__(self, o: Any) -> Any: return _binop("logical_or", self, o)
+    def __ror__(self, o: Any) -> Any: return _binop("logical_or", o, self)
+    def __neg__(self) -> Any: return record_rule(rule_named("negative"), [self], {})
+    def __pos__(self) -> Any: return self
+    def __abs__(self) -> Any: return record_rule(rule_named("absolute"), [self], {})
+    def __invert__(self) -> Any: return record_rule(rule_named("logical_not"), [self], {})
+    __hash__ = object.__hash__
+
+    def __getitem__(self, index: Any) -> Any:
+        return record_rule(rule_named("getitem"), [self], {"index": index})
+
+    def __bool__(self) -> bool:
+        raise SrcGradError("a value known only at run time was used where a Python bool "
+                           "is needed (an `if`, `and`/`or`, or `while` on it)",
+                           advice="Use np.where(condition, a, b) for elementwise choices.")
+
+    def __iter__(self) -> Any:
+        raise SrcGradError("iterating over an array is control flow, not supported here",
+                           advice="Index it explicitly (x[0], x[1]) or use NumPy functions.")
+
+    def __float__(self) -> float:
+        raise SrcGradError("float() of a value known only at run time at trace time")
+
+
+def _binop(name: str, a: Any, b: Any) -> Any:
+    return record_rule(rule_named(name), [a, b], {})
+
+
+# --- turning Python objects into IR operands ------------------------------------------
+
+def is_symbolic(obj: Any) -> bool:
+    if isinstance(obj, Sym):
+        return True
+    if isinstance(obj, (tuple, list)):
+        return any(is_symbolic(o) for o in obj)
+    if isinstance(obj, slice):
+        return any(is_symbolic(o) for o in (obj.start, obj.stop, obj.step))
+    return False
+
+
+def to_value(obj: Any) -> Value:
+    """The IR value for ``obj``: a Sym's value, a ``const`` op, or a packing op."""
+    if isinstance(obj, Sym):
+        return obj.value
+    b = current()
+    if isinstance(obj, (tuple, list)) and is_symbolic(obj):
+        prim = "tuple" if isinstance(obj, tuple) else "list"
+        items = tuple(to_value(o) for o in obj)
+        return b.emit(prim, {"items": items}, types=[T.STATIC]).out
+    if isinstance(obj, slice) and is_symbolic(obj):
+        parts = {k: to_value(getattr(obj, k)) for k in ("start", "stop", "step")}
+        return b.emit("slice", parts, types=[T.STATIC]).out
+    return b.const(obj)
+
+
+def static_or_sym(v: Value) -> Any:
+    """What a rule body sees for ``v``: its constant if it has one, else a Sym."""
+    is_const, c = const_value(v)
+    return c if is_const else Sym(v)
+
+
+# --- binding a call to a rule's names --------------------------------------------------
+
+_NO_VALUE = getattr(np, "_NoValue", object())
+
+
+def _signature(fn: Any) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def bind(rule: Rule, fn: Any, args: tuple[Any, ...] | list[Any],
+         kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Map a call's arguments to the rule's input and parameter names, in rule order."""
+    names = list(rule.inputs) + list(rule.params)
+    sig = _signature(getattr(fn, "__srcgrad_impl__", fn)) if fn is not None else None
+    if sig is None and rule.impl is not fn:
+        sig = _signature(getattr(rule.impl, "__srcgrad_impl__", rule.impl))
+    bound: dict[str, Any] = {}
+    if sig is not None:
+        try:
+            ba = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise SrcGradError(f"bad arguments for {rule.name}: {e}") from None
+        positions = list(sig.parameters)
+        for pname, val in ba.arguments.items():
+            kind = sig.parameters[pname].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                target = rule.variadic or (names[0] if names else pname)
+                bound[target] = tuple(val)
+                continue
+            if kind == inspect.Parameter.VAR_KEYWORD:
+                for k, v in val.items():
+                    _put(rule, bound, k, v, names)
+                continue
+            if pname in names:
+                bound[pname] = val
+            elif positions.index(pname) < len(rule.inputs) and rule.inputs:
+                bound[rule.inputs[positions.index(pname)]] = val
+            else:
+                _put(rule, bound, pname, val, names)
+    else:
+        if len(args) > len(names):
+            raise SrcGradError(f"{rule.name} takes at most {len(names)} positional arguments")
+        bound.update(zip(names, args))
+        for k, v in kwargs.items():
+            _put(rule, bound, k, v, names)
+    for n in names:  # parameters the rule reads but the call left out
+        if n not in bound and n in rule.params:
+            bound[n] = _default(rule, n)
+    return {n: bound[n] for n in names if n in bound}
+
+
+def _put(rule: Rule, bound: dict[str, Any], key: str, val: Any, names: list[str]) -> None:
+    if key in names:
+        bound[key] = val
+    elif val is not None and val is not _NO_VALUE:
+        raise SrcGradError(f"argument {key}= of {rule.name} is not supported by the compiler",
+                           advice="Leave it out or apply it after the call.")
+
+
+def _default(rule: Rule, name: str) -> Any:
+    sig = _signature(getattr(rule.impl, "__srcgrad_impl__", rule.impl))
+    if sig is not None and name in sig.parameters:
+        d = sig.parameters[name].default
+        if d is not inspect.Parameter.empty and d is not _NO_VALUE:
+            return d
+    return False if name == "keepdims" else None
+
+
+# --- recording ---------------------------------------------------------------------------
+
+def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+    """Record ``fn(*args, **kwargs)`` as the op of ``fn``'s rule; a Sym (or tuple of)."""
+    rule = rule_for(fn)
+    if rule is None:
+        name = getattr(fn, "__name__", repr(fn))
+        raise SrcGradError(f"no derivative rule for {name}",
+                           advice="Register one with sg.defvjp.")
+    return record_rule(rule, list(args), dict(kwargs), fn=fn)
+
+
+def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
+                fn: Any = None) -> Any:
+    bound = bind(rule, fn if fn is not None else rule.impl, args, kwargs)
+    operands = {k: _operand(rule, k, v) for k, v in bound.items()}
+    out_type = infer_type(rule, operands)
+    op = current().emit(rule.name, operands, attrs={"rule": rule}, types=[out_type])
+    return Sym(op.out)
+
+
+def _operand(rule: Rule, name: str, v: Any) -> Any:
+    if name == rule.variadic and isinstance(v, (list, tuple)):
+        return tuple(to_value(x) for x in v)
+    return to_value(v)
+
+
+def _type_arg(v: Any) -> tuple[T.AType, Any]:
+    if isinstance(v, tuple):
+        parts = [_type_arg(x) for x in v]
+        if all(t.kind != "any" for t, _ in parts):
+            return T.STATIC, tuple(T.example(t) if c is None else c for t, c in parts)
+        return T.ANY, None
+    is_const, c = const_value(v)
+    return (v.type or T.ANY, c if is_const else None)
+
+
+def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
+    """The ``math`` twin of ``rule`` if every input is a Python number, else None."""
+    twin = next((a for a in rule.aliases if T.is_math_function(a)), None)
+    if twin is None:
+        return None
+    for k in rule.inputs:
+        v = operands.get(k)
+        if v is None or not isinstance(v, Value):
+            continue
+        if v.type is None or not v.type.is_python_number:
+            return None
+    return twin
+
+
+def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
+    impl = uses_math_spelling(rule, operands) or rule.impl
+    if rule.name in _OPERATORS:
+        impl = _OPERATORS[rule.name]
+    n_in = len(rule.inputs)
+    names = list(operands)
+    pos = [_type_arg(operands[k]) for k in names if k in rule.inputs]
+    kw = {k: _type_arg(operands[k]) for k in names[n_in:] if k not in rule.inputs}
+    if len(pos) < n_in:
+        return T.ANY
+    return T.infer(getattr(impl, "__srcgrad_impl__", impl), pos, kw)
+
+
+_OPERATORS: dict[str, Any] = {
+    "add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
+    "multiply": lambda x, y: x * y, "divide": lambda x, y: x / y,
+    "power": lambda x, y: x ** y, "matmul": lambda x, y: x @ y,
+    "negative": lambda x: -x,
+}
