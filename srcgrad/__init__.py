@@ -17,6 +17,7 @@ from .compiler.api import (  # noqa: E402  (the compiler: source-to-source deriv
     value_and_grad,
     vjp,
 )
+from .rules.user import defjvp, defvjp  # noqa: E402  (sg.defvjp rules, honoured by the compiler)
 
 __version__ = "0.1.0"
 

@@ -97,6 +97,8 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
                            advice="Use --mode reverse.")
     if mode != "reverse":
         raise SrcGradError(f"unknown mode {mode!r}; expected 'reverse' or 'forward'.")
+    if what in ("annotate", "graph"):
+        raise SrcGradError(f"--{what} is not available yet; use the plain source or --ir.")
     if what not in ("source", "ir"):
         raise SrcGradError(f"unknown what={what!r}; expected 'source' or 'ir'.")
     d = Derivation(f, GRAD, wrt, optimize)
@@ -108,15 +110,28 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
             arg_types = [T.parse(t) for t in types]
         except ValueError as e:
             raise SrcGradError(str(e)) from None
-        if len(arg_types) != len(d.param_names):
-            raise SrcGradError(f"{len(arg_types)} argument kinds given for "
-                               f"{len(d.param_names)} parameters "
-                               f"({', '.join(d.param_names)}).")
+        arg_types = _complete_types(f, arg_types, d.param_names)
     primal, _ = d.primal_ir(arg_types)
     if primal.meta.get("tuple_result"):
         d = Derivation(f, VJP, wrt, optimize)
     entry = d.entry(arg_types)
     return print_function(entry.ir) if what == "ir" else entry.text
+
+
+def _complete_types(f: Any, given: list[T.AType], names: list[str]) -> list[T.AType]:
+    """Kinds for every parameter: those given, then those of the remaining defaults."""
+    params = list(inspect.signature(f).parameters.values())
+    if len(given) > len(names):
+        raise SrcGradError(f"{len(given)} argument kinds given for {len(names)} parameters "
+                           f"({', '.join(names)}).")
+    out = list(given)
+    for p in params[len(given):]:
+        if p.default is p.empty:
+            raise SrcGradError(f"{len(given)} argument kinds given for {len(names)} parameters "
+                               f"({', '.join(names)}); `{p.name}` has no default.",
+                               advice="Give one kind per parameter without a default.")
+        out.append(T.of_value(p.default))
+    return out
 
 
 class Derivation:

@@ -14,10 +14,7 @@ ops; calls on plain values alone run at trace time (static data).
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
-
-import numpy as np
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import Rule, rule_for, rule_named
@@ -116,12 +113,12 @@ def to_value(obj: Any) -> Value:
         return obj.value
     b = current()
     if isinstance(obj, (tuple, list)) and is_symbolic(obj):
-        prim = "tuple" if isinstance(obj, tuple) else "list"
+        prim = "make_tuple" if isinstance(obj, tuple) else "make_list"
         items = tuple(to_value(o) for o in obj)
         return b.emit(prim, {"items": items}, types=[T.STATIC]).out
     if isinstance(obj, slice) and is_symbolic(obj):
         parts = {k: to_value(getattr(obj, k)) for k in ("start", "stop", "step")}
-        return b.emit("slice", parts, types=[T.STATIC]).out
+        return b.emit("make_slice", parts, types=[T.STATIC]).out
     return b.const(obj)
 
 
@@ -131,81 +128,10 @@ def static_or_sym(v: Value) -> Any:
     return c if is_const else Sym(v)
 
 
-# --- binding a call to a rule's names --------------------------------------------------
-
-_NO_VALUE = getattr(np, "_NoValue", object())
-
-
-def _signature(fn: Any) -> inspect.Signature | None:
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-
-
-def bind(rule: Rule, fn: Any, args: tuple[Any, ...] | list[Any],
-         kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Map a call's arguments to the rule's input and parameter names, in rule order."""
-    names = list(rule.inputs) + list(rule.params)
-    sig = _signature(getattr(fn, "__srcgrad_impl__", fn)) if fn is not None else None
-    if sig is None and rule.impl is not fn:
-        sig = _signature(getattr(rule.impl, "__srcgrad_impl__", rule.impl))
-    bound: dict[str, Any] = {}
-    if sig is not None:
-        try:
-            ba = sig.bind(*args, **kwargs)
-        except TypeError as e:
-            raise SrcGradError(f"bad arguments for {rule.name}: {e}") from None
-        positions = list(sig.parameters)
-        for pname, val in ba.arguments.items():
-            kind = sig.parameters[pname].kind
-            if kind == inspect.Parameter.VAR_POSITIONAL:
-                target = rule.variadic or (names[0] if names else pname)
-                bound[target] = tuple(val)
-                continue
-            if kind == inspect.Parameter.VAR_KEYWORD:
-                for k, v in val.items():
-                    _put(rule, bound, k, v, names)
-                continue
-            if pname in names:
-                bound[pname] = val
-            elif positions.index(pname) < len(rule.inputs) and rule.inputs:
-                bound[rule.inputs[positions.index(pname)]] = val
-            else:
-                _put(rule, bound, pname, val, names)
-    else:
-        if len(args) > len(names):
-            raise SrcGradError(f"{rule.name} takes at most {len(names)} positional arguments")
-        bound.update(zip(names, args))
-        for k, v in kwargs.items():
-            _put(rule, bound, k, v, names)
-    for n in names:  # parameters the rule reads but the call left out
-        if n not in bound and n in rule.params:
-            bound[n] = _default(rule, n)
-    return {n: bound[n] for n in names if n in bound}
-
-
-def _put(rule: Rule, bound: dict[str, Any], key: str, val: Any, names: list[str]) -> None:
-    if key in names:
-        bound[key] = val
-    elif val is not None and val is not _NO_VALUE:
-        raise SrcGradError(f"argument {key}= of {rule.name} is not supported by the compiler",
-                           advice="Leave it out or apply it after the call.")
-
-
-def _default(rule: Rule, name: str) -> Any:
-    sig = _signature(getattr(rule.impl, "__srcgrad_impl__", rule.impl))
-    if sig is not None and name in sig.parameters:
-        d = sig.parameters[name].default
-        if d is not inspect.Parameter.empty and d is not _NO_VALUE:
-            return d
-    return False if name == "keepdims" else None
-
-
 # --- recording ---------------------------------------------------------------------------
 
 def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
-    """Record ``fn(*args, **kwargs)`` as the op of ``fn``'s rule; a Sym (or tuple of)."""
+    """Record ``fn(*args, **kwargs)`` as the op of ``fn``'s rule; a Sym."""
     rule = rule_for(fn)
     if rule is None:
         name = getattr(fn, "__name__", repr(fn))
@@ -216,27 +142,41 @@ def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
 
 def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
                 fn: Any = None) -> Any:
-    bound = bind(rule, fn if fn is not None else rule.impl, args, kwargs)
-    operands = {k: _operand(rule, k, v) for k, v in bound.items()}
+    """Bind a call in the rule's public form (``rule.bind``) and append its op."""
+    try:
+        env = rule.bind(list(args), kwargs)
+    except TypeError as e:
+        raise SrcGradError(str(e), advice="Check the call's arguments.") from None
+    operands = {k: _operand(rule, k, env[k]) for k in (*rule.inputs, *rule.params)}
     out_type = infer_type(rule, operands)
-    op = current().emit(rule.name, operands, attrs={"rule": rule}, types=[out_type])
+    attrs: dict[str, Any] = {"rule": rule}
+    if rule.user and fn is not None:
+        attrs["callee"] = fn
+    op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
 
 
 def _operand(rule: Rule, name: str, v: Any) -> Any:
-    if name == rule.variadic and isinstance(v, (list, tuple)):
+    if name == rule.variadic or name == rule.call_form.star:
+        if not isinstance(v, (list, tuple)):
+            raise SrcGradError(f"{rule.name}: {name} must be a list or tuple of arrays here",
+                               advice="Pass the arrays as a list: np.stack([a, b]).")
         return tuple(to_value(x) for x in v)
     return to_value(v)
 
 
-def _type_arg(v: Any) -> tuple[T.AType, Any]:
+def _example(v: Any) -> tuple[bool, Any]:
+    """A concrete stand-in for operand ``v`` (its constant, or an example of its type)."""
     if isinstance(v, tuple):
-        parts = [_type_arg(x) for x in v]
-        if all(t.kind != "any" for t, _ in parts):
-            return T.STATIC, tuple(T.example(t) if c is None else c for t, c in parts)
-        return T.ANY, None
+        parts = [_example(x) for x in v]
+        return all(ok for ok, _ in parts), [x for _, x in parts]
     is_const, c = const_value(v)
-    return (v.type or T.ANY, c if is_const else None)
+    if is_const:
+        return True, c
+    t = v.type or T.ANY
+    if t.kind in ("any", "static"):
+        return False, None
+    return True, T.example(t)
 
 
 def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
@@ -254,16 +194,20 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
 
 
 def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
-    impl = uses_math_spelling(rule, operands) or rule.impl
+    """The result type, by running the primitive on example values of the operand types."""
+    env = {}
+    for k, v in operands.items():
+        ok, x = _example(v)
+        if not ok:
+            return T.ANY
+        env[k] = x
+    twin = uses_math_spelling(rule, operands)
     if rule.name in _OPERATORS:
         impl = _OPERATORS[rule.name]
-    n_in = len(rule.inputs)
-    names = list(operands)
-    pos = [_type_arg(operands[k]) for k in names if k in rule.inputs]
-    kw = {k: _type_arg(operands[k]) for k in names[n_in:] if k not in rule.inputs}
-    if len(pos) < n_in:
-        return T.ANY
-    return T.infer(getattr(impl, "__srcgrad_impl__", impl), pos, kw)
+        return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})
+    if twin is not None:
+        return T.infer(lambda: twin(*(env[n] for n in rule.inputs)), [], {})
+    return T.infer(lambda: rule.apply(env), [], {})
 
 
 _OPERATORS: dict[str, Any] = {

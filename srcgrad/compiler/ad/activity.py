@@ -17,6 +17,8 @@ from srcgrad.rules import NONDIFF, Rule
 
 from ..ir.core import Block, Function, Op, Value
 
+_STRUCTURAL = ("call", "make_tuple", "make_list", "make_slice")
+
 
 def rule_of(op: Op) -> Rule | None:
     return op.attrs.get("rule")
@@ -24,7 +26,7 @@ def rule_of(op: Op) -> Rule | None:
 
 def _differentiable_inputs(op: Op) -> list[tuple[str, Value]]:
     """(input name, value) pairs a derivative may flow through."""
-    if op.prim == "call":
+    if op.prim in _STRUCTURAL:  # opaque calls and packing: let activity reach them
         return [("args", v) for v in op.operands()]
     rule = rule_of(op)
     if rule is None or rule.kind == NONDIFF:

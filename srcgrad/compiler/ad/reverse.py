@@ -116,7 +116,7 @@ class _Adjoints:
         if x.type is not None and x.type.known_ndim == 0:
             return ()
         if x.id not in self.shapes:
-            out = record_rule(STRUCTURAL["shape"], [Sym(x)], {})
+            out = record_rule(rule_named("shape"), [Sym(x)], {})
             out.value.type = T.STATIC
             self.shapes[x.id] = out
         return self.shapes[x.id]
@@ -127,7 +127,7 @@ class _Adjoints:
         if x.type is not None and x.type.dtype is not None:
             return np.dtype(x.type.dtype)
         if x.id not in self.dtypes:
-            out = record_rule(STRUCTURAL["dtype"], [Sym(x)], {})
+            out = record_rule(rule_named("dtype"), [Sym(x)], {})
             out.value.type = T.STATIC
             self.dtypes[x.id] = out
         return self.dtypes[x.id]

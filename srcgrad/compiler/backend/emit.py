@@ -14,7 +14,6 @@ primitives by an imported name (``unbroadcast(...)``), constants inline. A ``# l
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,6 @@ import gast
 import numpy as np
 
 from ..ir.core import Function, Op, Value, const_value
-from ..structural import STRUCTURAL
 from ..symbolic import uses_math_spelling
 from .names import References, ValueNames
 
@@ -37,9 +35,6 @@ _CMPOPS = {
     "less": gast.Lt, "less_equal": gast.LtE, "greater": gast.Gt, "greater_equal": gast.GtE,
     "equal": gast.Eq, "not_equal": gast.NotEq,
 }
-_CALLS = {"float": "float", "int": "int", "len": "len", "shape": "np.shape",
-          "ndim": "np.ndim", "size": "np.size", "dtype": "np.result_type"}
-_NO_VALUE = getattr(np, "_NoValue", object())
 
 
 @dataclass
@@ -234,63 +229,55 @@ class _Emitter:
                                   ctx=gast.Load())
         if op.prim in ("stop_gradient", "alias"):
             return self.expr(a["x"])
-        if op.prim == "astype":
-            return _call(gast.Attribute(value=self.expr(a["x"]), attr="astype",
-                                        ctx=gast.Load()), [self.expr(a["dtype"])])
-        if op.prim == "tuple":
+        if op.prim == "make_tuple":
             return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
-        if op.prim == "list":
+        if op.prim == "make_list":
             return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
-        if op.prim == "slice":
+        if op.prim == "make_slice":
             return _call(_name("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
         if op.prim == "call":
             kw = dict(zip(op.attrs["kwnames"], (self.expr(v) for v in a["kwargs"])))
             return _call(_dotted(self.refs.ref(op.attrs["fn"])),
                          [self.expr(v) for v in a["args"]], kw)
-        if op.prim in _CALLS and op.attrs.get("rule") is STRUCTURAL.get(op.prim):
-            return _call(_dotted(_CALLS[op.prim]), [self.expr(a["x"])])
         return self.rule_call(op)
 
     def rule_call(self, op: Op) -> Any:
+        """``impl(args..., kw=...)`` in the rule's public call form, defaults left out."""
         rule = op.attrs["rule"]
         twin = uses_math_spelling(rule, op.args)
-        fn = twin if twin is not None else rule.impl
-        func = _dotted(self.refs.ref(fn))
-        args = []
-        for name in rule.inputs:
-            if name not in op.args:
-                break
-            v = op.args[name]
+        fn = twin if twin is not None else op.attrs.get("callee", rule.impl)
+        form = rule.call_form
+        env: dict[str, Any] = {}
+        for name, v in op.args.items():
             if isinstance(v, tuple):
-                args.append(gast.List(elts=[self.expr(x) for x in v], ctx=gast.Load()))
+                items = [self.expr(x) for x in v]
+                env[name] = items if name == form.star else gast.List(elts=items,
+                                                                     ctx=gast.Load())
             else:
-                args.append(self.expr(v))
-        keywords = {}
-        defaults = _defaults(fn)
-        for name in rule.params:
-            if name not in op.args:
-                continue
-            is_const, c = const_value(op.args[name])
-            if is_const and name in defaults and _same(defaults[name], c):
-                continue
-            if is_const and c is None and defaults.get(name, None) in (None, _NO_VALUE):
-                continue
-            keywords[name] = self.expr(op.args[name])
-        return _call(func, args, keywords)
+                env[name] = self.expr(v)
+        if twin is not None:
+            return _call(_dotted(self.refs.ref(twin)), [env[n] for n in rule.inputs])
+        args, kwargs = form.call_args(env)
+        if form.star is None:  # trailing positional parameters left at their defaults
+            while args and self._is_default(form, form.positional[len(args) - 1], op):
+                args.pop()
+        kwargs = {k: v for k, v in kwargs.items() if not self._is_default(form, k, op)}
+        return _call(_dotted(self.refs.ref(fn)), args, kwargs)
+
+    @staticmethod
+    def _is_default(form: Any, name: str, op: Op) -> bool:
+        default = form.defaults.get(name, _REQUIRED)
+        v = op.args.get(name)
+        if default is _REQUIRED or not isinstance(v, Value):
+            return False
+        is_const, c = const_value(v)
+        return is_const and _same(default, c)
 
 
-def _defaults(fn: Any) -> dict[str, Any]:
-    try:
-        sig = inspect.signature(getattr(fn, "__srcgrad_impl__", fn))
-    except (TypeError, ValueError):
-        return {}
-    return {k: p.default for k, p in sig.parameters.items()
-            if p.default is not inspect.Parameter.empty}
+_REQUIRED = object()
 
 
 def _same(a: Any, b: Any) -> bool:
-    if a is _NO_VALUE:
-        return b is False or b is None
     try:
         return type(a) is type(b) and bool(a == b)
     except Exception:

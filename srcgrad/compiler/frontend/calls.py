@@ -20,7 +20,7 @@ import gast
 import numpy as np
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules import Rule, rule_for, rule_named
+from srcgrad.rules import RULES, Rule, rule_for
 
 from ..ir import types as T
 from ..ir.builder import clone_block
@@ -28,13 +28,14 @@ from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import methods
-from .context import MAX_INLINE_DEPTH, BoundMethod, LocalFunction
+from .context import MAX_INLINE_DEPTH, VIEW_PRIMS, BoundMethod, LocalFunction
 from .resolve import Dependency, Scope
 from .source import parse_function
 
 
 def rule(name: str) -> Rule:
-    return STRUCTURAL.get(name) or rule_named(name)
+    """A primitive by name: the shared table first, then the compiler's structural ones."""
+    return RULES[name] if name in RULES else STRUCTURAL[name]
 
 
 def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -56,11 +57,16 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
         return inline_derived(lw, func, args, kwargs, node)
+    if func in (np.array, np.asarray) and symbolic:
+        return array_of(lw, func, args, kwargs, node)
     r = rule_for(func)
     if r is not None:
         if not symbolic:
             return func(*args, **kwargs)
-        return record_rule(r, args, kwargs, fn=func)
+        out = record_rule(r, args, kwargs, fn=func)
+        if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
+            lw.ctx.note_view(out.value, args[0].value)
+        return out
     if isinstance(func, types.BuiltinFunctionType) and getattr(builtins, func.__name__,
                                                                 None) is func:
         return call_builtin(lw, func, args, kwargs, node)
@@ -76,6 +82,24 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
+
+
+def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    """``np.array([a, b])`` -> ``stack``; ``np.array(x)`` -> ``copy`` (``asarray``: ``x``)."""
+    if len(args) != 1 or set(kwargs) - {"dtype"}:
+        raise lw.err(node, f"np.{func.__name__} is supported with one argument (and dtype=).")
+    (data,) = args
+    if isinstance(data, (list, tuple)):
+        items = [array_of(lw, func, [d], {}, node) if isinstance(d, (list, tuple)) else d
+                 for d in data]
+        out = record_rule(rule("stack"), [items], {})
+    elif func is np.array:
+        out = record_rule(rule("copy"), [data], {})
+    else:
+        out = data
+    if kwargs.get("dtype") is not None:
+        out = record_rule(rule("astype"), [out, kwargs["dtype"]], {})
+    return out
 
 
 def _pure(func: Any) -> bool:
@@ -177,7 +201,14 @@ def inline_local(lw: Any, fn: LocalFunction, args: list[Any], kwargs: dict[str, 
 
 
 def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    parsed = parse_function(fn)
+    try:
+        parsed = parse_function(fn)
+    except SrcGradError:
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise lw.err(node, f"the call to {name} has no derivative rule and its source cannot "
+                     "be read (defined in a REPL, by exec, or in C).",
+                     f"Register its derivative with sg.defvjp({name}, ...), or define it in a "
+                     ".py file.") from None
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as e:

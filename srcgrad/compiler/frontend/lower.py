@@ -261,34 +261,55 @@ class Lowerer:
                            "their arguments).",
                            f"Copy it first ({name} = {name}.copy()) or write {name} = {name} "
                            "+ ... .")
-        for other, held in self.env.items():
-            if other != name and isinstance(held, Sym) and self.ctx.root(held.value) is root:
-                raise self.err(node, f"`{name} {type(node.op).__name__}=` would also change "
-                               f"`{other}`, which shares its array.",
-                               f"Copy it first ({name} = {name}.copy()) or write {name} = "
-                               f"{name} + ... .")
+        self.check_shared(current, name, node, "an augmented assignment to")
 
     def subscript_write(self, target: Any, node: Any) -> None:
+        """``y[i] = v`` / ``y[i] += v`` on a local array: a functional ``index_put``."""
         base = self.expr(target.value)
         if isinstance(base, Sym):
             root = self.ctx.root(base.value)
             if root.id in self.ctx.argument_ids:
-                raise self.err(node, f"writing into `{root.name}` (or a view of it) would modify "
-                               "the caller's array (derived functions never modify their "
-                               "arguments).",
+                raise self.err(node, f"a subscript write into `{root.name}` (or a view of it) "
+                               "would modify the caller's array (derived functions never "
+                               "modify their arguments).",
                                f"Work on a copy: {root.name} = {root.name}.copy().")
-            raise self.err(node, "subscript writes (y[i] = v) are not supported yet.",
-                           "Build the array with np.stack/np.concatenate or np.where.")
+            if not isinstance(target.value, gast.Name) or root is not base.value:
+                raise self.err(node, "a subscript write into a view of another array would "
+                               "change that array too.",
+                               "Write into the array itself, or make the view a copy with "
+                               ".copy().")
+            name = target.value.id
+            self.check_shared(base, name, node, "a subscript write into")
+            index = self.expr(target.slice)
+            value = self.expr(node.value)
+            if isinstance(node, gast.AugAssign):
+                old = record_rule(calls.rule("getitem"), [base], {"index": index})
+                value = self.binop(_BINOPS[type(node.op)], old, value, node)
+            out = record_rule(calls.rule("index_put"), [base, value], {"index": index})
+            self.env[name] = self.named(out, name)
+            return
         if isinstance(base, list) and not isinstance(target.slice, gast.Slice):
             index = self.expr(target.slice)
             if is_symbolic(index):
-                raise self.err(node, "a list index known only at run time is not supported.")
+                raise self.err(node, "a list index known only at run time is not supported.",
+                               "Build the list with .append, then np.stack it.")
             value = self.expr(node.value)
             if isinstance(node, gast.AugAssign):
                 value = self.binop(_BINOPS[type(node.op)], base[index], value, node)
             base[index] = value
             return
-        raise self.err(node, "this subscript assignment is not supported.")
+        raise self.err(node, "this subscript assignment is not supported.",
+                       "Assign to a local array or list variable: y[i] = v.")
+
+    def check_shared(self, current: Sym, name: str, node: Any, what: str) -> None:
+        root = self.ctx.root(current.value)
+        for env in (self.env, *self.enclosing):
+            for other, held in env.items():
+                if other != name and isinstance(held, Sym) \
+                        and self.ctx.root(held.value) is root:
+                    raise self.err(node, f"{what} `{name}` would also change `{other}`, which "
+                                   "shares its array.",
+                                   f"Copy it first ({name} = {name}.copy()).")
 
     # --- expressions ---------------------------------------------------------------
     def expr(self, node: Any) -> Any:
@@ -311,7 +332,9 @@ class Lowerer:
                 return env[name]
         value = self.scope.lookup(name, self.ctx.deps)
         if value is MISSING:
-            raise self.err(node, f"name `{name}` is not defined.")
+            raise self.err(node, f"name `{name}` is not defined.",
+                           "Define or import it (at module level or in the function) before "
+                           "the derived function is first called.")
         return value
 
     def expr_Attribute(self, node: Any) -> Any:
