@@ -209,10 +209,11 @@ def show(args: argparse.Namespace) -> str:
     try:
         text = render(function, wrt=args.wrt, mode=args.mode, optimize=args.optimize,
                       types=args.types, what=what)
-    except ValueError as e:
-        if what in ("annotate", "graph") and what in str(e):
+    except SrcGradError as e:
+        # a compiler without this view names it as unknown: say so in the CLI's own terms
+        if what in ("annotate", "graph") and repr(what) in str(e):
             raise UsageError(f"srcgrad show: --{what} is not available yet in this version "
-                             "of srcgrad: use the default view or --ir") from None
+                             "of srcgrad; use the default view or --ir") from None
         raise
     if not text.endswith("\n"):
         text += "\n"

@@ -9,8 +9,6 @@ checked against finite differences. Registrations happen in ``setup`` hooks, so 
 the corpus does not depend on the API being complete.
 """
 
-import math
-
 import numpy as np
 
 import srcgrad as sg
@@ -146,16 +144,18 @@ def defvjp_none_for_argument(x, y):
     return np.sum(scaled_by(x, y))
 
 
-erf_no_source = np.vectorize(math.erf, otypes=[float])  # no Python source to read
+_namespace = {"np": np}
+exec("def cube_no_source(v):\n    return v ** 3\n", _namespace)
+cube_no_source = _namespace["cube_no_source"]  # made by exec: no Python source to read
 
 
-def _register_erf():
-    sg.defvjp(erf_no_source, lambda g, out, v: g * (2.0 / np.sqrt(np.pi)) * np.exp(-v * v))
+def _register_cube():
+    sg.defvjp(cube_no_source, lambda g, out, v: g * 3.0 * v * v)
 
 
-@program(F(), setup=_register_erf, kinds=ALL)
+@program(F(), setup=_register_cube, kinds=ALL)
 def defvjp_for_function_without_source(x):
-    return np.sum(erf_no_source(x) * x)
+    return np.sum(cube_no_source(x) * x)
 
 
 # --- sg.grad of a function that calls a derived function ---------------------------------

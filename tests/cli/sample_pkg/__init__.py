@@ -1,0 +1,1 @@
+"""A package whose module is a ``package.module:function`` target of ``srcgrad show``."""

@@ -1,0 +1,25 @@
+"""A user's script for the ``srcgrad show`` tests: loading it must not run its main block."""
+
+import numpy as np
+
+
+def loss(x, y, scale=2.0):
+    """Differentiable in x and y."""
+    z = np.sin(x) * y
+    return np.sum(scale * z * z)
+
+
+def with_try(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+NOT_A_FUNCTION = 3
+
+
+if __name__ == "__main__":
+    print("MAIN BLOCK RAN")
+    raise SystemExit(7)
