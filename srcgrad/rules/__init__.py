@@ -1,25 +1,35 @@
 """The one table of derivative rules (bottom layer: imports numpy and nothing of ours).
 
-Importing this package registers every rule. Read :mod:`.registry` for the record format,
-then the rule files, each a scannable table: :mod:`.elementwise`, :mod:`.helpers`.
+Importing this package registers every rule. Read :mod:`.registry` for the record format
+(and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
+a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
+:mod:`.linalg`, :mod:`.shape`, :mod:`.nondiff`, :mod:`.helpers`. :mod:`.methods` maps
+array methods onto rules, :mod:`.forward` derives forward mode from a rule, and
+:mod:`.user` registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
-from . import elementwise, helpers  # noqa: F401  (registers their rules)
+from . import elementwise, helpers, linalg, nondiff, products, reductions, shape  # noqa: F401
 from .dispatch import dispatching
+from .forward import forward_tangent
 from .registry import (
     BILINEAR,
     ELEMENTWISE,
     LINEAR,
     NONDIFF,
     RULES,
+    NoDerivativeError,
     Rule,
     defrule,
     generation,
     rule_for,
     rule_named,
 )
+from .user import defjvp, defvjp
 
 __all__ = [
-    "BILINEAR", "ELEMENTWISE", "LINEAR", "NONDIFF", "RULES", "Rule",
-    "defrule", "dispatching", "generation", "rule_for", "rule_named",
+    "BILINEAR", "ELEMENTWISE", "LINEAR", "NONDIFF", "RULES", "NoDerivativeError", "Rule",
+    "defjvp", "defrule", "defvjp", "dispatching", "forward_tangent", "generation",
+    "rule_for", "rule_named",
 ]
+
+from . import runtime_ops, torch_names  # noqa: E402,F401  (runtime rules; then PyTorch's node names)

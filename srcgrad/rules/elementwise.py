@@ -1,5 +1,7 @@
 """Elementwise primitives: NumPy's ufuncs (and their ``math`` twins) with their VJPs.
 
+One line per rule: name, implementation, VJP of each input, ``math``/builtin twins.
+
 Every rule here is ``kind=ELEMENTWISE``: its Jacobian is diagonal, so forward mode reuses
 the VJP formula with the tangent in place of ``g``. Rules with several inputs broadcast;
 their cotangents come back in the output's shape and the engine (or the emitted code)
@@ -43,10 +45,13 @@ _binary(
     # d/dx x**y = y * x**(y-1), but 0 where y == 0 (so 0**0 has slope 0, as PyTorch)
     lambda g, x, y: g * np.where(y == 0, 0.0, y * x ** (y - 1)),
     # d/dy x**y = x**y * log(x), but 0 where x == 0 and y >= 0 (PyTorch masks it)
-    lambda g, x, y, out: g * np.where((x == 0) & (y >= 0), 0.0, out * np.log(x)),
+    lambda g, x, y, out: g * np.where(np.logical_and(x == 0, y >= 0), 0.0, out * np.log(x)),
     math.pow,
 )
+_binary("remainder", np.remainder, lambda g: g, lambda g, x, y: -g * np.floor_divide(x, y))
 _unary("negative", np.negative, lambda g: -g)
+_unary("positive", np.positive, lambda g: g)
+_unary("reciprocal", np.reciprocal, lambda g, out: -g * (out * out))
 _unary("square", np.square, lambda g, x: g * (2 * x))
 _unary("sqrt", np.sqrt, lambda g, out: g / (2 * out), math.sqrt)
 _unary("absolute", np.absolute, lambda g, x: g * np.sign(x), abs, math.fabs)
@@ -56,6 +61,7 @@ _unary("exp", np.exp, lambda g, out: g * out, math.exp)
 _unary("expm1", np.expm1, lambda g, out: g * (out + 1), math.expm1)
 _unary("log", np.log, lambda g, x: g / x, math.log)
 _unary("log1p", np.log1p, lambda g, x: g / (x + 1), math.log1p)
+_unary("exp2", np.exp2, lambda g, out: g * (out * LN2))
 _unary("log2", np.log2, lambda g, x: g / (x * LN2), math.log2)
 _unary("log10", np.log10, lambda g, x: g / (x * LN10), math.log10)
 _binary("logaddexp", np.logaddexp,
@@ -71,10 +77,14 @@ _unary("arctan", np.arctan, lambda g, x: g / (x * x + 1), math.atan)
 _unary("sinh", np.sinh, lambda g, x: g * np.cosh(x), math.sinh)
 _unary("cosh", np.cosh, lambda g, x: g * np.sinh(x), math.cosh)
 _unary("tanh", np.tanh, lambda g, out: g * (1 - out * out), math.tanh)
+_unary("arcsinh", np.arcsinh, lambda g, x: g / np.sqrt(x * x + 1), math.asinh)
+_unary("arccosh", np.arccosh, lambda g, x: g / np.sqrt(x * x - 1), math.acosh)
+_unary("arctanh", np.arctanh, lambda g, x: g / (1 - x * x), math.atanh)
 _binary("arctan2", np.arctan2,
         lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y),
         math.atan2)
-_binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * y / out)
+_binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * y / out,
+        math.hypot)
 
 # --- selection: maximum, minimum, clip, where ---------------------------------------
 _binary("maximum", np.maximum,
@@ -90,13 +100,13 @@ def clip_mask(x: Any, a_min: Any, a_max: Any) -> Any:
     """Where ``clip`` passes the gradient: inside the bounds, bounds included (PyTorch)."""
     inside = np.ones(np.shape(x), dtype=bool)
     if a_min is not None:
-        inside = inside & (x >= a_min)
+        inside = inside & (np.asarray(x) >= a_min)
     if a_max is not None:
-        inside = inside & (x <= a_max)
+        inside = inside & (np.asarray(x) <= a_max)
     return inside
 
 
-defrule("clip_mask", clip_mask, inputs=(), params=("x", "a_min", "a_max"), kind=NONDIFF)
+defrule("clip_mask", clip_mask, inputs=("x", "a_min", "a_max"), kind=NONDIFF)
 defrule("clip", np.clip, inputs=("x", "a_min", "a_max"), kind=ELEMENTWISE, broadcasts=True,
         vjp={"x": lambda g, x, a_min, a_max: np.where(clip_mask(x, a_min, a_max), g, 0),
              "a_min": lambda g, x, a_min: np.where(x < a_min, g, 0),
@@ -104,13 +114,3 @@ defrule("clip", np.clip, inputs=("x", "a_min", "a_max"), kind=ELEMENTWISE, broad
 defrule("where", np.where, inputs=("condition", "x", "y"), kind=ELEMENTWISE, broadcasts=True,
         vjp={"x": lambda g, condition: np.where(condition, g, 0),
              "y": lambda g, condition: np.where(condition, 0, g)})
-
-# --- zero derivative ----------------------------------------------------------------
-_NONDIFF_UFUNCS = (
-    np.sign, np.floor, np.ceil, np.trunc, np.rint, np.isnan, np.isinf, np.isfinite,
-    np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
-    np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
-)
-for _fn in _NONDIFF_UFUNCS:
-    defrule(_fn.__name__, _fn, inputs=("x",) if _fn.nin == 1 else ("x", "y"), kind=NONDIFF,
-            aliases=(math.floor,) if _fn is np.floor else (math.ceil,) if _fn is np.ceil else ())

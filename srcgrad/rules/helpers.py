@@ -6,6 +6,7 @@ code that calls it can be differentiated again. Each is wrapped by :func:`dispat
 called on Tensors or on the compiler's symbolic values it records itself like ``np.sin``.
 
 - ``unbroadcast(x, shape)``: sum ``x`` down to ``shape`` (undoes NumPy broadcasting);
+- ``rebroadcast(x, shape)``: broadcast ``x`` up to ``shape`` (no-op if it has it): its adjoint;
 - ``unreduce(x, shape, axis, keepdims)``: broadcast a reduction's cotangent back to ``shape``;
 - ``reduced_count(shape, axis)``: how many elements a reduction over ``axis`` combined;
 - ``scatter_add(x, shape, index)``: zeros of ``shape`` with ``x`` added at ``index``
@@ -50,6 +51,13 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
 
 
 @dispatching
+def rebroadcast(x: Any, shape: Shape) -> Any:
+    """``x`` broadcast to ``shape``; ``x`` itself when it already has that shape."""
+    shape = tuple(shape)
+    return x if np.shape(x) == shape else np.broadcast_to(x, shape)
+
+
+@dispatching
 def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> Any:
     """Broadcast the cotangent of a reduction over ``axis`` back to the input's ``shape``."""
     shape = tuple(shape)
@@ -89,10 +97,14 @@ def getitem(x: Any, index: Any) -> Any:
 
 
 defrule("unbroadcast", unbroadcast, inputs=("x",), params=("shape",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape: np.broadcast_to(g, x_shape)})
+        vjp={"x": lambda g, x_shape: rebroadcast(g, x_shape)})
+defrule("rebroadcast", rebroadcast, inputs=("x",), params=("shape",), kind=LINEAR,
+        vjp={"x": lambda g, x_shape: unbroadcast(g, x_shape)})
 defrule("unreduce", unreduce, inputs=("x",), params=("shape", "axis", "keepdims"), kind=LINEAR,
+        form="x, shape, axis=None, keepdims=False",
         vjp={"x": lambda g, axis, keepdims: np.sum(g, axis=axis, keepdims=keepdims)})
-defrule("reduced_count", reduced_count, inputs=(), params=("shape", "axis"), kind=NONDIFF)
+defrule("reduced_count", reduced_count, inputs=(), params=("shape", "axis"), kind=NONDIFF,
+        form="shape, axis=None")
 defrule("scatter_add", scatter_add, inputs=("x",), params=("shape", "index"), kind=LINEAR,
         vjp={"x": lambda g, index: getitem(g, index)})
 defrule("getitem", getitem, inputs=("x",), params=("index",), kind=LINEAR,

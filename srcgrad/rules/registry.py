@@ -13,20 +13,39 @@ names* say what they need, and so what a tape must save:
 - an input's name (``x``, ``y``): that primal input;
 - ``x_shape`` / ``x_dtype``: only the shape / dtype of input ``x`` (saved as metadata);
 - a static parameter's name (``axis``, ``keepdims``): its value;
-- ``i``: for a variadic input (``concatenate``'s arrays), the position of the element.
+- ``i``: for a variadic input (``concatenate``'s arrays), the position of the element
+  (``xs_shape`` is then the tuple of every element's shape).
+
+How a call maps onto these names is the rule's *form* (:mod:`.callform`): the text of a
+Python parameter list in the public function's argument order, listing exactly the rule's
+inputs and params (default: inputs then params, all required). ``rule.bind(args, kwargs)``
+turns a concrete call into an environment of names, ``rule.apply(env)`` calls ``impl``
+from one, ``rule.metadata(env)`` adds the ``x_shape``/``x_dtype`` entries the derivative
+functions ask for.
 
 Example::
 
     defrule("sin", np.sin, inputs=("x",), kind=ELEMENTWISE,
             vjp={"x": lambda g, x: g * np.cos(x)})
+    defrule("sum", np.sum, inputs=("x",), params=("axis", "keepdims"), kind=LINEAR,
+            form="x, axis=None, *, keepdims=False",
+            vjp={"x": lambda g, x_shape, axis, keepdims: unreduce(g, x_shape, axis, keepdims)})
+
+User rules (``sg.defvjp``, ``user=True``) have the fixed signature ``rule(g, out, *args,
+**kwargs)``; :mod:`.user` wraps them so that ``needs`` names every primal input, every
+param and ``out``.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+
+from .callform import CallForm, default_form, parse_form
 
 # How forward mode is derived for a rule without an explicit ``jvp``.
 ELEMENTWISE = "elementwise"  # JVP of an input = its VJP formula with the tangent for ``g``
@@ -39,6 +58,10 @@ KINDS = (ELEMENTWISE, LINEAR, BILINEAR, NONDIFF, None)
 _SPECIAL = {"g", "t", "out", "i"}
 
 NodeNamer = Callable[..., tuple[str, int]]
+
+
+class NoDerivativeError(LookupError):
+    """A derivative was asked of a rule that has none for that input (or mode)."""
 
 
 @dataclass
@@ -57,14 +80,64 @@ class Rule:
     node_name: NodeNamer | None = None  # PyTorch's backward-node name and arity for a call
     aliases: tuple[Callable[..., Any], ...] = ()
     user: bool = False  # registered through sg.defvjp / sg.defjvp
+    form: str | CallForm | None = None  # the call form (module docstring); None: inputs, params
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
+    call_form: CallForm = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"rule {self.name!r}: unknown kind {self.kind!r}")
-        self.needs = {k: _parameter_names(self, k, f) for k, f in self.vjp.items()}
-        self.jvp_needs = {k: _parameter_names(self, k, f) for k, f in self.jvp.items()}
+        if self.variadic is not None and self.variadic not in self.inputs:
+            raise ValueError(f"rule {self.name!r}: variadic {self.variadic!r} is not an input")
+        names = (*self.inputs, *self.params)
+        if isinstance(self.form, CallForm):
+            self.call_form = self.form
+        elif self.form is None:
+            self.call_form = default_form(self.name, names)
+        else:
+            self.call_form = parse_form(self.name, self.form)
+        if sorted(self.call_form.names) != sorted(names):
+            raise ValueError(f"rule {self.name!r}: form {self.form!r} must name exactly the "
+                             f"inputs and params {names}")
+        if self.user:
+            # sg.defvjp rules get every primal value (user.py wraps them accordingly)
+            self.needs = {k: ("g", "out", *names) for k in self.vjp}
+            self.jvp_needs = {k: ("t", "out", *names) for k in self.jvp}
+            for k in (*self.vjp, *self.jvp):
+                _check_input(self, k)
+        else:
+            self.needs = {k: _parameter_names(self, k, f) for k, f in self.vjp.items()}
+            self.jvp_needs = {k: _parameter_names(self, k, f) for k, f in self.jvp.items()}
+
+    # --- calls ---------------------------------------------------------------------------
+    def bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The environment ``{input or param name: value}`` of a call in the public form."""
+        return self.call_form.bind(args, kwargs)
+
+    def apply(self, env: Mapping[str, Any]) -> Any:
+        """Call ``impl`` with the inputs and params in ``env``."""
+        args, kwargs = self.call_form.call_args(env)
+        return self.impl(*args, **kwargs)
+
+    def metadata(self, env: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``x_shape`` / ``x_dtype`` entries the derivative functions ask for.
+
+        For a variadic input they are tuples over its elements. Entries already in
+        ``env`` are not recomputed.
+        """
+        meta: dict[str, Any] = {}
+        for needs in (*self.needs.values(), *self.jvp_needs.values()):
+            for n in needs:
+                if (n in meta or n in env or not n.endswith(("_shape", "_dtype"))
+                        or n in self.params):
+                    continue
+                base, what = n.rsplit("_", 1)
+                read = np.shape if what == "shape" else _dtype_of
+                value = env[base]
+                meta[n] = (tuple(read(v) for v in value) if base == self.variadic
+                           else read(value))
+        return meta
 
     # --- what a tape must keep -------------------------------------------------------
     def saved_names(self, wrt: Sequence[str] | None = None) -> set[str]:
@@ -88,7 +161,10 @@ class Rule:
     # --- calling derivative functions ------------------------------------------------
     def call_vjp(self, name: str, env: dict[str, Any]) -> Any:
         """Cotangent of input ``name`` (before unbroadcasting), reading ``env``."""
-        fn = self.vjp[name]
+        fn = self.vjp.get(name)
+        if fn is None:
+            raise NoDerivativeError(f"{self.name}() has no reverse-mode rule for its input "
+                                    f"{name!r}; register one with sg.defvjp")
         return fn(**{k: env[k] for k in self.needs[name]})
 
     def call_jvp(self, name: str, env: dict[str, Any]) -> Any:
@@ -103,7 +179,8 @@ class Rule:
         if self.kind == ELEMENTWISE and name in self.vjp:
             args = {k: env["t"] if k == "g" else env[k] for k in self.needs[name]}
             return self.vjp[name](**args)
-        raise KeyError(f"rule {self.name!r} has no forward mode for input {name!r}")
+        raise NoDerivativeError(f"{self.name}() has no forward-mode rule for its input "
+                                f"{name!r}; register one with sg.defjvp")
 
     def torch_node(self, **call: Any) -> tuple[str, int]:
         """PyTorch's node class name and number of ``next_functions`` for this call."""
@@ -113,9 +190,18 @@ class Rule:
         return f"{base}Backward0", len(self.inputs)
 
 
-def _parameter_names(rule: Rule, key: str, fn: Callable[..., Any]) -> tuple[str, ...]:
+def _dtype_of(value: Any) -> Any:
+    dtype = getattr(value, "dtype", None)
+    return np.result_type(value) if dtype is None else dtype
+
+
+def _check_input(rule: Rule, key: str) -> None:
     if key not in rule.inputs:
         raise ValueError(f"rule {rule.name!r}: derivative given for unknown input {key!r}")
+
+
+def _parameter_names(rule: Rule, key: str, fn: Callable[..., Any]) -> tuple[str, ...]:
+    _check_input(rule, key)
     names = tuple(inspect.signature(fn).parameters)
     allowed = _SPECIAL | set(rule.inputs) | set(rule.params)
     allowed |= {f"{n}_shape" for n in rule.inputs} | {f"{n}_dtype" for n in rule.inputs}
@@ -164,3 +250,21 @@ def rule_for(fn: Any) -> Rule | None:
 def generation() -> int:
     """A counter that changes whenever the table changes."""
     return _generation[0]
+
+
+TableState = tuple[dict[str, Rule], dict[int, Rule]]
+
+
+def snapshot() -> TableState:
+    """The table as it is now, for :func:`restore` (tests that register rules use it)."""
+    return dict(RULES), dict(_BY_CALLABLE)
+
+
+def restore(state: TableState) -> None:
+    """Put the table back as :func:`snapshot` saw it; counts as a change."""
+    rules, by_callable = state
+    RULES.clear()
+    RULES.update(rules)
+    _BY_CALLABLE.clear()
+    _BY_CALLABLE.update(by_callable)
+    _generation[0] += 1

@@ -1,0 +1,143 @@
+"""Linear algebra: ``linalg.norm inv solve det``, ``trace``, ``diag``.
+
+One line per rule (``mT(a)`` = ``swapaxes(a, -1, -2)``, every formula batched):
+
+===========  ===================================================================
+norm         ``unreduce(g / out, ...) * x``; 0 where ``out == 0`` (norm'(0) = 0, PyTorch).
+             Euclidean and Frobenius norms only (``ord`` None, 2 for vectors, 'fro');
+             others raise a ValueError naming the call
+inv          ``-mT(out) @ g @ mT(out)``
+solve        b: ``solve(mT(a), g)`` = ``gb``;  a: ``-gb @ mT(out)`` (1-D ``b`` as columns)
+det          ``g * out * mT(inv(x))``  (nonsingular ``x``)
+trace        ``trace_adjoint(g, ...)``: ``g`` on the diagonal, zeros elsewhere (linear)
+diag         ``diag_adjoint(g, x_shape, k)``: extract (1-D ``x``) or embed (2-D ``x``)
+===========  ===================================================================
+
+Helper primitives with their own rules: ``norm_axes`` (checks ``ord``, gives the reduced
+axes), ``as_columns`` (1-D ``b`` of ``solve`` as a column), ``trace_adjoint``,
+``diag_adjoint`` (each linear; ``diag_adjoint``'s adjoint is ``np.diag`` again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .helpers import unreduce
+from .registry import LINEAR, NONDIFF, defrule
+
+Shape = tuple[int, ...]
+
+
+def _mT(a: Any) -> Any:
+    return np.swapaxes(a, -1, -2)
+
+
+def _safe(out: Any) -> Any:
+    """``out`` with zeros replaced by inf: dividing by it gives 0 there."""
+    return np.where(out == 0, np.inf, out)
+
+
+# --- norm -----------------------------------------------------------------------------
+@dispatching
+def norm_axes(shape: Shape, ord: Any = None, axis: Any = None) -> Any:
+    """``axis``, once ``ord`` is checked to mean a Euclidean or Frobenius norm."""
+    ndim = len(tuple(shape))
+    vector = isinstance(axis, int) or (axis is None and ndim == 1) or (
+        isinstance(axis, (tuple, list)) and len(axis) == 1)
+    if ord is None or (vector and ord == 2) or (not vector and ord == "fro"):
+        return axis
+    kind = "vector" if vector else "matrix"
+    raise ValueError(
+        f"np.linalg.norm(x, ord={ord!r}, axis={axis!r}) on a {ndim}-d array: srcgrad "
+        f"differentiates only the Euclidean and Frobenius norms (ord None, 2 for vectors, "
+        f"'fro'), not this {kind} norm; write it out with np.sum/np.max/np.abs instead"
+    )
+
+
+defrule("norm_axes", norm_axes, inputs=(), params=("shape", "ord", "axis"), kind=NONDIFF,
+        form="shape, ord=None, axis=None")
+defrule("norm", np.linalg.norm, inputs=("x",), params=("ord", "axis", "keepdims"),
+        form="x, ord=None, axis=None, keepdims=False",
+        vjp={"x": lambda g, x, x_shape, out, ord, axis, keepdims:
+             unreduce(g / _safe(out), x_shape, norm_axes(x_shape, ord, axis), keepdims) * x},
+        jvp={"x": lambda t, x, x_shape, out, ord, axis, keepdims:
+             np.sum(t * x, axis=norm_axes(x_shape, ord, axis), keepdims=keepdims)
+             / _safe(out)})
+
+
+# --- inverse, solve, determinant ------------------------------------------------------------
+defrule("inv", np.linalg.inv, inputs=("x",),
+        vjp={"x": lambda g, out: -np.matmul(_mT(out), np.matmul(g, _mT(out)))},
+        jvp={"x": lambda t, out: -np.matmul(out, np.matmul(t, out))})
+
+
+@dispatching
+def as_columns(v: Any, b_shape: Shape) -> Any:
+    """``v`` with a trailing axis when ``solve``'s ``b`` was 1-D (a vector is a column)."""
+    return np.asarray(v)[..., None] if len(tuple(b_shape)) == 1 else v
+
+
+defrule("as_columns", as_columns, inputs=("v",), params=("b_shape",), kind=LINEAR,
+        vjp={"v": lambda g, v_shape: np.reshape(g, v_shape)})
+
+
+def _solve_t(a: Any, g: Any, b_shape: Shape) -> Any:
+    """``solve(mT(a), g)`` with ``g`` shaped like ``solve``'s result."""
+    return np.linalg.solve(_mT(a), as_columns(g, b_shape))
+
+
+# ``broadcasts``: batch axes of a and b broadcast; the engine sums them away (unbroadcast)
+defrule("solve", np.linalg.solve, inputs=("a", "b"), broadcasts=True,
+        vjp={"a": lambda g, a, b_shape, out:
+             -np.matmul(_solve_t(a, g, b_shape), _mT(as_columns(out, b_shape))),
+             "b": lambda g, a, b_shape: np.reshape(_solve_t(a, g, b_shape), np.shape(g))},
+        jvp={"a": lambda t, a, b_shape, out: -np.reshape(
+                 np.linalg.solve(a, np.matmul(t, as_columns(out, b_shape))), np.shape(out)),
+             "b": lambda t, a, b_shape, out:
+                 np.reshape(np.linalg.solve(a, as_columns(t, b_shape)), np.shape(out))})
+defrule("det", np.linalg.det, inputs=("x",),
+        vjp={"x": lambda g, x, out: np.expand_dims(g * out, (-2, -1)) * _mT(np.linalg.inv(x))},
+        jvp={"x": lambda t, x, out:
+             out * np.trace(np.linalg.solve(x, t), axis1=-2, axis2=-1)})
+
+
+# --- trace and diag ---------------------------------------------------------------------------
+@dispatching
+def trace_adjoint(c: Any, shape: Shape, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """Zeros of ``shape`` with ``c`` along the ``offset`` diagonal of axes ``axis1, axis2``."""
+    shape = tuple(shape)
+    c = np.asarray(c)
+    a1, a2 = axis1 % len(shape), axis2 % len(shape)
+    eye = np.eye(shape[a1], shape[a2], k=offset, dtype=c.dtype)
+    return np.moveaxis(np.expand_dims(c, (-2, -1)) * eye, (-2, -1), (a1, a2))
+
+
+@dispatching
+def diag_adjoint(c: Any, shape: Shape, k: int = 0) -> Any:
+    """The adjoint of ``np.diag(x, k)`` for ``x`` of ``shape``: extract or embed."""
+    shape = tuple(shape)
+    c = np.asarray(c)
+    if len(shape) == 1:  # diag built a matrix from x; its adjoint reads the diagonal
+        return np.diag(c, k)
+    z = np.zeros(shape, dtype=c.dtype)
+    n = np.arange(c.shape[0])
+    z[n + max(-k, 0), n + max(k, 0)] = c
+    return z
+
+
+_TRACE_FORM = "x, offset=0, axis1=0, axis2=1"
+defrule("trace", np.trace, inputs=("x",), params=("offset", "axis1", "axis2"), kind=LINEAR,
+        form=_TRACE_FORM,
+        vjp={"x": lambda g, x_shape, offset, axis1, axis2:
+             trace_adjoint(g, x_shape, offset, axis1, axis2)})
+defrule("trace_adjoint", trace_adjoint, inputs=("c",),
+        params=("shape", "offset", "axis1", "axis2"), kind=LINEAR,
+        form="c, shape, offset=0, axis1=0, axis2=1",
+        vjp={"c": lambda g, offset, axis1, axis2: np.trace(g, offset, axis1, axis2)})
+defrule("diag", np.diag, inputs=("x",), params=("k",), kind=LINEAR, form="x, k=0",
+        vjp={"x": lambda g, x_shape, k: diag_adjoint(g, x_shape, k)})
+defrule("diag_adjoint", diag_adjoint, inputs=("c",), params=("shape", "k"), kind=LINEAR,
+        form="c, shape, k=0", vjp={"c": lambda g, k: np.diag(g, k)})

@@ -1,0 +1,196 @@
+"""Reductions: ``sum mean prod max min var std`` (with ``axis``/``keepdims``) and ``cumsum``.
+
+A reduction's cotangent has the reduced shape; ``unreduce`` (helpers) broadcasts it back
+to the input's shape, whatever ``axis`` and ``keepdims`` were. The table (one line each;
+``G`` = ``unreduce(g, x_shape, axis, keepdims)``, ``N`` = ``reduced_count(x_shape, axis)``):
+
+========  ==========================================================================
+sum       ``G``                                                      (linear)
+mean      ``G / N``                                                  (linear)
+prod      ``G * unfold_axes(prod_others(fold_axes(x, axis)), ...)``  exact with zeros
+max, min  ``G * max_weights(x, axis)``: a full reduction splits among ties, along an
+          axis the gradient goes to the one index ``argmax`` picks (PyTorch)
+var       ``G * (x - mean(x)) * 2 / (N - ddof)``
+std       the var rule on ``g / (2 out)``, 0 where ``out == 0`` (PyTorch masks it)
+cumsum    reversed cumsum of ``g`` along ``axis`` (flattened when ``axis`` is None)
+========  ==========================================================================
+
+Helper primitives, each with its own rule so a VJP can be differentiated again:
+
+- ``fold_axes(x, axis)`` / ``unfold_axes(y, shape, axis)``: move the reduced axes last and
+  merge them into one (and back); linear, each other's adjoint;
+- ``prod_others(x)``: along the last axis, the product of every *other* element (computed
+  from two exclusive cumulative products: no division, so zeros are exact). Its VJP is
+  written with ``prod_others`` itself on a leave-one-out matrix (``eye_mask``);
+- ``max_weights(x, axis)``, ``min_weights(x, axis)``: how the gradient is shared (above).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .helpers import reduced_count, unreduce
+from .registry import LINEAR, NONDIFF, defrule
+
+_REDUCE_FORM = "x, axis=None, *, keepdims=False"
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, int or tuple) as sorted non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(sorted(int(a) % max(ndim, 1) for a in axes))
+
+
+def _kept(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+# --- helper primitives ----------------------------------------------------------------
+@dispatching
+def fold_axes(x: Any, axis: Any = None) -> Any:
+    """``x`` with the axes in ``axis`` moved last and merged into one axis."""
+    x = np.asarray(x)
+    axes = _axes(axis, x.ndim)
+    moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
+    return np.reshape(moved, (*_kept(x.shape, axes), math.prod(x.shape[a] for a in axes)))
+
+
+@dispatching
+def unfold_axes(y: Any, shape: tuple[int, ...], axis: Any = None) -> Any:
+    """The inverse of :func:`fold_axes`: ``y`` back to ``shape``."""
+    shape = tuple(shape)
+    axes = _axes(axis, len(shape))
+    folded = np.reshape(y, (*_kept(shape, axes), *(shape[a] for a in axes)))
+    return np.moveaxis(folded, tuple(range(len(shape) - len(axes), len(shape))), axes)
+
+
+@dispatching
+def prod_others(x: Any) -> Any:
+    """Along the last axis, the product of every element but the one at each position."""
+    x = np.asarray(x)
+    ones = np.ones_like(x[..., :1])
+    before = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+@dispatching
+def eye_mask(x: Any) -> Any:
+    """A boolean identity matrix as wide as ``x``'s last axis."""
+    return np.eye(np.shape(x)[-1], dtype=bool)
+
+
+def _share(x: Any, axis: Any, pick: Any) -> Any:
+    """Weights of the selected elements: ties split evenly (axis None) or first one."""
+    x = np.asarray(x)
+    dtype = x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64
+    if axis is None:
+        hits = x == pick(x)
+        return (hits / np.count_nonzero(hits)).astype(dtype)
+    folded = fold_axes(x, axis)
+    first = np.argmax(folded == pick(folded, axis=-1, keepdims=True), axis=-1)
+    onehot = np.arange(folded.shape[-1]) == first[..., None]
+    return unfold_axes(onehot.astype(dtype), x.shape, axis)
+
+
+@dispatching
+def max_weights(x: Any, axis: Any = None) -> Any:
+    """How ``max``'s gradient is shared among ``x``'s elements (PyTorch's convention)."""
+    return _share(x, axis, np.max)
+
+
+@dispatching
+def min_weights(x: Any, axis: Any = None) -> Any:
+    """How ``min``'s gradient is shared among ``x``'s elements (PyTorch's convention)."""
+    return _share(x, axis, np.min)
+
+
+defrule("fold_axes", fold_axes, inputs=("x",), params=("axis",), kind=LINEAR,
+        form="x, axis=None", vjp={"x": lambda g, x_shape, axis: unfold_axes(g, x_shape, axis)})
+defrule("unfold_axes", unfold_axes, inputs=("y",), params=("shape", "axis"), kind=LINEAR,
+        form="y, shape, axis=None", vjp={"y": lambda g, axis: fold_axes(g, axis)})
+def _prod_others_vjp(g: Any, x: Any, out: Any) -> Any:
+    # leave_one_out[..., k, j] = x_j, with 1 where j == k; prod_others of it along j then
+    # holds, at [..., k, i], the product of every x_j but x_i and x_k
+    leave_one_out = np.where(eye_mask(x), 1.0, np.expand_dims(x, -2))
+    return np.sum(np.expand_dims(g, -2) * prod_others(leave_one_out), axis=-1) - g * out
+
+
+# prod_others' Jacobian is symmetric, so its JVP is its VJP formula with t for g
+defrule("prod_others", prod_others, inputs=("x",),
+        vjp={"x": lambda g, x, out: _prod_others_vjp(g, x, out)},
+        jvp={"x": lambda t, x, out: _prod_others_vjp(t, x, out)})
+defrule("eye_mask", eye_mask, inputs=("x",), kind=NONDIFF)
+defrule("max_weights", max_weights, inputs=("x",), params=("axis",), kind=NONDIFF,
+        form="x, axis=None")
+defrule("min_weights", min_weights, inputs=("x",), params=("axis",), kind=NONDIFF,
+        form="x, axis=None")
+
+
+# --- the reductions -------------------------------------------------------------------
+def _reduction(name: str, impl: Any, vjp: Any, jvp: Any = None, kind: Any = None,
+               **fields: Any) -> None:
+    defrule(name, impl, inputs=("x",), params=("axis", "keepdims"), form=_REDUCE_FORM,
+            kind=kind, vjp={"x": vjp}, jvp={"x": jvp} if jvp else {}, **fields)
+
+
+def _others(x: Any, x_shape: Any, axis: Any) -> Any:
+    return unfold_axes(prod_others(fold_axes(x, axis)), x_shape, axis)
+
+
+_reduction("sum", np.sum, kind=LINEAR,
+           vjp=lambda g, x_shape, axis, keepdims: unreduce(g, x_shape, axis, keepdims))
+_reduction("mean", np.mean, kind=LINEAR,
+           vjp=lambda g, x_shape, axis, keepdims:
+               unreduce(g, x_shape, axis, keepdims) / reduced_count(x_shape, axis))
+_reduction("prod", np.prod,
+           vjp=lambda g, x, x_shape, axis, keepdims:
+               unreduce(g, x_shape, axis, keepdims) * _others(x, x_shape, axis),
+           jvp=lambda t, x, x_shape, axis, keepdims:
+               np.sum(t * _others(x, x_shape, axis), axis=axis, keepdims=keepdims))
+_reduction("max", np.max, aliases=(np.amax,),
+           vjp=lambda g, x, x_shape, axis, keepdims:
+               unreduce(g, x_shape, axis, keepdims) * max_weights(x, axis),
+           jvp=lambda t, x, axis, keepdims:
+               np.sum(t * max_weights(x, axis), axis=axis, keepdims=keepdims))
+_reduction("min", np.min, aliases=(np.amin,),
+           vjp=lambda g, x, x_shape, axis, keepdims:
+               unreduce(g, x_shape, axis, keepdims) * min_weights(x, axis),
+           jvp=lambda t, x, axis, keepdims:
+               np.sum(t * min_weights(x, axis), axis=axis, keepdims=keepdims))
+
+
+def _centered(x: Any, axis: Any) -> Any:
+    return x - np.mean(x, axis=axis, keepdims=True)
+
+
+def _safe(out: Any) -> Any:
+    """``out`` with zeros replaced by inf, so dividing by it gives 0 there (std at 0)."""
+    return np.where(out == 0, np.inf, out)
+
+
+_VAR_FORM = "x, axis=None, *, ddof=0, keepdims=False"
+_VAR_FIELDS = dict(inputs=("x",), params=("axis", "ddof", "keepdims"), form=_VAR_FORM)
+defrule("var", np.var, **_VAR_FIELDS,
+        vjp={"x": lambda g, x, x_shape, axis, ddof, keepdims:
+             unreduce(g, x_shape, axis, keepdims) * _centered(x, axis)
+             * (2.0 / (reduced_count(x_shape, axis) - ddof))},
+        jvp={"x": lambda t, x, x_shape, axis, ddof, keepdims:
+             np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims)
+             * (2.0 / (reduced_count(x_shape, axis) - ddof))})
+defrule("std", np.std, **_VAR_FIELDS,
+        vjp={"x": lambda g, x, x_shape, out, axis, ddof, keepdims:
+             unreduce(g / _safe(out), x_shape, axis, keepdims) * _centered(x, axis)
+             / (reduced_count(x_shape, axis) - ddof)},
+        jvp={"x": lambda t, x, x_shape, out, axis, ddof, keepdims:
+             np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims)
+             / (_safe(out) * (reduced_count(x_shape, axis) - ddof))})
+defrule("cumsum", np.cumsum, inputs=("x",), params=("axis",), kind=LINEAR, form="x, axis=None",
+        vjp={"x": lambda g, x_shape, axis:
+             np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), x_shape)})

@@ -1,0 +1,153 @@
+"""``sg.defvjp`` / ``sg.defjvp``: users' derivative rules, registered in the same table.
+
+A user rule has the fixed signature of API.md: ``rule(g, out, *args, **kwargs)`` returns
+the cotangent of one positional argument of ``fn`` (``defvjp``), ``rule(t, out, *args,
+**kwargs)`` the output tangent contributed by that argument's tangent ``t`` (``defjvp``).
+One rule per positional argument, in order; ``None`` (or leaving trailing ones out) marks
+an argument without derivative.
+
+Registration makes one :class:`Rule` per ``fn`` with ``user=True``:
+
+- a function the table already knows (``np.round``) keeps its rule's name, call form and
+  twins, and the user's derivatives replace the old ones (its NONDIFF marking included);
+- any other function gets a rule of its own whose inputs are its positional parameters
+  and whose params are its keyword-only ones;
+- ``defjvp`` after ``defvjp`` (or the reverse) adds to the same rule.
+
+Both return ``fn`` wrapped as a dispatching primitive (:func:`.dispatch.dispatching`):
+called on Tensors or the compiler's symbolic values, the wrapper hands the call to their
+``__array_function__``, which finds the rule with ``rule_for`` (by ``fn`` or by wrapper).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .callform import CallForm, form_from_signature
+from .dispatch import dispatching
+from .registry import RULES, defrule, rule_for
+
+# Derivative functions read these names from the environment; a user's parameter of the
+# same name is renamed so the two cannot collide.
+_RESERVED = {"g", "t", "out", "i"}
+
+_WRAPPERS: dict[str, Callable[..., Any]] = {}  # rule name -> the wrapper handed out
+
+
+def defvjp(fn: Callable[..., Any], *rules: Callable[..., Any] | None) -> Callable[..., Any]:
+    """Register reverse-mode rules ``rule(g, out, *args, **kwargs)`` for ``fn``."""
+    return _register("defvjp", fn, rules, "vjp")
+
+
+def defjvp(fn: Callable[..., Any], *rules: Callable[..., Any] | None) -> Callable[..., Any]:
+    """Register forward-mode rules ``rule(t, out, *args, **kwargs)`` for ``fn``."""
+    return _register("defjvp", fn, rules, "jvp")
+
+
+def _register(api: str, fn: Callable[..., Any], rules: Sequence[Any], mode: str
+              ) -> Callable[..., Any]:
+    if not callable(fn):
+        raise TypeError(f"sg.{api}: the first argument must be the function to give "
+                        f"derivatives to, not {type(fn).__name__}")
+    for k, r in enumerate(rules):
+        if r is not None and not callable(r):
+            raise TypeError(f"sg.{api}: rule {k} for {_label(fn)} must be a function or "
+                            f"None, not {type(r).__name__}")
+    old = rule_for(fn)
+    if old is not None and old.user:
+        name, impl, form, inputs, params = old.name, old.impl, old.call_form, old.inputs, old.params
+        vjp, jvp, aliases = dict(old.vjp), dict(old.jvp), old.aliases
+    elif old is not None:  # a function the table knows (np.round): same primitive, new math
+        name, impl, form, inputs, params = old.name, old.impl, old.call_form, old.inputs, old.params
+        vjp, jvp, aliases = {}, {}, old.aliases
+    else:
+        name = _fresh_name(fn)
+        form, inputs, params = _form_of(api, fn)
+        impl, vjp, jvp, aliases = dispatching(fn), {}, {}, (fn,)
+    if len(rules) > len(inputs):
+        raise TypeError(f"sg.{api}: {_label(fn)} takes {len(inputs)} positional "
+                        f"argument(s) {inputs} but {len(rules)} rules were given")
+    lead = "g" if mode == "vjp" else "t"
+    fresh = {inputs[k]: _adapt(r, lead, inputs, params) for k, r in enumerate(rules)
+             if r is not None}
+    if mode == "vjp":
+        vjp = fresh
+    else:
+        jvp = fresh
+    wrapper = _WRAPPERS.get(name) or (impl if old is None else dispatching(impl))
+    _WRAPPERS[name] = wrapper
+    defrule(name, impl, inputs=inputs, params=params, form=form, vjp=vjp, jvp=jvp,
+            user=True, aliases=tuple(dict.fromkeys((*aliases, fn, wrapper))))
+    return wrapper
+
+
+def _label(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+def _fresh_name(fn: Any) -> str:
+    base = f"{getattr(fn, '__module__', None) or 'user'}.{_label(fn)}"
+    name, n = base, 1
+    while name in RULES:
+        n += 1
+        name = f"{base}#{n}"
+    return name
+
+
+def _form_of(api: str, fn: Any) -> tuple[CallForm, tuple[str, ...], tuple[str, ...]]:
+    """The call form, inputs (positional parameters) and params (keyword-only) of ``fn``."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        nin = getattr(fn, "nin", None)  # a ufunc: its positional operands
+        if nin is None:
+            raise TypeError(f"sg.{api}: cannot read the parameters of {_label(fn)}; wrap it "
+                            "in a Python function (def f(x): ...) and register that") from None
+        signature = inspect.Signature([
+            inspect.Parameter(f"x{k}", inspect.Parameter.POSITIONAL_ONLY) for k in range(nin)])
+    renamed = [p.replace(name=f"{p.name}_") if p.name in _RESERVED else p
+               for p in signature.parameters.values()]
+    try:
+        form = form_from_signature(_label(fn), signature.replace(parameters=renamed))
+    except ValueError as exc:
+        raise TypeError(f"sg.{api}: {exc}") from None
+    if form.star is not None:
+        raise TypeError(f"sg.{api}: {_label(fn)} takes *{form.star}; srcgrad needs one rule "
+                        "per positional argument, so give it named parameters")
+    return form, form.positional, form.keyword
+
+
+def _adapt(rule: Callable[..., Any], lead: str, inputs: tuple[str, ...],
+           params: tuple[str, ...]) -> Callable[..., Any]:
+    """Call ``rule(lead, out, *inputs, **params)``, passing only what ``rule`` accepts."""
+    npos, names = _accepts(rule)
+    count = max(npos - 2, 0)
+
+    def adapted(**env: Any) -> Any:
+        args = [env[n] for n in inputs[:count]]
+        kwargs = {p: env[p] for p in params if names is None or p in names}
+        return rule(env[lead], env["out"], *args, **kwargs)
+
+    adapted.__name__ = getattr(rule, "__name__", "rule")
+    adapted.__wrapped_rule__ = rule  # type: ignore[attr-defined]
+    return adapted
+
+
+def _accepts(rule: Callable[..., Any]) -> tuple[int, set[str] | None]:
+    """How many positional arguments ``rule`` takes, and which keywords (None: any)."""
+    try:
+        ps = list(inspect.signature(rule).parameters.values())
+    except (TypeError, ValueError):
+        return 1 << 30, None
+    if any(p.kind is p.VAR_POSITIONAL for p in ps):
+        npos = 1 << 30
+    else:
+        npos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in ps)
+    if any(p.kind is p.VAR_KEYWORD for p in ps):
+        return npos, None
+    return npos, {p.name for p in ps if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
+
+__all__ = ["defvjp", "defjvp"]

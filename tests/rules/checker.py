@@ -1,0 +1,204 @@
+"""Numerical checks of one rule at one sample: the test suite's reading of the table.
+
+- :func:`check_vjp`: dot-product test against central differences in float64,
+  ``<g, (f(x + eps u) - f(x - eps u)) / 2 eps>`` vs ``<vjp(g), u>`` per input (cotangents
+  unbroadcast to the input's shape when the rule ``broadcasts``);
+- :func:`check_forward`: forward mode against reverse mode, ``<g, J u> = <J^T g, u>``,
+  through :func:`srcgrad.rules.forward_tangent` (so LINEAR and BILINEAR derivation too);
+- :func:`check_float32`: float32 inputs give float32 cotangents and tangents;
+- :func:`check_second_order`: the VJP body differentiated again (traced on
+  :mod:`.recording`'s array-like, reversed with the table's rules) against central
+  differences of the VJP itself.
+
+Each raises ``AssertionError`` with the rule, input and both numbers when a check fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcgrad.rules import Rule, forward_tangent
+from srcgrad.rules.helpers import unbroadcast
+
+from .recording import Recorded, Tape, backprop, unwrap
+from .samples import Sample
+
+EPS = 1e-6
+RTOL = 1e-5
+ATOL = 1e-7
+
+
+def _rng(sample: Sample, salt: int = 0) -> np.random.Generator:
+    return np.random.default_rng([sample.seed, salt])
+
+
+def is_float_array(v: Any) -> bool:
+    return isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.floating)
+
+
+def wrt_inputs(rule: Rule, sample: Sample) -> list[str]:
+    """The inputs to differentiate: those with a VJP whose values are float arrays."""
+    names = sample.wrt if sample.wrt is not None else tuple(rule.vjp)
+    found = []
+    for n in names:
+        v = sample.env[n]
+        items = v if n == rule.variadic else [v]
+        if n in rule.vjp and items and all(is_float_array(x) for x in items):
+            found.append(n)
+    return found
+
+
+def full_env(rule: Rule, env: dict[str, Any], out: Any, g: Any) -> dict[str, Any]:
+    full = {**env, "out": out, "g": g}
+    full.update(rule.metadata(full))
+    return full
+
+
+def _slots(rule: Rule, env: dict[str, Any], name: str) -> list[Any]:
+    """Element indices of an input: ``[None]``, or ``[0, 1, ...]`` for a variadic one."""
+    return list(range(len(env[name]))) if name == rule.variadic else [None]
+
+
+def _get(env: dict[str, Any], name: str, i: Any) -> Any:
+    return env[name] if i is None else env[name][i]
+
+
+def _with(env: dict[str, Any], name: str, i: Any, value: Any) -> dict[str, Any]:
+    if i is None:
+        return {**env, name: value}
+    items = list(env[name])
+    items[i] = value
+    return {**env, name: items}
+
+
+def cotangent(rule: Rule, full: dict[str, Any], name: str, i: Any) -> Any:
+    ct = rule.call_vjp(name, {**full, "i": i})
+    if rule.broadcasts:
+        ct = unbroadcast(ct, np.shape(_get(full, name, i)))
+    return ct
+
+
+def assert_close(got: float, want: float, what: str) -> None:
+    if not abs(got - want) <= RTOL * max(abs(got), abs(want)) + ATOL:
+        raise AssertionError(f"{what}: {got!r} != {want!r} (difference {got - want:.3e})")
+
+
+def central_difference(f: Callable[[Any], Any], x: np.ndarray, u: np.ndarray,
+                       g: Any) -> float:
+    """``<g, (f(x + eps u) - f(x - eps u)) / 2 eps>``."""
+    hi, lo = np.asarray(f(x + EPS * u), float), np.asarray(f(x - EPS * u), float)
+    return float(np.sum(g * (hi - lo)) / (2 * EPS))
+
+
+def check_vjp(rule: Rule, sample: Sample) -> int:
+    """Returns the number of (input, element) pairs checked."""
+    env = sample.env
+    out = rule.apply(env)
+    rng = _rng(sample)
+    g = rng.standard_normal(np.shape(out))
+    full = full_env(rule, env, out, g)
+    checked = 0
+    for name in wrt_inputs(rule, sample):
+        for i in _slots(rule, env, name):
+            x = _get(env, name, i)
+            u = rng.standard_normal(np.shape(x))
+            ct = cotangent(rule, full, name, i)
+            assert np.shape(ct) == np.shape(x), (
+                f"{rule.name}: cotangent of {name}[{i}] has shape {np.shape(ct)}, "
+                f"input has {np.shape(x)}")
+            fd = central_difference(lambda v: rule.apply(_with(env, name, i, v)), x, u, g)
+            assert_close(float(np.sum(ct * u)), fd, f"{rule.name} VJP wrt {name}[{i}]")
+            checked += 1
+    return checked
+
+
+def check_forward(rule: Rule, sample: Sample) -> None:
+    env = sample.env
+    out = rule.apply(env)
+    rng = _rng(sample, 1)
+    g = rng.standard_normal(np.shape(out))
+    full = full_env(rule, env, out, g)
+    names = wrt_inputs(rule, sample)
+    tangents: dict[str, Any] = {}
+    reverse = 0.0
+    for name in names:
+        us = [rng.standard_normal(np.shape(_get(env, name, i))) for i in _slots(rule, env, name)]
+        tangents[name] = us if name == rule.variadic else us[0]
+        for i, u in zip(_slots(rule, env, name), us):
+            reverse += float(np.sum(cotangent(rule, full, name, i) * u))
+    jt = forward_tangent(rule, {**env, "out": out}, tangents)
+    if not names:
+        assert jt is None
+        return
+    assert np.shape(jt) == np.shape(out), (
+        f"{rule.name}: tangent has shape {np.shape(jt)}, output has {np.shape(out)}")
+    assert_close(float(np.sum(g * jt)), reverse, f"{rule.name} forward vs reverse")
+
+
+def _as32(v: Any) -> Any:
+    if is_float_array(v):
+        return v.astype(np.float32)
+    if isinstance(v, list):
+        return [_as32(x) for x in v]
+    return v
+
+
+def check_float32(rule: Rule, sample: Sample) -> None:
+    names = wrt_inputs(rule, sample)
+    if not names:
+        return
+    env = {k: _as32(v) if k in rule.inputs else v for k, v in sample.env.items()}
+    out = rule.apply(env)
+    g = np.ones(np.shape(out), dtype=np.result_type(out))
+    full = full_env(rule, env, out, g)
+    tangents = {}
+    for name in names:
+        for i in _slots(rule, env, name):
+            ct = cotangent(rule, full, name, i)
+            assert np.result_type(ct) == np.float32, (
+                f"{rule.name}: float32 input {name}[{i}] got a {np.result_type(ct)} cotangent")
+        x = env[name]
+        tangents[name] = ([np.ones_like(v) for v in x] if name == rule.variadic
+                          else np.ones_like(x))
+    if all(rule.has_forward(n) for n in names):
+        jt = forward_tangent(rule, {**env, "out": out}, tangents)
+        if np.result_type(out) == np.float32:
+            assert np.result_type(jt) == np.float32, (
+                f"{rule.name}: float32 tangents gave a {np.result_type(jt)} tangent")
+
+
+def check_second_order(rule: Rule, sample: Sample) -> int:
+    """``d/dx <vjp_x(g; x), w>`` by tracing the VJP, against central differences."""
+    env = sample.env
+    out = rule.apply(env)
+    rng = _rng(sample, 2)
+    g = rng.standard_normal(np.shape(out))
+    checked = 0
+    for name in wrt_inputs(rule, sample):
+        for i in _slots(rule, env, name):
+            x = _get(env, name, i)
+            w = rng.standard_normal(np.shape(x))
+            u = rng.standard_normal(np.shape(x))
+
+            def first(v: Any, tape: Tape | None = None) -> Any:
+                point = _with(env, name, i, v)
+                plain = _with(env, name, i, unwrap(v))
+                full = {**point, "out": rule.apply(point), "g": g}
+                full.update(rule.metadata(plain))
+                return np.sum(cotangent(rule, full, name, i) * w)
+
+            tape = Tape()
+            xr = tape.wrap(x)
+            s = first(xr)
+            if isinstance(s, Recorded):
+                ct = backprop(tape, s, 1.0).get(id(xr), np.zeros_like(x))
+                analytic = float(np.sum(ct * u))
+            else:  # the VJP does not depend on x (a linear rule)
+                analytic = 0.0
+            fd = central_difference(first, x, u, 1.0)
+            assert_close(analytic, fd, f"{rule.name} second order wrt {name}[{i}]")
+            checked += 1
+    return checked
