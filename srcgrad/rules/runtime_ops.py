@@ -1,0 +1,145 @@
+"""Rules for the operations PyTorch's Tensor has and NumPy does not spell as one function.
+
+They serve the runtime (``t.relu()``, ``t[0]``, ``t[i] = v``, ``t.zero_()``) and, being
+ordinary rules, the compiler and the tests too. Shape-dependent work lives in helper
+primitives (``take_flat``, ``put_flat``) with rules of their own, as DESIGN principle 2
+asks; the view family reuses :mod:`.shape` (``reshape``, ``expand_dims``, ``transpose``,
+``broadcast_to``) and :mod:`.helpers` (``getitem`` for advanced indexing, ``scatter_add``).
+
+=============  =================================================================
+relu           ``where(out > 0, g, 0)`` (``relu'(0) = 0``, as PyTorch)
+sigmoid        ``g * out * (1 - out)``
+softmax        ``out * (g - sum(g * out, axis, keepdims))``
+log_softmax    ``g - exp(out) * sum(g, axis, keepdims)``
+select, slice  ``scatter_add(g, x_shape, index)``: ``x[index]`` for an int / a slice
+index_put      x: ``index_put(g, 0, index)``; values: ``getitem(g, index)``
+copy_into      x: zeros; src: ``g`` (``dst.copy_(src)``: PyTorch's CopyBackwards)
+fill           x: zeros; value: ``sum(g)`` (``fill_`` / ``zero_``)
+take_flat      ``put_flat(g, x_shape, region)``: elements at flat positions ``region``
+put_flat       ``take_flat(g, region)``
+=============  =================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .helpers import getitem, scatter_add
+from .registry import ELEMENTWISE, LINEAR, defrule
+
+
+@dispatching
+def relu(x: Any) -> Any:
+    """``max(x, 0)`` elementwise, keeping ``x``'s dtype."""
+    return np.maximum(x, 0)
+
+
+@dispatching
+def sigmoid(x: Any) -> Any:
+    """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
+    e = np.exp(-np.abs(x))
+    return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e))
+
+
+@dispatching
+def softmax(x: Any, axis: int = -1) -> Any:
+    """``exp(x) / sum(exp(x), axis)``, shifted by the maximum for stability."""
+    z = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return z / np.sum(z, axis=axis, keepdims=True)
+
+
+@dispatching
+def log_softmax(x: Any, axis: int = -1) -> Any:
+    """``x - log(sum(exp(x), axis))``, shifted by the maximum for stability."""
+    z = x - np.max(x, axis=axis, keepdims=True)
+    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+
+
+defrule("relu", relu, inputs=("x",), kind=ELEMENTWISE,
+        vjp={"x": lambda g, out: np.where(out > 0, g, 0.0)})
+defrule("sigmoid", sigmoid, inputs=("x",), kind=ELEMENTWISE,
+        vjp={"x": lambda g, out: g * (out * (1 - out))})
+defrule("softmax", softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
+        vjp={"x": lambda g, out, axis: out * (g - np.sum(g * out, axis=axis, keepdims=True))},
+        jvp={"x": lambda t, out, axis: out * (t - np.sum(t * out, axis=axis, keepdims=True))})
+defrule("log_softmax", log_softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
+        vjp={"x": lambda g, out, axis: g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)},
+        jvp={"x": lambda t, out, axis: t - np.sum(np.exp(out) * t, axis=axis, keepdims=True)})
+
+
+# --- reading part of a tensor: select / slice (views) --------------------------------
+@dispatching
+def select(x: Any, index: Any) -> Any:
+    """``x[index]`` where ``index`` picks one position of one dimension (a view)."""
+    return np.asarray(x)[index]
+
+
+@dispatching
+def slice_(x: Any, index: Any) -> Any:
+    """``x[index]`` where ``index`` slices one dimension (a view)."""
+    return np.asarray(x)[index]
+
+
+defrule("select", select, inputs=("x",), params=("index",), kind=LINEAR,
+        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)})
+defrule("slice", slice_, inputs=("x",), params=("index",), kind=LINEAR,
+        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)})
+
+
+# --- writing into a tensor ---------------------------------------------------------------
+@dispatching
+def index_put(x: Any, values: Any, index: Any) -> Any:
+    """A copy of ``x`` with ``values`` written at ``index`` (``x[index] = values``)."""
+    result = np.array(x, copy=True)
+    result[index] = values
+    return result
+
+
+@dispatching
+def copy_into(x: Any, src: Any) -> Any:
+    """``src`` broadcast to ``x``'s shape in ``x``'s dtype (what ``x.copy_(src)`` leaves)."""
+    x = np.asarray(x)
+    return np.array(np.broadcast_to(src, x.shape), dtype=x.dtype)
+
+
+@dispatching
+def fill(x: Any, value: Any) -> Any:
+    """An array like ``x`` holding ``value`` everywhere (``x.fill_(value)``)."""
+    return np.full_like(x, value)
+
+
+defrule("index_put", index_put, inputs=("x", "values"), params=("index",), broadcasts=True,
+        kind=LINEAR,
+        vjp={"x": lambda g, index: index_put(g, 0.0, index),
+             "values": lambda g, index: getitem(g, index)})
+defrule("copy_into", copy_into, inputs=("x", "src"), broadcasts=True, kind=LINEAR,
+        vjp={"x": lambda g: np.zeros_like(g), "src": lambda g: g})
+defrule("fill", fill, inputs=("x", "value"), kind=LINEAR,
+        vjp={"x": lambda g: np.zeros_like(g), "value": lambda g: np.sum(g)})
+
+
+# --- flat positions: the region an in-place write touched -----------------------------
+@dispatching
+def take_flat(x: Any, region: Any) -> Any:
+    """The elements of ``x`` at flat positions ``region`` (shaped like ``region``)."""
+    return np.reshape(np.asarray(x), (-1,))[region]
+
+
+@dispatching
+def put_flat(x: Any, shape: Any, region: Any) -> Any:
+    """Zeros of ``shape`` with ``x`` added at flat positions ``region`` (the adjoint)."""
+    x = np.asarray(x)
+    flat = np.zeros(math.prod(shape), dtype=x.dtype)
+    np.add.at(flat, np.reshape(region, (-1,)), np.reshape(np.broadcast_to(x, np.shape(region)),
+                                                          (-1,)))
+    return np.reshape(flat, shape)
+
+
+defrule("take_flat", take_flat, inputs=("x",), params=("region",), kind=LINEAR,
+        vjp={"x": lambda g, x_shape, region: put_flat(g, x_shape, region)})
+defrule("put_flat", put_flat, inputs=("x",), params=("shape", "region"), kind=LINEAR,
+        vjp={"x": lambda g, region: take_flat(g, region)})
