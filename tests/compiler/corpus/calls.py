@@ -1,7 +1,11 @@
 """Corpus: calls to user functions (same module, another module, nested ``def``, ``lambda``,
 closures), module globals read, default and keyword arguments of callees."""
 
+import math as m
+
 import numpy as np
+from numpy import sin as numpy_sin
+from numpy import sum as numpy_sum
 
 from . import ALL, ND, PYFLOAT, F, program
 from . import helpers_mod as hm
@@ -140,3 +144,14 @@ def global_read(x):
 @program(F(), kinds=ND)
 def global_array_read(x):
     return np.sum(np.tanh(WEIGHTS @ x))
+
+
+@program(F(), kinds=ALL)
+def imported_under_other_names(x):
+    # callees are resolved by identity, whatever the name they are imported under
+    return numpy_sum(numpy_sin(x) * x)
+
+
+@program(F(), kinds=PYFLOAT)
+def math_module_alias(x):
+    return m.sin(x) * m.exp(x)

@@ -146,3 +146,11 @@ def augmented_on_fresh_array(x):
     y += x
     y *= x
     return np.sum(y)
+
+
+@program(F(), F(), wrt=(0, 1))
+def names_clash_with_adjoints(x, dx):
+    # the user's own ``dx`` and ``_t1``: emitted adjoint and temporary names must not clash
+    _t1 = x * dx
+    ddx = _t1 + dx * dx
+    return np.sum(ddx * x)
