@@ -15,6 +15,7 @@ lookup in Python before the emitted code runs.
 from __future__ import annotations
 
 import inspect
+import linecache
 from collections.abc import Sequence
 from typing import Any
 
@@ -118,6 +119,29 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
     return print_function(entry.ir) if what == "ir" else entry.text
 
 
+def point_to_user_line(error: BaseException, emitted: Any, f: Any) -> None:
+    """Add a note naming the user's line whose emitted code raised ``error`` (3.11+)."""
+    if not hasattr(error, "add_note"):
+        return
+    filename = emitted.__code__.co_filename
+    tb, lineno = error.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    if lineno is None:
+        return
+    lines = linecache.getlines(filename)
+    for text in reversed(lines[:lineno]):
+        stripped = text.strip()
+        if stripped.startswith("# line "):
+            number, _, source_text = stripped[len("# line "):].partition(": ")
+            where = getattr(getattr(f, "__code__", None), "co_filename", "<unknown>")
+            error.add_note(f"srcgrad: raised by the derivative code emitted for "
+                           f"{where}:{number}: {source_text}")
+            return
+
+
 def _complete_types(f: Any, given: list[T.AType], names: list[str]) -> list[T.AType]:
     """Kinds for every parameter: those given, then those of the remaining defaults."""
     params = list(inspect.signature(f).parameters.values())
@@ -197,7 +221,11 @@ class Derivation:
                                       key_of(args[:len(self.param_names)])))
         if entry is None:
             entry = self.entry_for(args[:len(self.param_names)])
-        return entry.fn(*args)
+        try:
+            return entry.fn(*args)
+        except Exception as e:
+            point_to_user_line(e, entry.fn, self.f)
+            raise
 
     # --- compiling -------------------------------------------------------------------
     def entry_for(self, primal_args: Sequence[Any]) -> cache.Entry:

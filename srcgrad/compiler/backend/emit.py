@@ -54,10 +54,10 @@ def emit_function(fn: Function, refs: References | None = None) -> Emitted:
 
 def module_text(functions: list[Emitted]) -> str:
     """A self-contained module: imports, then every function."""
-    header: dict[str, str] = {}
+    refs = References()
     for f in functions:
-        for line in f.refs.header():
-            header[line] = ""
+        refs.merge(f.refs)
+    header = refs.header()
     parts = ["\n".join(header)] if header else []
     parts += ["\n".join(f.lines) for f in functions]
     return "\n\n\n".join(parts) + "\n"

@@ -77,7 +77,8 @@ class References:
     """Spellings of callables and constants; collects the import lines they need."""
 
     def __init__(self) -> None:
-        self.imports: dict[str, str] = {}  # line -> "" (ordered set)
+        self.imports: dict[str, str] = {}  # "import x" lines (an ordered set)
+        self.from_imports: dict[str, dict[str, str]] = {}  # module -> {"name [as alias]": ""}
         self.namespace: dict[str, Any] = {"np": np, "math": math}
         self.bound: dict[str, str] = {}  # name -> description, for the module's header
         self.used_names: set[str] = {"np", "math"}
@@ -103,11 +104,12 @@ class References:
             if mod is not None and getattr(mod, qualname, None) is obj \
                     and module != "__main__":
                 local = qualname
+                names = self.from_imports.setdefault(module, {})
                 if local in self.namespace and self.namespace[local] is not obj:
                     local = self._unique(qualname)
-                    self.imports[f"from {module} import {qualname} as {local}"] = ""
+                    names[f"{qualname} as {local}"] = ""
                 else:
-                    self.imports[f"from {module} import {qualname}"] = ""
+                    names[qualname] = ""
                 self.namespace[local] = obj
                 self.used_names.add(local)
                 return local
@@ -127,8 +129,16 @@ class References:
         self.used_names.add(name)
         return name
 
+    def merge(self, other: References) -> None:
+        self.imports.update(other.imports)
+        for module, names in other.from_imports.items():
+            self.from_imports.setdefault(module, {}).update(names)
+        self.bound.update(other.bound)
+
     def header(self) -> list[str]:
-        lines = sorted(self.imports, key=lambda s: (not s.startswith("import"), s))
+        lines = sorted(self.imports)
+        for module in sorted(self.from_imports):
+            lines.append(f"from {module} import {', '.join(sorted(self.from_imports[module]))}")
         for name, desc in self.bound.items():
             lines.append(f"# {name} = {desc}  (not importable; bound by srcgrad)")
         return lines

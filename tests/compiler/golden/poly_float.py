@@ -1,0 +1,16 @@
+# ruff: noqa
+# Golden emitted source (pytest --update-golden regenerates it).
+import math
+
+
+def grad_poly(x):
+    # line 20: y = math.sin(x) * x ** 2
+    _t1 = math.sin(x)
+    _t2 = x ** 2
+    _t3 = 2 * x
+    dx = _t1 * _t3
+    _t4 = math.cos(x)
+    _t5 = _t2 * _t4
+    dx = dx + _t5
+    dx = float(dx)
+    return dx

@@ -1,0 +1,78 @@
+"""Programs whose emitted derivative source is kept as golden files next to this one.
+
+Each entry of PROGRAMS: name -> (function, transform, wrt, example arguments). Changing a
+function here moves the ``# line N`` comments of every golden file below it: regenerate
+with ``pytest tests/compiler/test_golden.py --update-golden`` and review the diff.
+"""
+
+import math
+
+import numpy as np
+
+import srcgrad as sg
+
+
+def sin_sum(x):
+    return np.sin(x * 3).sum()
+
+
+def poly(x):
+    y = math.sin(x) * x ** 2
+    return y + 1.0
+
+
+def mlp_loss(w, b, x):
+    h = np.tanh(x @ w + b)
+    return np.mean(h ** 2)
+
+
+def outer_broadcast(x, y):
+    table = x[:, None] * y
+    return np.sum(table * table)
+
+
+def pair(x, y):
+    return x * y, np.sin(x)
+
+
+def _scale(v, k=2.0):
+    return v * k
+
+
+def with_calls(x):
+    def shift(v):
+        return v + 1.0
+
+    square = lambda v: v * v  # noqa: E731
+    return np.sum(square(shift(_scale(x))))
+
+
+def methods(x):
+    m = x.reshape(2, 3)
+    return (m.T @ m).sum(axis=0).mean()
+
+
+def writes_into_copy(x):
+    y = x.copy()
+    y[0] = 2.0 * x[1]
+    y += x
+    return np.sum(y * y)
+
+
+def stopped(x, y, n):
+    scale = sg.stop_gradient(np.max(x))
+    return np.sum(x * scale * n)
+
+
+A = np.ones(3)
+PROGRAMS = {
+    "sin_sum": (sin_sum, "grad", 0, (A,)),
+    "poly_float": (poly, "grad", 0, (0.5,)),
+    "mlp_loss": (mlp_loss, "grad", (0, 1), (np.ones((3, 2)), np.ones(2), np.ones((4, 3)))),
+    "outer_broadcast": (outer_broadcast, "grad", (0, 1), (A, np.ones(2))),
+    "pair_vjp": (pair, "vjp", (0, 1), (A, A, (A, A))),
+    "with_calls": (with_calls, "value_and_grad", 0, (A,)),
+    "methods": (methods, "grad", 0, (np.ones(6),)),
+    "writes_into_copy": (writes_into_copy, "grad", 0, (A,)),
+    "stopped_generic": (stopped, "grad", (0, 1), ()),
+}
