@@ -173,6 +173,7 @@ class Derivation:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
         self.has_seed = transform == VJP
+        self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
         self.signature = self._signature()
         self.function = self._make_function()
 
@@ -205,6 +206,11 @@ class Derivation:
         return fn
 
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+        defaults = (getattr(self.f, "__defaults__", None), getattr(self.f, "__kwdefaults__", None))
+        if any(a is not b for a, b in zip(defaults, self._defaults)):  # f's defaults changed
+            self._defaults = defaults
+            self.signature = self._signature()
+            self.function.__signature__ = self.signature
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
