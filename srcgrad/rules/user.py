@@ -25,6 +25,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .callform import CallForm, form_from_signature
 from .dispatch import dispatching
 from .registry import RULES, defrule, rule_for
@@ -98,15 +100,15 @@ def _fresh_name(fn: Any) -> str:
 
 def _form_of(api: str, fn: Any) -> tuple[CallForm, tuple[str, ...], tuple[str, ...]]:
     """The call form, inputs (positional parameters) and params (keyword-only) of ``fn``."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        nin = getattr(fn, "nin", None)  # a ufunc: its positional operands
-        if nin is None:
+    if isinstance(fn, np.ufunc):  # its operands; out=, where=... are not differentiated
+        signature = inspect.Signature([
+            inspect.Parameter(f"x{k}", inspect.Parameter.POSITIONAL_ONLY) for k in range(fn.nin)])
+    else:
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError):
             raise TypeError(f"sg.{api}: cannot read the parameters of {_label(fn)}; wrap it "
                             "in a Python function (def f(x): ...) and register that") from None
-        signature = inspect.Signature([
-            inspect.Parameter(f"x{k}", inspect.Parameter.POSITIONAL_ONLY) for k in range(nin)])
     renamed = [p.replace(name=f"{p.name}_") if p.name in _RESERVED else p
                for p in signature.parameters.values()]
     try:
