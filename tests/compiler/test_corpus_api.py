@@ -6,6 +6,7 @@ every NumPy function API.md lists."""
 import inspect
 import os
 import re
+import sys
 import traceback
 
 import corpus
@@ -90,8 +91,6 @@ def _with_default(x, power=2.0):
     return np.sum(x ** power)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: the cache is not rebuilt when f.__defaults__ "
-                   "changes (API.md §1); the old default is still used")
 def test_changed_defaults_rebuild_the_derivative():
     df = sg.grad(_with_default)
     positive = np.abs(X) + 0.5
@@ -168,6 +167,9 @@ def _shapes_clash(x, y):
     return np.sum(x * y)  # <- runtime error
 
 
+@pytest.mark.xfail(sys.version_info < (3, 11), strict=True,
+                   reason="compiler: the pointer back to the user's line is an exception note "
+                   "(add_note, Python 3.11+); Python 3.10 tracebacks show only emitted code")
 def test_an_error_while_emitted_code_runs_points_back_to_the_user_line():
     with pytest.raises(ValueError) as info:
         sg.grad(_shapes_clash)(np.ones(3), np.ones(4))
