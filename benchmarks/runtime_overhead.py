@@ -1,0 +1,125 @@
+"""Runtime overhead: a 100-op dynamic graph on size-4 float32 tensors, built and
+backpropagated per call, timed side by side against a hand-written NumPy gradient and
+(when installed) torch eager.
+
+The graph: 25 x (mul, add, sin, scale), then sum. Runs alternate between the
+implementations (interleaved rounds) and the medians are reported, so machine noise hits
+all of them alike. Run: ``python benchmarks/runtime_overhead.py [--rounds N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import srcgrad as sg
+
+STEPS = 25  # x (mul, add, sin, scale) -> 100 ops, then sum
+
+
+def srcgrad_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], object]:
+    x = sg.tensor(x0, requires_grad=True)
+    w = sg.tensor(w0, requires_grad=True)
+    b = sg.tensor(b0, requires_grad=True)
+
+    def run() -> object:
+        x.grad = w.grad = b.grad = None
+        h = x
+        for _ in range(STEPS):
+            h = ((h * w + b).sin()) * 0.5
+        h.sum().backward()
+        return x.grad
+
+    return run
+
+
+def numpy_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], object]:
+    """The same gradient, written by hand: forward keeping what backward needs."""
+
+    def run() -> object:
+        h = x0
+        saved = []
+        for _ in range(STEPS):
+            u = h * w0 + b0
+            saved.append((h, u))
+            h = np.sin(u) * 0.5
+        g = np.ones_like(h)
+        gw = np.zeros_like(w0)
+        gb = np.zeros_like(b0)
+        for h_in, u in reversed(saved):
+            gu = g * 0.5 * np.cos(u)
+            gw += gu * h_in
+            gb += gu
+            g = gu * w0
+        return g, gw, gb
+
+    return run
+
+
+def torch_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], object] | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    x = torch.tensor(x0, requires_grad=True)
+    w = torch.tensor(w0, requires_grad=True)
+    b = torch.tensor(b0, requires_grad=True)
+
+    def run() -> object:
+        x.grad = w.grad = b.grad = None
+        h = x
+        for _ in range(STEPS):
+            h = ((h * w + b).sin()) * 0.5
+        h.sum().backward()
+        return x.grad
+
+    return run
+
+
+def time_call(fn: Callable[[], object], repeat: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return (time.perf_counter() - start) / repeat * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--repeat", type=int, default=100)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    x0, w0, b0 = (rng.standard_normal(4).astype(np.float32) for _ in range(3))
+    contenders = {"srcgrad": srcgrad_step(x0, w0, b0), "numpy (by hand)": numpy_step(x0, w0, b0)}
+    torch_run = torch_step(x0, w0, b0)
+    if torch_run is not None:
+        contenders["torch eager"] = torch_run
+    gx = contenders["srcgrad"]()
+    np.testing.assert_allclose(gx._data, contenders["numpy (by hand)"]()[0], rtol=1e-4,
+                               atol=1e-6)
+    for fn in contenders.values():  # warm up
+        time_call(fn, args.repeat)
+    samples: dict[str, list[float]] = {k: [] for k in contenders}
+    for _ in range(args.rounds):
+        for name, fn in contenders.items():
+            samples[name].append(time_call(fn, args.repeat))
+    medians = {k: statistics.median(v) for k, v in samples.items()}
+    ops = 4 * STEPS + 1
+    print(f"machine: {platform.processor() or platform.machine()}, Python "
+          f"{platform.python_version()}, NumPy {np.__version__}")
+    print(f"graph: {ops} ops on float32[4], built and backpropagated per call; median of "
+          f"{args.rounds} interleaved rounds x {args.repeat} calls")
+    base = medians["srcgrad"]
+    for name, us in medians.items():
+        print(f"  {name:16s} {us:9.1f} us/call  {us / ops:6.2f} us/op  "
+              f"srcgrad/this = {base / us:5.2f}")
+
+
+if __name__ == "__main__":
+    main()

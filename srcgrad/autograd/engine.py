@@ -1,0 +1,263 @@
+"""The backward engine: a topological walk from the outputs, accumulating cotangents.
+
+micrograd's loop, grown up: collect the nodes reachable from the roots (iteratively: a
+100,000-node chain must not touch Python's recursion limit), order them so each runs only
+after every node that feeds it, then walk that order once, summing the cotangents that
+arrive at each node before calling its ``apply``. ``backward`` ends paths in
+``AccumulateGrad`` nodes (``leaf.grad +=``); ``grad`` instead captures what arrives at the
+requested tensors and runs only the nodes on paths toward them. Without ``retain_graph``
+each node frees its saved values after it ran, so a second pass raises PyTorch's error.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .anomaly import ANOMALY
+from .grad_mode import STATE
+from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
+
+Edge = tuple[Node, int]
+
+
+def grad_edge(t: Any) -> Edge:
+    """Where a cotangent for tensor ``t`` enters the graph: its node, or its leaf's sink."""
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    return t._accumulator(), 0
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
+    """Validate the outputs and their cotangents (implicit ones only for one element)."""
+    tensor = tensor_type()
+    if grads and len(grads) != len(roots):
+        raise RuntimeError(f"got {len(grads)} tensors in grad_tensors / grad_outputs but "
+                           f"{len(roots)} outputs")
+    seeds = []
+    for i, root in enumerate(roots):
+        if type(root) is not tensor and not isinstance(root, tensor):
+            raise TypeError(f"backward/grad expects Tensors as outputs, got "
+                            f"{type(root).__name__} at index {i}")
+        if not root.requires_grad:
+            hint = "" if root.dtype.is_floating_point else (
+                f" (it is an integer tensor of dtype {root.dtype.name}: only floating point "
+                "tensors can require gradients)")
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               f"have a grad_fn{hint}")
+        g = grads[i] if grads else None
+        if g is None:
+            if root._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones_like(root._data)
+        elif isinstance(g, tensor):
+            if g._data.shape != root._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g._data.shape} and output[{i}] has a shape of "
+                                   f"{root._data.shape}.")
+            g = g if create_graph else g._data
+        else:
+            g = np.asarray(g, dtype=root._data.dtype)
+            if g.shape != root._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g.shape} and output[{i}] has a shape of "
+                                   f"{root._data.shape}.")
+        if create_graph and type(g) is not tensor:
+            g = tensor._wrap(np.asarray(g))
+        seeds.append(g)
+    return seeds
+
+
+def _dependencies(roots: list[Node]) -> dict[Node, int]:
+    """For every node reachable from ``roots``, how many edges point at it."""
+    dependents: dict[Node, int] = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None:
+                continue
+            count = dependents.get(child)
+            if count is None:
+                dependents[child] = 1
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+            else:
+                dependents[child] = count + 1
+    return dependents
+
+
+def _topological_order(roots: list[Node], dependents: dict[Node, int]) -> list[Node]:
+    """Every node reachable from ``roots``, each after all the nodes that feed it."""
+    left = dict(dependents)
+    ready = [n for n in dict.fromkeys(roots) if n not in left]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                left[child] -= 1
+                if left[child] == 0:
+                    ready.append(child)
+    return order
+
+
+def _runnable(order: list[Node], targets: set[Node], accumulate_grads: bool) -> set[Node]:
+    """The nodes worth running: those with a target below them (and, for ``backward``,
+    the targets' own ``AccumulateGrad`` sinks)."""
+    run: set[Node] = set()
+    for node in reversed(order):  # children come before their parents here
+        if any(c in targets or c in run for c, _ in node.next_functions if c is not None):
+            run.add(node)
+    if accumulate_grads:
+        run.update(n for n in targets if type(n) is AccumulateGrad)
+    return run
+
+
+def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
+            create_graph: bool, inputs: Sequence[Any] | None, accumulate_grads: bool) -> list[Any]:
+    """Run the backward pass; return what arrived at ``inputs`` (for ``grad``)."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = _seed(roots, _as_list(grad_outputs), create_graph)
+    root_edges = [grad_edge(r) for r in roots]
+    captures: dict[Node, list[tuple[int, int]]] = {}
+    input_edges: list[Edge] = []
+    for k, t in enumerate(inputs or ()):
+        edge = grad_edge(t)
+        input_edges.append(edge)
+        captures.setdefault(edge[0], []).append((edge[1], k))
+    root_nodes = [n for n, _ in root_edges]
+    dependents = _dependencies(root_nodes)
+    run = None
+    if inputs is not None:
+        order = _topological_order(root_nodes, dependents)
+        run = _runnable(order, set(captures), accumulate_grads)
+    captured: list[Any] = [None] * len(input_edges)
+    buffers: dict[Node, list[Any]] = {}
+    for (node, nr), g in zip(root_edges, seeds):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready = [n for n in dict.fromkeys(root_nodes) if n not in dependents]
+    previous_mode = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            buf = buffers.pop(node, None)
+            outs = None
+            if buf is not None:
+                if node._tensor_hooks or node._retained or node._pre_hooks:
+                    buf = _pre_hooks(node, buf, create_graph)
+                if captures and node in captures:
+                    for nr, k in captures[node]:
+                        g = buf[nr]
+                        if type(node) is AccumulateGrad and not accumulate_grads:
+                            g = run_tensor_hooks(node.variable._hooks, g, create_graph)
+                        captured[k] = g if captured[k] is None or g is None \
+                            else captured[k] + g
+                if run is None or node in run:
+                    if ANOMALY.enabled or node._trace is not None:
+                        outs = _apply_with_anomaly(node, buf, create_graph)
+                    else:
+                        outs = node.apply(buf, create_graph)
+                    if node._post_hooks:
+                        outs = _post_hooks(node, outs, buf)
+                    if not retain_graph:
+                        node.release()
+            for k, (child, nr) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                if outs is not None:
+                    g = outs[k]
+                    if g is not None:
+                        cbuf = buffers.get(child)
+                        if cbuf is None:
+                            cbuf = buffers[child] = [None] * child.num_outputs
+                        old = cbuf[nr]
+                        cbuf[nr] = g if old is None else old + g
+                count = dependents[child] - 1
+                dependents[child] = count
+                if count == 0:
+                    ready.append(child)
+    finally:
+        STATE.enabled = previous_mode
+    if accumulate_grads and inputs is not None:
+        for t, (node, _), g in zip(inputs, input_edges, captured):
+            if g is not None and type(node) is not AccumulateGrad:
+                accumulate(t, g, create_graph)
+    return captured
+
+
+def _pre_hooks(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
+    buf = list(buf)
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            if buf[nr] is not None:
+                buf[nr] = run_tensor_hooks(hooks, buf[nr], create_graph)
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and buf[nr] is not None:
+                accumulate(t, buf[nr], create_graph)
+    if node._pre_hooks:
+        tensor = tensor_type()
+        wrapped = tuple(None if g is None else (g if type(g) is tensor else tensor._wrap(g))
+                        for g in buf)
+        for hook in list(node._pre_hooks):
+            new = hook(wrapped)
+            if new is not None:
+                wrapped = tuple(new)
+        buf = [None if g is None else (g if create_graph else g._data) for g in wrapped]
+    return buf
+
+
+def _post_hooks(node: Node, outs: list[Any], buf: list[Any]) -> list[Any]:
+    tensor = tensor_type()
+
+    def wrap(gs: list[Any]) -> tuple[Any, ...]:
+        return tuple(None if g is None else (g if type(g) is tensor else tensor._wrap(g))
+                     for g in gs)
+
+    grad_inputs, grad_outputs = wrap(outs), wrap(buf)
+    for hook in list(node._post_hooks or ()):
+        new = hook(grad_inputs, grad_outputs)
+        if new is not None:
+            grad_inputs = tuple(new)
+    plain = all(type(g) is not tensor for g in outs)
+    return [None if g is None else (g._data if plain else g) for g in grad_inputs]
+
+
+def _apply_with_anomaly(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
+    try:
+        outs = node.apply(buf, create_graph)
+        if ANOMALY.check_nan:
+            for k, g in enumerate(outs):
+                if g is None:
+                    continue
+                data = getattr(g, "_data", g)
+                if np.isnan(data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
+                                       f"{k}th output.")
+        return outs
+    except Exception:
+        trace = node._trace or "(the node was made before anomaly detection was enabled)\n"
+        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
+                      f"caused the error:\n{trace}", UserWarning, stacklevel=3)
+        raise
