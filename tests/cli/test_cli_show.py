@@ -95,6 +95,18 @@ def test_options_reach_the_compiler(flags, options):
     assert result.stdout == expected_text(f"{SAMPLE}:loss", **options)
 
 
+def test_a_file_target_imports_modules_beside_it_and_keeps_its_main_block(tmp_path):
+    (tmp_path / "beside.py").write_text("import numpy as np\n\n\ndef inner(v):\n"
+                                        "    return np.sin(v) * v\n")
+    (tmp_path / "script.py").write_text(
+        "import numpy as np\nfrom beside import inner\n\n\ndef outer(x):\n"
+        "    return np.sum(inner(x))\n\n\nif __name__ == '__main__':\n"
+        "    raise SystemExit('main block ran')\n")
+    result = run("show", f"{tmp_path / 'script.py'}:outer")
+    assert result.returncode == 0, result.stderr
+    assert "def " in result.stdout and result.stderr == ""
+
+
 def test_options_change_the_output():
     plain = run("show", f"{SAMPLE}:loss").stdout
     assert run("show", f"{SAMPLE}:loss", "--ir").stdout != plain

@@ -46,8 +46,10 @@ class F:
     lo: float = -1.5
     hi: float = 1.5
     distinct: bool = False  # values at least 0.05 apart (max/min/sort-like programs)
+    kind: str | None = None  # always this kind, whatever the program's kind (mixed calls)
 
     def make(self, kind: str, rng: np.random.Generator) -> Any:
+        kind = self.kind or kind
         shape = () if kind in SCALAR or kind == "np.float32" else self.shape
         values = rng.uniform(self.lo, self.hi, size=shape)
         if self.distinct and values.size > 1:

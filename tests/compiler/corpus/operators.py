@@ -87,3 +87,20 @@ def op_mixed(x, y):
 @program(F((2, 2)), kinds=ND)
 def op_matmul_chain(A):
     return np.sum(A @ A @ A.T)
+
+
+@program(F(kind="float"), F((2, 3)), kinds=ND, wrt=(0, 1))
+def mixed_float_and_array(s, A):
+    # a Python float with an array: its gradient is a float, A's an array of A's dtype
+    return np.sum(np.tanh(s * A) + s * s)
+
+
+@program(F(kind="np.float64"), F((3,)), kinds=ND, wrt=(0, 1))
+def mixed_numpy_scalar_and_array(s, x):
+    # with a float32 x, s * x promotes to float64: x's gradient must come back as float32
+    return np.sum(np.exp(s * x) * x)
+
+
+@program(F(kind="0d"), F((3,)), F(kind="float"), kinds=ND, wrt=(0, 1, 2))
+def mixed_0d_float_and_array(a, x, b):
+    return np.sum(a * x * b + a * a) + b
