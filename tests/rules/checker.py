@@ -171,34 +171,37 @@ def check_float32(rule: Rule, sample: Sample) -> None:
 
 
 def check_second_order(rule: Rule, sample: Sample) -> int:
-    """``d/dx <vjp_x(g; x), w>`` by tracing the VJP, against central differences."""
+    """``d/dy <vjp_x(g; x, y), w>`` for every pair of inputs ``x``, ``y`` (``x`` = ``y``
+    included), by tracing the VJP and reversing the trace, against central differences."""
     env = sample.env
     out = rule.apply(env)
     rng = _rng(sample, 2)
     g = rng.standard_normal(np.shape(out))
+    slots = [(n, i) for n in wrt_inputs(rule, sample) for i in _slots(rule, env, n)]
     checked = 0
-    for name in wrt_inputs(rule, sample):
-        for i in _slots(rule, env, name):
-            x = _get(env, name, i)
-            w = rng.standard_normal(np.shape(x))
-            u = rng.standard_normal(np.shape(x))
+    for name, i in slots:
+        w = rng.standard_normal(np.shape(_get(env, name, i)))
+        for other, j in slots:
+            y = _get(env, other, j)
+            u = rng.standard_normal(np.shape(y))
 
-            def first(v: Any, tape: Tape | None = None) -> Any:
-                point = _with(env, name, i, v)
-                plain = _with(env, name, i, unwrap(v))
+            def first(v: Any) -> Any:
+                point = _with(env, other, j, v)
+                plain = _with(env, other, j, unwrap(v))
                 full = {**point, "out": rule.apply(point), "g": g}
                 full.update(rule.metadata(plain))
                 return np.sum(cotangent(rule, full, name, i) * w)
 
             tape = Tape()
-            xr = tape.wrap(x)
-            s = first(xr)
+            yr = tape.wrap(y)
+            s = first(yr)
             if isinstance(s, Recorded):
-                ct = backprop(tape, s, 1.0).get(id(xr), np.zeros_like(x))
+                ct = backprop(tape, s, 1.0).get(id(yr), np.zeros_like(y))
                 analytic = float(np.sum(ct * u))
-            else:  # the VJP does not depend on x (a linear rule)
+            else:  # the VJP does not depend on this input
                 analytic = 0.0
-            fd = central_difference(first, x, u, 1.0)
-            assert_close(analytic, fd, f"{rule.name} second order wrt {name}[{i}]")
+            fd = central_difference(first, y, u, 1.0)
+            assert_close(analytic, fd,
+                         f"{rule.name} second order: d/d{other}[{j}] of VJP wrt {name}[{i}]")
             checked += 1
     return checked

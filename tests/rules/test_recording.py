@@ -16,6 +16,7 @@ from . import checker
 from .recording import Recorded, Tape, unwrap
 from .samples import SAMPLES
 
+UNINITIALISED = {"empty_like"}  # its values are whatever memory held: compare shapes only
 CASES = [(name, k) for name in sorted(RULES) for k in range(len(SAMPLES.get(name, ())))]
 
 
@@ -61,7 +62,10 @@ def test_rule_runs_on_recording_array_like(case):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out = rule.apply(wrapped)
-    _same(out, plain_out, f"{name} forward")
+    if name in UNINITIALISED:
+        assert np.shape(unwrap(out)) == np.shape(plain_out)
+    else:
+        _same(out, plain_out, f"{name} forward")
 
     names = checker.wrt_inputs(rule, sample)
     if not names:

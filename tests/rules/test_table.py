@@ -1,0 +1,102 @@
+"""The table as a whole: API.md's NumPy list is covered, twins are the same primitive,
+and the derivatives srcgrad does not offer fail with a message saying so."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import math
+import pkgutil
+
+import numpy as np
+import pytest
+
+import srcgrad.rules
+from srcgrad.rules import NONDIFF, RULES, rule_for, rule_named
+
+from .samples import R
+
+# API.md §1 "NumPy that must differentiate", and the zero-derivative ones it lists
+API_FUNCTIONS = [
+    np.add, np.subtract, np.multiply, np.divide, np.power, np.matmul, np.negative, np.exp,
+    np.log, np.log1p, np.expm1, np.log2, np.log10, np.sqrt, np.square, np.abs, np.sin,
+    np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.arctan2, np.hypot, np.sinh, np.cosh,
+    np.tanh, np.maximum, np.minimum, np.clip, np.where, np.logaddexp, np.sum, np.mean,
+    np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std, np.cumsum, np.dot, np.outer,
+    np.inner, np.einsum, np.transpose, np.reshape, np.squeeze, np.expand_dims,
+    np.broadcast_to, np.concatenate, np.stack, np.tile, np.repeat, np.flip, np.linalg.norm,
+    np.linalg.inv, np.linalg.solve, np.linalg.det, np.trace, np.diag, np.ravel, np.copy,
+    np.moveaxis, np.swapaxes,
+]
+API_NONDIFF = [np.sign, np.floor, np.round, np.argmax, np.argmin, np.zeros_like,
+               np.ones_like, np.full_like, np.empty_like, np.shape, np.ndim, np.size, len,
+               np.greater, np.less, np.equal, np.not_equal, np.greater_equal, np.less_equal]
+
+
+@pytest.mark.parametrize("fn", API_FUNCTIONS, ids=lambda f: f.__name__)
+def test_api_function_has_a_differentiable_rule(fn):
+    rule = rule_for(fn)
+    assert rule is not None and rule.kind != NONDIFF and rule.vjp
+
+
+@pytest.mark.parametrize("fn", API_NONDIFF, ids=lambda f: f.__name__)
+def test_api_zero_derivative_function_is_marked_nondiff(fn):
+    rule = rule_for(fn)
+    assert rule is not None and rule.kind == NONDIFF and not rule.vjp and not rule.jvp
+
+
+def _twins():
+    for rule in RULES.values():
+        for alias in rule.aliases:
+            if alias is builtins.abs or getattr(alias, "__module__", None) == "math":
+                yield rule, alias
+
+
+@pytest.mark.parametrize("rule, twin", list(_twins()), ids=lambda v: getattr(v, "__name__", ""))
+def test_math_twin_is_the_same_primitive(rule, twin):
+    assert rule_for(twin) is rule
+    args = {"arccosh": (1.7,), "arctanh": (0.3,), "arcsin": (0.3,), "arccos": (0.3,),
+            "log": (1.7,), "log1p": (1.7,), "log2": (1.7,), "log10": (1.7,),
+            "sqrt": (1.7,), "power": (1.7, 0.6)}.get(rule.name, (0.3, 0.7)[: len(rule.inputs)])
+    assert twin(*args) == pytest.approx(float(rule.impl(*args)), rel=1e-15)
+
+
+def test_every_math_function_of_a_differentiable_numpy_rule_is_a_twin():
+    expected = ["sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+                "asinh", "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10",
+                "sqrt", "pow", "hypot", "fabs", "floor", "ceil", "trunc"]
+    missing = [n for n in expected if rule_for(getattr(math, n)) is None]
+    assert not missing
+
+
+def test_every_rules_module_opens_with_a_docstring():
+    for info in pkgutil.iter_modules(srcgrad.rules.__path__):
+        module = importlib.import_module(f"srcgrad.rules.{info.name}")
+        assert module.__doc__ and len(module.__doc__.strip().splitlines()) >= 3, info.name
+
+
+# --- derivatives srcgrad does not offer: a clear message, at derivative time ---------------
+def _vjp(name, **env):
+    rule = rule_named(name)
+    out = rule.apply(env)
+    full = {**env, "out": out, "g": np.ones(np.shape(out))}
+    full.update(rule.metadata(full))
+    return rule.call_vjp(rule.inputs[0], {**full, "i": 0})
+
+
+def test_matrix_two_norm_is_refused_with_advice():
+    with pytest.raises(ValueError, match=r"ord=2.*Euclidean and Frobenius"):
+        _vjp("norm", x=R((3, 3)), ord=2, axis=None, keepdims=False)
+    with pytest.raises(ValueError, match="nuc"):
+        _vjp("norm", x=R((3, 3)), ord="nuc", axis=None, keepdims=False)
+    with pytest.raises(ValueError, match="vector norm"):
+        _vjp("norm", x=R((4,)), ord=1, axis=None, keepdims=False)
+
+
+@pytest.mark.parametrize("subscripts, shapes, message", [
+    ("...ij->...i", [(2, 3, 4)], r"without '\.\.\.'"),
+    ("ii->i", [(3, 3)], "repeated within one operand"),
+])
+def test_unsupported_einsum_derivatives_are_refused_with_advice(subscripts, shapes, message):
+    with pytest.raises(ValueError, match=message):
+        _vjp("einsum", subscripts=subscripts, operands=[R(s) for s in shapes], optimize=False)
