@@ -2,7 +2,8 @@
 
 One line per rule: name, implementation, VJP of each input, ``math``/builtin twins.
 
-Every rule here is ``kind=ELEMENTWISE``: its Jacobian is diagonal, so forward mode reuses
+Every rule here is ``kind=ELEMENTWISE`` (but ``clip_mask``, the zero-derivative helper
+saying where ``clip`` passes the gradient): its Jacobian is diagonal, so forward mode reuses
 the VJP formula with the tangent in place of ``g``. Rules with several inputs broadcast;
 their cotangents come back in the output's shape and the engine (or the emitted code)
 undoes the broadcast with ``unbroadcast``. Kinks follow PyTorch: ``abs'(0) = 0``,

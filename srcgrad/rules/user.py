@@ -35,7 +35,8 @@ from .registry import RULES, defrule, rule_for
 # same name is renamed so the two cannot collide.
 _RESERVED = {"g", "t", "out", "i"}
 
-_WRAPPERS: dict[str, Callable[..., Any]] = {}  # rule name -> the wrapper handed out
+# id of a rule's impl -> the wrapper handed out for it (impls are kept alive by the table)
+_WRAPPERS: dict[int, Callable[..., Any]] = {}
 
 
 def defvjp(fn: Callable[..., Any], *rules: Callable[..., Any] | None) -> Callable[..., Any]:
@@ -78,8 +79,8 @@ def _register(api: str, fn: Callable[..., Any], rules: Sequence[Any], mode: str
         vjp = fresh
     else:
         jvp = fresh
-    wrapper = _WRAPPERS.get(name) or (impl if old is None else dispatching(impl))
-    _WRAPPERS[name] = wrapper
+    wrapper = impl if old is None else _WRAPPERS.get(id(impl)) or dispatching(impl)
+    _WRAPPERS[id(impl)] = wrapper
     defrule(name, impl, inputs=inputs, params=params, form=form, vjp=vjp, jvp=jvp,
             user=True, aliases=tuple(dict.fromkeys((*aliases, fn, wrapper))))
     return wrapper

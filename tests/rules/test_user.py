@@ -160,3 +160,16 @@ def test_parameter_names_that_collide_with_rule_names_are_renamed():
 def test_misuse_raises_a_clear_type_error(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_same_named_functions_get_rules_of_their_own():
+    def make(k):
+        def f(x):
+            return k * x
+        return f
+
+    f1, f2 = make(2.0), make(3.0)
+    w1 = sg.defvjp(f1, lambda g, out, x: 2.0 * g)
+    w2 = sg.defvjp(f2, lambda g, out, x: 3.0 * g)
+    assert rule_for(f1) is not rule_for(f2)
+    assert w1(1.0) == 2.0 and w2(1.0) == 3.0
