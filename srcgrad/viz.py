@@ -53,7 +53,8 @@ def _shape(data: Any) -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
 
 
 def make_dot(var: Any, params: dict[str, Any] | None = None, show_attrs: bool = False,

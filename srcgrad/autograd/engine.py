@@ -157,6 +157,8 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     ready = [n for n in dict.fromkeys(root_nodes) if n not in dependents]
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
+    quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
+    quiet.__enter__()
     try:
         while ready:
             node = ready.pop()
@@ -197,6 +199,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
                 if count == 0:
                     ready.append(child)
     finally:
+        quiet.__exit__(None, None, None)
         STATE.enabled = previous_mode
     if accumulate_grads and inputs is not None:
         for t, (node, _), g in zip(inputs, input_edges, captured):

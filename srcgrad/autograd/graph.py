@@ -186,9 +186,10 @@ class RuleNode(Node):
         return dict(self._saved or {})
 
     def release(self) -> None:
+        # Saved tensors go (PyTorch frees them); shapes and static params stay.
         if self._saved is not None and (self._versions or self._plan.save_out):
             self._released = True
-        self._saved = None
+            self._saved = None
 
     def _unpack(self, create_graph: bool) -> dict[str, Any]:
         saved = self._saved

@@ -75,7 +75,10 @@ defrule("log_softmax", log_softmax, inputs=("x",), params=("axis",), form="x, ax
 @dispatching
 def select(x: Any, index: Any) -> Any:
     """``x[index]`` where ``index`` picks one position of one dimension (a view)."""
-    return np.asarray(x)[index]
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(p is Ellipsis for p in parts):
+        parts = (*parts, Ellipsis)  # an Ellipsis keeps a 0-d result a view, not a scalar
+    return np.asarray(x)[parts]
 
 
 @dispatching

@@ -115,15 +115,12 @@ def _alias(t: Any) -> Any:
 
 def setitem(t: Any, index: Any, value: Any) -> None:
     """``t[index] = value``: a recorded write (CopySlices / IndexPutBackward0)."""
-    from ..autograd.grad_mode import no_grad
-
     parts, advanced = _normalize(index)
     _check_count(parts, t._data.ndim)
     if advanced:
         apply_inplace(t, rule_named("index_put"), (t, value), {"index": parts})
         return
-    with no_grad():  # the view only locates the region; the write records the history
-        view = getitem(t, index)
+    view = getitem(t, index)  # locates the region; CopySlices then replaces t's history
     if view._base is None:  # a 0-d tensor indexed by ``...``: the whole tensor
         apply_inplace(t, rule_named("copy_into"), (t, value))
         return

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import CopySlices
-from ..rules import Rule, rule_named
+from ..rules import ELEMENTWISE, Rule, rule_named
 from . import dtypes
 from . import ops as _ops
 
@@ -49,15 +49,19 @@ def apply_inplace(t: Any, rule: Rule, inputs: tuple[Any, ...],
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
     params = _ops.with_defaults(rule, params or {})
     arrays = tuple(x._data if isinstance(x, tensor) else x for x in inputs)
+    target = t._data
+    if rule.kind == ELEMENTWISE:  # PyTorch's promotion decides whether the write may cast
+        computed = dtypes.result_type(arrays)
+        if not np.can_cast(computed, target.dtype, casting="same_kind"):
+            title = dtypes.TITLE_NAMES
+            raise RuntimeError(f"result type {title[dtypes.from_numpy(computed).name]} can't "
+                               f"be cast to the desired output type "
+                               f"{title[dtypes.from_numpy(target.dtype).name]}")
+        arrays = (target, *(a.astype(target.dtype) if isinstance(a, np.ndarray) else a
+                            for a in arrays[1:]))
     env = dict(zip(rule.inputs, arrays))
     env.update(params)
     new = np.asarray(rule.apply(env))
-    target = t._data
-    if not np.can_cast(new.dtype, target.dtype, casting="same_kind"):
-        title = dtypes.TITLE_NAMES
-        raise RuntimeError(f"result type {title[dtypes.from_numpy(new.dtype).name]} can't be "
-                           f"cast to the desired output type "
-                           f"{title[dtypes.from_numpy(target.dtype).name]}")
     req = tuple(isinstance(x, tensor) and x._rg for x in inputs)
     record = grad_on and any(req) and rule.differentiable
     saved_self = t
@@ -65,8 +69,8 @@ def apply_inplace(t: Any, rule: Rule, inputs: tuple[Any, ...],
         spec = _ops.spec_for(rule, tuple(isinstance(x, tensor) for x in inputs),
                              tuple(np.ndim(a) for a in arrays), params, form)
         plan = spec.plan(req)
-        if any(i == 0 for i, _ in plan.save_inputs):  # the VJP reads the old self: keep it
-            saved_self = tensor._wrap(target.copy())
+        if any(inputs[i] is t for i, _ in plan.save_inputs):  # the VJP reads the old
+            saved_self = tensor._wrap(target.copy())  # self: keep a copy of it
     try:
         np.copyto(target, new, casting="same_kind")
     except ValueError as e:
@@ -78,8 +82,8 @@ def apply_inplace(t: Any, rule: Rule, inputs: tuple[Any, ...],
         return t
     holder = tensor._wrap(target)
     holder._vc = t._vc
-    node = _ops.attach(spec, (saved_self, *inputs[1:]), arrays, holder, req, params,
-                       edge_inputs=inputs)
+    saved_inputs = tuple(saved_self if x is t else x for x in inputs)
+    node = _ops.attach(spec, saved_inputs, arrays, holder, req, params, edge_inputs=inputs)
     if node is None:
         return t
     if base is None:

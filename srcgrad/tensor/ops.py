@@ -142,14 +142,15 @@ def promote(spec: Spec, operands: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _floats_default(out: np.ndarray, arrays: tuple[Any, ...]) -> np.ndarray:
-    """NumPy's float64 where PyTorch would give its default float32 (no float64 input)."""
-    if out.dtype is _F64 or out.dtype == _F64:
-        for a in arrays:
-            if isinstance(a, _ndarray) and a.dtype == _F64:
-                return out
-            if isinstance(a, (list, tuple)) and any(
-                    isinstance(v, _ndarray) and v.dtype == _F64 for v in a):
-                return out
+    """NumPy's float64 where PyTorch gives its default float32: a float result computed
+    from integer or bool arrays only (``np.mean`` of an int tensor)."""
+    if out.dtype != _F64:
+        return out
+    kinds = set()
+    for a in arrays:
+        items = a if isinstance(a, (list, tuple)) else (a,)
+        kinds.update(v.dtype.kind for v in items if isinstance(v, _ndarray))
+    if kinds and "f" not in kinds:
         return out.astype(_F32)
     return out
 
@@ -364,7 +365,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
     out = rule.apply(env) if not extra else spec.impl(*arrays_t, **params, **extra)
     if type(out) is not _ndarray:
         out = _asarray(out)
-    if out.dtype.kind == "f":
+    if out.dtype.kind == "f" and params.get("dtype") is None:
         out = _floats_default(out, arrays_t)
     result = tensor._wrap(out)
     first = inputs[0] if inputs else None
