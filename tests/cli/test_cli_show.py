@@ -2,6 +2,7 @@
 ``python -m srcgrad``, every exit-2 case (exactly one line on stderr, never a traceback),
 internal errors (exit 1), a pipe closed early, and colour."""
 
+import inspect
 import os
 import pty
 import shutil
@@ -143,21 +144,30 @@ def test_bad_command_lines_exit_2_with_one_line(args, words, how):
     assert_usage_error(run(*args, how=how), *words)
 
 
-def test_syntax_error_in_the_target_file(tmp_path):
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_syntax_error_in_the_target_file(tmp_path, how):
     bad = tmp_path / "broken_syntax.py"
     bad.write_text("def f(x):\n    return x +\n")
-    assert_usage_error(run("show", f"{bad}:f"), "syntax")
+    assert_usage_error(run("show", f"{bad}:f", how=how), "syntax")
 
 
-def test_unsupported_construct_exits_2_naming_it():
-    result = run("show", f"{SAMPLE}:with_try")
-    assert_usage_error(result, "try", "sample_target.py:")
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_unsupported_construct_exits_2_naming_it(how):
+    result = run("show", f"{SAMPLE}:with_try", how=how)
+    lines, first = inspect.getsourcelines(load_sample().with_try)
+    try_line = first + next(i for i, text in enumerate(lines) if "try:" in text)
+    assert_usage_error(result, "try", f"sample_target.py:{try_line}")
 
 
+def load_sample():
+    return sys.modules[cli.load_target(f"{SAMPLE}:loss").__module__]
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
 @pytest.mark.parametrize("flags", [["--wrt", "9"], ["--wrt", "nope"], ["--types", "spam"],
-                                   ["--types", "float"]])
-def test_options_the_compiler_rejects_exit_2(flags):
-    assert_usage_error(run("show", f"{SAMPLE}:loss", *flags))
+                                   ["--types", "float"], ["--wrt", "scale,nope"]])
+def test_options_the_compiler_rejects_exit_2(flags, how):
+    assert_usage_error(run("show", f"{SAMPLE}:loss", *flags, how=how))
 
 
 @pytest.mark.parametrize("flag", ["--annotate", "--graph"])
