@@ -26,7 +26,7 @@ from .errors import SrcGradError
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process ended by SIGPIPE
-WHAT_FOR_FLAG = {"ir": "ir", "annotate": "annotate", "graph": "graph"}
+VIEWS = ("ir", "annotate", "graph")  # flags naming another view than the emitted source
 
 
 class UsageError(Exception):
@@ -202,7 +202,7 @@ def highlight(text: str, python: bool) -> str:
 
 
 def show(args: argparse.Namespace) -> str:
-    what = next((w for flag, w in WHAT_FOR_FLAG.items() if getattr(args, flag)), "source")
+    what = next((view for view in VIEWS if getattr(args, view)), "source")
     function = load_target(args.target)
     from .compiler.api import render  # the compiler loads only when there is work for it
 
