@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from .api import grad
-from .grad_mode import no_grad
 from .graph import tensor_type
 
 
@@ -50,20 +49,20 @@ def _analytic(fn: Callable[..., Any], inputs: tuple[Any, ...], wrt: list[int]) -
 
 def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], wrt: list[int],
                eps: float) -> list[Any]:
-    with no_grad():
-        outs = _outputs(fn, inputs)
-        blocks = [[np.zeros((o._data.size, inputs[i]._data.size)) for i in wrt] for o in outs]
-        for k, i in enumerate(wrt):
-            flat = inputs[i]._data.reshape(-1)  # a view: perturbs the input in place
-            for j in range(flat.size):
-                orig = flat[j].item()
-                flat[j] = orig + eps
-                plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-                flat[j] = orig - eps
-                minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-                flat[j] = orig
-                for b, (p, m) in enumerate(zip(plus, minus)):
-                    blocks[b][k][:, j] = (p - m) / (2 * eps)
+    # Grad mode stays on: ``fn`` may itself differentiate (gradgradcheck's first order).
+    outs = _outputs(fn, inputs)
+    blocks = [[np.zeros((o._data.size, inputs[i]._data.size)) for i in wrt] for o in outs]
+    for k, i in enumerate(wrt):
+        flat = inputs[i]._data.reshape(-1)  # a view: perturbs the input's values in place
+        for j in range(flat.size):
+            orig = flat[j].item()
+            flat[j] = orig + eps
+            plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            flat[j] = orig - eps
+            minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            flat[j] = orig
+            for b, (p, m) in enumerate(zip(plus, minus)):
+                blocks[b][k][:, j] = (p - m) / (2 * eps)
     return blocks
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..rules.helpers import getitem, scatter_add, unbroadcast
+from ..rules.shape import astype
 
 _UNBROADCAST = unbroadcast.__srcgrad_impl__
 
@@ -251,9 +252,7 @@ def _fit(ct: Any, target: Any) -> Any:
         if np.shape(ct) != shape:
             ct = np.broadcast_to(ct, shape)
     if dtype is not None and ct.dtype != dtype:
-        from ..rules.runtime_ops import cast
-
-        ct = cast(ct, dtype)
+        ct = astype(ct, dtype)
     return ct
 
 

@@ -298,7 +298,7 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
                 not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
             raise TypeError(f"unsupported operand types for {spec.rule.name}: "
                             f"{type(a).__name__} and {type(b).__name__}")
-        x, y = promote(spec, (x, y))
+        x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
     try:
         out = spec.impl(x, y)
     except ValueError as e:
@@ -311,7 +311,8 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     ra = ta and a._rg
     rb = tb and b._rg
     if (ra or rb) and STATE.enabled and spec.rule.kind != NONDIFF:
-        attach(spec, (a, b), (x, y), result, (ra, rb))
+        attach(spec, (a, b), (a._data if ta else x, b._data if tb else y), result,
+               (ra, rb))
     return result
 
 
@@ -357,7 +358,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
             req.append(False)
     ndims = tuple(np.ndim(a) if not isinstance(a, list) else 1 for a in arrays)
     spec = spec_for(rule, tuple(tensors), ndims, params, form)
-    arrays_t = tuple(arrays)
+    originals = arrays_t = tuple(arrays)
     if spec.elementwise and len(arrays_t) > 1 or spec.float_result:
         arrays_t = promote(spec, arrays_t)
     env = dict(zip(rule.inputs, arrays_t))
@@ -373,7 +374,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
         name = rule.inputs[0]
         make_view(result, first, lambda arr: rule.apply({**env, name: arr}))
     if any(req) and STATE.enabled and rule.kind != NONDIFF and rule.vjp:
-        attach(spec, tuple(inputs), arrays_t, result, tuple(req), params)
+        attach(spec, tuple(inputs), originals, result, tuple(req), params)
     return result
 
 

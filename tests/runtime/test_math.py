@@ -1,0 +1,175 @@
+"""Tensor math with PyTorch's names and semantics, and the module-level mirrors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+
+
+@pytest.mark.parametrize("method,reference", [
+    ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("exp", np.exp),
+    ("abs", np.abs), ("tanh", np.tanh), ("square", np.square), ("neg", np.negative),
+    ("relu", lambda a: np.maximum(a, 0)), ("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
+])
+def test_elementwise_methods_and_functions(method, reference) -> None:
+    t = sg.tensor(X, dtype=sg.float64, requires_grad=True)
+    np.testing.assert_allclose(getattr(t, method)().detach().numpy(), reference(X))
+    np.testing.assert_allclose(getattr(sg, method)(t).detach().numpy(), reference(X))
+
+
+def test_log_sqrt_pow() -> None:
+    t = sg.tensor([1.0, 4.0], dtype=sg.float64)
+    np.testing.assert_allclose(t.log().numpy(), np.log([1.0, 4.0]))
+    np.testing.assert_allclose(t.sqrt().numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(t.pow(2).numpy(), [1.0, 16.0])
+    np.testing.assert_allclose(sg.pow(t, 0.5).numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "min", "std", "var"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, True), (-1, False),
+                                         ((0, 1), False)])
+def test_reductions_with_dim_and_keepdim(name, dim, keepdim) -> None:
+    t = sg.tensor(X, dtype=sg.float64, requires_grad=True)
+    if name in ("max", "min") and isinstance(dim, tuple):
+        pytest.skip("max/min take one dim")
+    kwargs = {} if dim is None else {"dim": dim, "keepdim": keepdim}
+    out = getattr(t, name)(**kwargs)
+    if name in ("max", "min") and dim is not None:
+        out = out.values
+    ref = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
+           "std": lambda a, **k: np.std(a, ddof=1, **k),
+           "var": lambda a, **k: np.var(a, ddof=1, **k)}[name]
+    np.testing.assert_allclose(out.detach().numpy(),
+                               ref(X, axis=dim, keepdims=keepdim and dim is not None))
+    out.sum().backward()
+    assert t.grad.shape == X.shape
+
+
+def test_max_along_a_dim_returns_values_and_indices() -> None:
+    t = sg.tensor(X, requires_grad=True)
+    values, indices = t.max(1)
+    assert indices.dtype is sg.int64 and indices.tolist() == [2, 0]
+    assert values.tolist() == [2.0, 1.5]
+    result = t.min(dim=0, keepdim=True)
+    assert result.values.shape == (1, 3) and result.indices.tolist() == [[0, 0, 1]]
+    values.sum().backward()
+    assert t.grad.tolist() == [[0, 0, 1], [1, 0, 0]]
+
+
+def test_full_max_splits_ties_evenly() -> None:
+    t = sg.tensor([1.0, 3.0, 3.0], requires_grad=True)
+    t.max().backward()
+    assert t.grad.tolist() == [0.0, 0.5, 0.5]
+
+
+def test_max_of_two_tensors_is_maximum() -> None:
+    a, b = sg.tensor([1.0, 5.0]), sg.tensor([2.0, 4.0])
+    assert a.max(b).tolist() == [2.0, 5.0] and sg.maximum(a, b).tolist() == [2.0, 5.0]
+
+
+def test_std_var_unbiased_flag() -> None:
+    t = sg.tensor([1.0, 2.0, 4.0], dtype=sg.float64)
+    assert t.var().item() == pytest.approx(np.var([1, 2, 4], ddof=1))
+    assert t.var(unbiased=False).item() == pytest.approx(np.var([1, 2, 4]))
+    assert t.std(correction=0).item() == pytest.approx(np.std([1, 2, 4]))
+
+
+def test_mean_of_integers_raises_like_pytorch() -> None:
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype.*Long"):
+        sg.tensor([1, 2]).mean()
+
+
+def test_softmax_and_log_softmax() -> None:
+    t = sg.tensor(X, dtype=sg.float64, requires_grad=True)
+    s = t.softmax(1)
+    e = np.exp(X - X.max(1, keepdims=True))
+    np.testing.assert_allclose(s.detach().numpy(), e / e.sum(1, keepdims=True))
+    np.testing.assert_allclose(sg.log_softmax(t, 1).detach().numpy(),
+                               np.log(e / e.sum(1, keepdims=True)))
+    (s[:, 0]).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy().sum(1), [0.0, 0.0], atol=1e-12)
+
+
+def test_clamp() -> None:
+    t = sg.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    c = t.clamp(min=0.0, max=1.0)
+    assert c.tolist() == [0.0, 0.5, 1.0]
+    c.sum().backward()
+    assert t.grad.tolist() == [0.0, 1.0, 0.0]
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        t.clamp()
+
+
+@pytest.mark.parametrize("a,b,message", [
+    ((2, 3), (4, 5), r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"),
+    ((2, 3), (4,), r"size mismatch, got input \(2\), mat \(2x3\), vec \(4\)"),
+    ((3,), (4,), r"inconsistent tensor size, expected tensor \[3\] and src \[4\]"),
+    ((), (4,), "both arguments to matmul need to be at least 1D"),
+])
+def test_matmul_shape_errors(a, b, message) -> None:
+    with pytest.raises(RuntimeError, match=message):
+        sg.zeros(*a) @ sg.zeros(*b)
+
+
+def test_matmul_forms_and_gradients() -> None:
+    m = sg.tensor(X, requires_grad=True)
+    v = sg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (m @ v).sum().backward()
+    np.testing.assert_allclose(m.grad.numpy(), np.tile([1.0, 2.0, 3.0], (2, 1)))
+    np.testing.assert_allclose(v.grad.numpy(), X.sum(0), rtol=1e-6)
+    assert sg.matmul(v, v).item() == 14.0 and v.dot(v).item() == 14.0
+    assert (m.mm(m.t())).shape == (2, 2) and m.mv(v).shape == (2,)
+
+
+def test_shape_methods() -> None:
+    t = sg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    assert t.reshape(3, 2).shape == (3, 2) and t.view(-1).shape == (6,)
+    assert t.flatten().shape == (6,) and t.unsqueeze(1).shape == (2, 1, 3)
+    assert t.unsqueeze(0).squeeze(0).shape == (2, 3) and t.T.shape == (3, 2)
+    assert t.permute(1, 0).shape == (3, 2) and t.transpose(0, 1).shape == (3, 2)
+    assert t[0].expand(4, 3).shape == (4, 3)
+    y = t.t().reshape(6) * sg.arange(6.0)
+    y.sum().backward()
+    assert t.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+
+
+def test_flatten_of_a_vector_is_itself() -> None:
+    v = sg.ones(3, requires_grad=True)
+    assert v.flatten() is v
+
+
+def test_cat_stack_where_functions() -> None:
+    a = sg.tensor([1.0, 2.0], requires_grad=True)
+    b = sg.tensor([3.0], requires_grad=True)
+    c = sg.cat([a, b])
+    assert c.tolist() == [1.0, 2.0, 3.0]
+    s = sg.stack([a, a * 2], dim=1)
+    assert s.shape == (2, 2)
+    w = sg.where(a > 1, a, sg.zeros(2))
+    (c.sum() + s.sum() + w.sum()).backward()
+    assert a.grad.tolist() == [4.0, 5.0] and b.grad.tolist() == [1.0]
+
+
+def test_comparison_and_logic_operators() -> None:
+    a = sg.tensor([1.0, 2.0, 3.0])
+    assert (a > 1.5).tolist() == [False, True, True]
+    assert ((a > 1.5) & (a < 2.5)).tolist() == [False, True, False]
+    assert ((a < 1.5) | (a > 2.5)).tolist() == [True, False, True]
+    assert (a == 2).tolist() == [False, True, False] and (a != 2).dtype is sg.bool
+
+
+def test_broadcast_error_names_the_dimension() -> None:
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size "
+                                           r"of tensor b \(4\) at non-singleton dimension 0"):
+        sg.zeros(3) + sg.zeros(4)
+
+
+def test_split_chunk_unbind() -> None:
+    t = sg.arange(6.0)
+    assert [p.tolist() for p in t.split(4)] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0]]
+    assert [p.tolist() for p in t.chunk(3)] == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    assert [p.item() for p in t[:2].unbind()] == [0.0, 1.0]
