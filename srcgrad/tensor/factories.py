@@ -27,7 +27,10 @@ def manual_seed(seed: int) -> np.random.Generator:
 def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._wrap(data)
     if requires_grad:
-        t.requires_grad_(True)
+        if data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               f"gradients (this one is {t.dtype.name})")
+        t._rg = True
     return t
 
 

@@ -35,7 +35,8 @@ def test_tensor_class_constructor_is_float32() -> None:
 
 
 def test_integer_tensor_cannot_require_grad() -> None:
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype "
+                                           "can require gradients"):
         sg.tensor([1, 2], requires_grad=True)
     with pytest.raises(RuntimeError, match="only Tensors of floating point"):
         sg.tensor([1, 2]).requires_grad_()
