@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 
 # The runtime: a PyTorch-style Tensor and autograd (names listed in each module's __all__).
 from . import autograd, viz  # noqa: E402
+from . import optim  # noqa: E402  (sg.optim.SGD, sg.optim.Adam: on the runtime)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .tensor import *  # noqa: E402,F403  (Tensor, dtypes, tensor(), zeros()...)
 from .tensor.functions import *  # noqa: E402,F403  (sg.sin, sg.sum, sg.cat, sg.where...)
