@@ -9,6 +9,10 @@ nothing to the emitted derivative code.
     def f(x, n):              varied: x, y       useful: y, x, n? (n is an int: never)
         y = x * n             active: {x, y}
         return y.sum()
+
+Region ops pass activity through their blocks: an ``if`` output is varied when either
+branch's result is; a loop's carried values are iterated to a fixed point (a value
+varied in iteration 2 makes its slot varied from the start).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ def rule_of(op: Op) -> Rule | None:
 
 
 def _differentiable_inputs(op: Op) -> list[tuple[str, Value]]:
-    """(input name, value) pairs a derivative may flow through."""
+    """(input name, value) pairs a derivative may flow through (not for region ops)."""
     if op.prim in _STRUCTURAL:  # opaque calls and packing: let activity reach them
         return [("args", v) for v in op.operands()]
     rule = rule_of(op)
@@ -41,13 +45,22 @@ def _differentiable_inputs(op: Op) -> list[tuple[str, Value]]:
     return pairs
 
 
-def _can_carry(v: Value) -> bool:
+def can_carry(v: Value) -> bool:
     return not (v.type is not None and v.type.is_integral)
+
+
+def carried_params(op: Op) -> list[list[Value]]:
+    """For a loop op: the block parameters of each region that stand for the carried values."""
+    if op.prim == "for_range":
+        return [op.regions[0].params[1:]]
+    if op.prim == "while":
+        return [r.params for r in op.regions]
+    return []
 
 
 def active_values(fn: Function, wrt: list[Value]) -> set[int]:
     """Ids of the values that are both varied (by ``wrt``) and useful (to the results)."""
-    varied = {v.id for v in wrt if _can_carry(v)}
+    varied = {v.id for v in wrt if can_carry(v)}
     _forward(fn.body, varied)
     useful = {r.id for r in fn.body.results if isinstance(r, Value)}
     _backward(fn.body, useful)
@@ -56,11 +69,54 @@ def active_values(fn: Function, wrt: list[Value]) -> set[int]:
 
 def _forward(block: Block, varied: set[int]) -> None:
     for op in block.ops:
-        if any(v.id in varied for _, v in _differentiable_inputs(op)):
-            varied.update(o.id for o in op.outputs if _can_carry(o))
+        if op.prim == "if":
+            for r in op.regions:
+                _forward(r, varied)
+            for k, o in enumerate(op.outputs):
+                if can_carry(o) and any(r.results[k].id in varied for r in op.regions):
+                    varied.add(o.id)
+        elif op.prim in ("for_range", "while"):
+            init = op.args["init"]
+            body = op.regions[-1]
+            for _ in range(len(init) + 2):
+                before = len(varied)
+                for params in carried_params(op):
+                    for k, p in enumerate(params):
+                        if can_carry(p) and (init[k].id in varied
+                                             or body.results[k].id in varied):
+                            varied.add(p.id)
+                for r in op.regions:
+                    _forward(r, varied)
+                if len(varied) == before:
+                    break
+            for k, o in enumerate(op.outputs):
+                if can_carry(o) and (init[k].id in varied or body.results[k].id in varied):
+                    varied.add(o.id)
+        elif any(v.id in varied for _, v in _differentiable_inputs(op)):
+            varied.update(o.id for o in op.outputs if can_carry(o))
 
 
 def _backward(block: Block, useful: set[int]) -> None:
     for op in reversed(block.ops):
-        if any(o.id in useful for o in op.outputs):
+        if op.prim == "if":
+            for r in op.regions:
+                useful.update(r.results[k].id for k, o in enumerate(op.outputs)
+                              if o.id in useful)
+                _backward(r, useful)
+        elif op.prim in ("for_range", "while"):
+            body = op.regions[-1]
+            init = op.args["init"]
+            for _ in range(len(init) + 2):
+                before = len(useful)
+                for k, o in enumerate(op.outputs):
+                    if o.id in useful or any(ps[k].id in useful for ps in carried_params(op)):
+                        useful.add(body.results[k].id)
+                _backward(body, useful)
+                if len(useful) == before:
+                    break
+            for k in range(len(init)):
+                if op.outputs[k].id in useful or any(ps[k].id in useful
+                                                     for ps in carried_params(op)):
+                    useful.add(init[k].id)
+        elif any(o.id in useful for o in op.outputs):
             useful.update(v.id for _, v in _differentiable_inputs(op))

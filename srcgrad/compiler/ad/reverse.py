@@ -21,14 +21,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules import Rule, rule_named
+from srcgrad.rules import rule_named
 
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function
-from ..ir.core import Function, Op, Value
+from ..ir.core import Function, Value
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, record_rule, static_or_sym, to_value
-from .activity import active_values, rule_of
+from ..symbolic import Sym, record_rule
+from .activity import active_values
+from .regions import backprop_block
+from .scope import Scope, owners
 
 GRAD, VALUE_AND_GRAD, VJP = "grad", "value_and_grad", "vjp"
 
@@ -43,22 +45,18 @@ class ReverseSpec:
 def reverse(primal: Function, spec: ReverseSpec) -> Function:
     fn, _ = clone_function(primal)
     fn.name = f"{spec.transform}_{primal.name}"
-    primal_ops = list(fn.body.ops)
     outputs = list(fn.body.results)
     wrt_params = [fn.params[i] for i in spec.wrt]
     active = active_values(fn, wrt_params)
     with Builder(fn.body, line=primal.meta.get("return_line")) as b:
-        adjoints = _Adjoints(b, fn)
+        top = Scope(fn, fn.body, b, active, owners(fn))
         seeds = _seeds(fn, b, outputs, spec)
         for out, seed in zip(outputs, seeds):
             if out.id in active:
-                adjoints.accumulate(out, seed)
-        for op in reversed(primal_ops):
-            if any(o.id in active and o.id in adjoints.table for o in op.outputs):
-                with b.at_line(op.line):
-                    _backprop(op, adjoints, active, fn)
+                top.accumulate(out, seed)
+        backprop_block(top)
         with b.at_line(None):
-            grads = [_cast_back(b, adjoints.table.get(p.id), p) for p in wrt_params]
+            grads = [_cast_back(b, top.table.get(p.id), p) for p in wrt_params]
     n = len(grads)
     grad_tree: Any = list(range(n)) if spec.tuple_wrt else 0
     if spec.transform == VALUE_AND_GRAD:
@@ -92,123 +90,6 @@ def _seeds(fn: Function, b: Builder, outputs: list[Value], spec: ReverseSpec) ->
     if out.type == T.FLOAT:
         return [b.const(1.0)]
     return [record_rule(STRUCTURAL["seed_one"], [Sym(out)], {}).value]
-
-
-class _Adjoints:
-    def __init__(self, b: Builder, fn: Function) -> None:
-        self.b = b
-        self.fn = fn
-        self.table: dict[int, Value] = {}
-        self.shapes: dict[int, Any] = {}
-        self.dtypes: dict[int, Any] = {}
-
-    def accumulate(self, x: Value, ct: Value) -> None:
-        old = self.table.get(x.id)
-        if old is not None:
-            ct = record_rule(rule_named("add"), [Sym(old), Sym(ct)], {}).value
-        if ct.op is not None and ct.op.prim == "const":
-            ct = record_rule(STRUCTURAL["stop_gradient"], [Sym(ct)], {}).value
-        if ct.adjoint_of is None and ct.op is not None:
-            ct.adjoint_of = x
-        self.table[x.id] = ct
-
-    def shape_of(self, x: Value) -> Any:
-        if x.type is not None and x.type.known_ndim == 0:
-            return ()
-        if x.id not in self.shapes:
-            out = record_rule(rule_named("shape"), [Sym(x)], {})
-            out.value.type = T.STATIC
-            self.shapes[x.id] = out
-        return self.shapes[x.id]
-
-    def dtype_of(self, x: Value) -> Any:
-        import numpy as np
-
-        if x.type is not None and x.type.dtype is not None:
-            return np.dtype(x.type.dtype)
-        if x.id not in self.dtypes:
-            out = record_rule(rule_named("dtype"), [Sym(x)], {})
-            out.value.type = T.STATIC
-            self.dtypes[x.id] = out
-        return self.dtypes[x.id]
-
-
-def _backprop(op: Op, adj: _Adjoints, active: set[int], fn: Function) -> None:
-    if op.prim == "call":
-        name = getattr(op.attrs["fn"], "__qualname__", repr(op.attrs["fn"]))
-        raise SrcGradError(
-            f"the call to {name} has no derivative rule and no Python source to "
-            "differentiate.", filename=fn.filename, lineno=op.line,
-            advice=f"Register its derivative with sg.defvjp({name}, ...), or wrap the value "
-                   "in sg.stop_gradient if no gradient should flow through it.")
-    rule = rule_of(op)
-    if rule is None:
-        return
-    g = adj.table[op.outputs[0].id]
-    for name in rule.inputs:
-        if name not in rule.vjp or name not in op.args:
-            continue
-        arg = op.args[name]
-        if isinstance(arg, tuple):
-            for i, x in enumerate(arg):
-                if x.id in active:
-                    ct = _call_vjp(rule, name, op, g, adj, i)
-                    adj.accumulate(x, ct)
-            continue
-        if arg.id in active:
-            ct = _call_vjp(rule, name, op, g, adj, None)
-            if rule.broadcasts and not _same_shape(rule, op, name):
-                ct = record_rule(rule_named("unbroadcast"), [Sym(ct)],
-                                 {"shape": adj.shape_of(arg)}).value
-            adj.accumulate(arg, ct)
-
-
-def _call_vjp(rule: Rule, name: str, op: Op, g: Value, adj: _Adjoints, i: int | None) -> Value:
-    env: dict[str, Any] = {}
-    for need in rule.needs[name]:
-        if need == "g":
-            env["g"] = Sym(g)
-        elif need == "out":
-            env["out"] = static_or_sym(op.outputs[0])
-        elif need == "i":
-            env["i"] = i
-        elif need.endswith("_shape") and need[:-6] in rule.inputs:
-            env[need] = _per_input(op, need[:-6], adj.shape_of)
-        elif need.endswith("_dtype") and need[:-6] in rule.inputs:
-            env[need] = _per_input(op, need[:-6], adj.dtype_of)
-        else:
-            a = op.args.get(need)
-            if isinstance(a, tuple):
-                env[need] = tuple(static_or_sym(v) for v in a)
-            elif a is None:
-                env[need] = None
-            else:
-                env[need] = static_or_sym(a)
-    result = rule.call_vjp(name, env)
-    return to_value(result)
-
-
-def _per_input(op: Op, name: str, get: Any) -> Any:
-    a = op.args[name]
-    if isinstance(a, tuple):
-        return tuple(get(v) for v in a)
-    return get(a)
-
-
-def _same_shape(rule: Rule, op: Op, name: str) -> bool:
-    """True when input ``name`` surely has the output's shape (the others are scalars)."""
-    x = op.args[name]
-    out_t = op.outputs[0].type
-    if x.type is not None and x.type.known_ndim == 0 and out_t is not None \
-            and out_t.known_ndim == 0:
-        return True
-    for other in rule.inputs:
-        v = op.args.get(other)
-        if v is None or v is x or other == name:
-            continue
-        if isinstance(v, tuple) or v.type is None or v.type.known_ndim != 0:
-            return False
-    return True
 
 
 def _cast_back(b: Builder, d: Value | None, p: Value) -> Value:

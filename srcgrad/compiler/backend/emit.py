@@ -22,8 +22,9 @@ import astor
 import gast
 import numpy as np
 
-from ..ir.core import Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value, const_value
 from ..symbolic import uses_math_spelling
+from . import control
 from .names import References, ValueNames
 
 _BINOPS = {
@@ -87,6 +88,46 @@ def _call(func: Any, args: list[Any], keywords: dict[str, Any] | None = None) ->
     return gast.Call(func=func, args=args, keywords=kws)
 
 
+def _assign(target: str, value: Any) -> Any:
+    return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                          type_comment=None)], value=value, type_comment=None)
+
+
+def _all_operands(op: Op) -> list[Value]:
+    """What ``op`` reads, including reads from inside its regions."""
+    out = list(op.operands())
+    for r in op.regions:
+        for inner in r.ops:
+            out.extend(_all_operands(inner))
+        out.extend(v for v in r.results if isinstance(v, Value))
+    return out
+
+
+def _direct_results(block: Block, slots: list[str],
+                    carried: list[Value] | None) -> dict[int, str]:
+    """Results defined by a plain op of ``block`` that can be computed straight into their
+    slot name: that slot's previous value (its carried parameter) is not read afterwards,
+    nor needed by another slot's final assignment."""
+    position = {o.id: i for i, op in enumerate(block.ops) for o in op.outputs}
+    last_read: dict[int, int] = {}
+    for i, op in enumerate(block.ops):
+        for v in _all_operands(op):
+            last_read[v.id] = i
+    direct: dict[int, str] = {}
+    for k, (r, name) in enumerate(zip(block.results, slots)):
+        i = position.get(r.id)
+        if i is None or r.id in direct or block.ops[i].regions \
+                or block.ops[i].prim == "const":
+            continue
+        if carried is not None:
+            p = carried[k]
+            if last_read.get(p.id, -1) > i or any(
+                    rj is p for j, rj in enumerate(block.results) if j != k):
+                continue
+        direct[r.id] = name
+    return direct
+
+
 def _source(node: Any) -> str:
     return astor.to_source(gast.gast_to_ast(node)).rstrip("\n")
 
@@ -100,9 +141,11 @@ class _Emitter:
         self.last_use = self._last_uses()
 
     def _last_uses(self) -> dict[int, int]:
+        """Top-level value id -> index of its last top-level use (uses in regions count
+        at their op), so a name is never rebound while a later loop still reads it."""
         last: dict[int, int] = {}
         for i, op in enumerate(self.fn.body.ops):
-            for v in op.operands():
+            for v in _all_operands(op):
                 last[v.id] = i
         for r in self.fn.body.results:
             last[r.id] = len(self.fn.body.ops) + 1
@@ -111,18 +154,50 @@ class _Emitter:
     def run(self) -> list[str]:
         params = [self.names.define(p) for p in self.fn.params]
         lines = [f"def {self.fn_name}({', '.join(params)}):"]
-        current_line: int | None = None
-        for i, op in enumerate(self.fn.body.ops):
-            if op.prim == "const":
-                continue
-            stmt = self.statement(op, i)
-            if op.line is not None and op.line != current_line:
-                text = self.fn.source_lines.get(op.line, "").strip()
-                lines.append(f"    # line {op.line}: {text}".rstrip())
-                current_line = op.line
-            lines += ["    " + s for s in _source(stmt).split("\n")]
+        self.current_line: int | None = None
+        self.block(self.fn.body, lines, "    ", top=True)
         lines.append("    " + _source(gast.Return(value=self.results())))
         return lines
+
+    def block(self, block: Block, lines: list[str], indent: str, *, top: bool = False,
+              slots: list[str] | None = None, carried: list[Value] | None = None) -> None:
+        """Emit ``block``'s ops; then assign its results to ``slots`` (region outputs;
+        ``carried``: the block parameters holding the slots' previous values)."""
+        start = len(lines)
+        direct = _direct_results(block, slots, carried) if slots else {}
+        for i, op in enumerate(block.ops):
+            if op.prim == "const":
+                continue
+            if op.line is not None and op.line != self.current_line:
+                text = self.fn.source_lines.get(op.line, "").strip()
+                lines.append(f"{indent}# line {op.line}: {text}".rstrip())
+                self.current_line = op.line
+            if op.regions or op.prim in control.TAPE_PRIMS:
+                control.emit_compound(self, op, lines, indent, i if top else None)
+                continue
+            stmt = self.statement(op, i if top else None, direct)
+            if stmt is not None:
+                lines += [indent + s for s in _source(stmt).split("\n")]
+        if slots:  # the remaining results, assigned in parallel (a, b = b, a)
+            targets, values = [], []
+            for r, name in zip(block.results, slots):
+                if direct.get(r.id) == name:
+                    continue
+                value = self.expr(r)
+                if isinstance(value, gast.Name) and value.id == name:
+                    continue
+                targets.append(name)
+                values.append(_source(value))
+            if targets:
+                lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
+        if len(lines) == start:
+            lines.append(indent + "pass")
+
+    @staticmethod
+    def source_of(node: Any) -> str:
+        if isinstance(node, gast.Constant):
+            return repr(node.value)
+        return _source(node)
 
     def results(self) -> Any:
         vals = [self.expr(r) for r in self.fn.body.results]
@@ -130,7 +205,7 @@ class _Emitter:
                      lambda items: gast.Tuple(elts=items, ctx=gast.Load()))
 
     # --- statements ------------------------------------------------------------------
-    def statement(self, op: Op, index: int) -> Any:
+    def statement(self, op: Op, index: int | None, direct: dict[int, str]) -> Any:
         if op.prim == "print":
             kw = {k: self.literal(v) for k, v in op.attrs.get("kwargs", {}).items()}
             return gast.Expr(value=_call(_name("print"), [self.expr(v) for v in
@@ -145,10 +220,10 @@ class _Emitter:
             return gast.Raise(exc=exc, cause=None)
         value = self.call_expr(op)
         (out,) = op.outputs
-        target = self.names.define(out, self.reusable_name(op, out, index))
-        return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
-                                              type_comment=None)], value=value,
-                           type_comment=None)
+        reuse = direct.get(out.id)
+        if reuse is None and index is not None:
+            reuse = self.reusable_name(op, out, index)
+        return _assign(self.names.define(out, reuse), value)
 
     def reusable_name(self, op: Op, out: Value, index: int) -> str | None:
         """Rebind an input's name (``z = z * z``) when that input dies here."""

@@ -29,6 +29,7 @@ from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import methods
 from .context import MAX_INLINE_DEPTH, VIEW_PRIMS, BoundMethod, LocalFunction
+from .control import SymEnumerate, SymRange, SymZip
 from .resolve import Dependency, Scope
 from .source import parse_function
 
@@ -49,6 +50,8 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
 
 def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
+    if isinstance(getattr(func, "__self__", None), (list, dict)):
+        return func(*args, **kwargs)  # a local list being built (.append): compile time
     if isinstance(func, BoundMethod):
         return methods.call_method(lw, func, args, kwargs, node)
     if isinstance(func, LocalFunction):
@@ -103,6 +106,8 @@ def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: 
 
 
 def _pure(func: Any) -> bool:
+    if isinstance(getattr(func, "__self__", None), (np.ndarray, np.generic)):
+        return True  # a method of a constant array: computed at compile time
     module = getattr(func, "__module__", None) or ""
     if module.startswith("numpy.random") or "random" in getattr(func, "__name__", ""):
         return False
@@ -131,7 +136,8 @@ def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
 # --- builtins ---------------------------------------------------------------------------
 
 def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
+    symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values())) or any(
+        isinstance(a, (SymRange, SymEnumerate, SymZip)) for a in args)
     name = getattr(func, "__name__", "")
     if name == "print":
         lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
@@ -166,6 +172,15 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
             result = item if first else result + item
             first = False
         return result
+    if name == "range":
+        parts = list(args)
+        if len(parts) == 1:
+            parts = [0, parts[0]]
+        return SymRange(*parts)
+    if name == "enumerate" and len(args) == 1 and not kwargs:
+        return SymEnumerate(args[0])
+    if name == "zip" and not kwargs:
+        return SymZip(tuple(args))
     if name in ("tuple", "list"):
         (items,) = args
         if isinstance(items, (tuple, list)):

@@ -23,8 +23,9 @@ import gast
 
 from ..ir.core import Value
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
-from . import calls
+from . import calls, control
 from .context import Context, LocalFunction, error
+from .control import LoopExit, ReturnSignal
 from .resolve import MISSING, Scope
 from .source import Parsed
 
@@ -52,13 +53,6 @@ _UNSUPPORTED = {
 }
 
 
-class _Return(Exception):
-    """Raised by a ``return`` to end the lowering of a straight-line body."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
 class Lowerer:
     """Lowers one function body (the top-level function, or one inlined callee)."""
 
@@ -73,12 +67,25 @@ class Lowerer:
     # --- entry points --------------------------------------------------------------
     def run_body(self, body: list[Any]) -> Any:
         """Lower statements until a ``return``; the returned object (None if none)."""
+        return self.lower_stmts(body)[1]
+
+    def lower_stmts(self, stmts: list[Any]) -> tuple[bool, Any]:
+        """Lower ``stmts``; (True, value) if they returned, else (False, None)."""
         try:
-            for stmt in body:
+            for k, stmt in enumerate(stmts):
+                if isinstance(stmt, gast.If) and control.contains(stmt.body + stmt.orelse,
+                                                                 (gast.Return,)):
+                    with self.ctx.builder.at_line(self.line_of(stmt)):
+                        test = self.expr(stmt.test)
+                        if is_symbolic(test):
+                            return True, control.lower_if_returning(self, stmt, test,
+                                                                    stmts[k + 1:])
+                    return self.lower_stmts((stmt.body if test else stmt.orelse)
+                                            + stmts[k + 1:])
                 self.stmt(stmt)
-        except _Return as r:
-            return r.value
-        return None
+        except ReturnSignal as r:
+            return True, r.value
+        return False, None
 
     def run_lambda(self, node: Any) -> Any:
         return self.expr(node.body)
@@ -121,7 +128,7 @@ class Lowerer:
         pass
 
     def stmt_Return(self, node: Any) -> None:
-        raise _Return(None if node.value is None else self.expr(node.value))
+        raise ReturnSignal(None if node.value is None else self.expr(node.value))
 
     def stmt_Assign(self, node: Any) -> None:
         value = self.expr(node.value)
@@ -200,9 +207,27 @@ class Lowerer:
     def stmt_If(self, node: Any) -> None:
         test = self.expr(node.test)
         if is_symbolic(test):
-            raise self.err(node, "`if` on a value known only at run time is not supported yet.",
-                           "Use np.where(condition, a, b), or branch outside the function.")
-        self.run_block(node.body if test else node.orelse)
+            control.lower_if(self, node, test)
+        else:
+            self.run_block(node.body if test else node.orelse)
+
+    def stmt_For(self, node: Any) -> None:
+        control.lower_for(self, node)
+
+    def stmt_While(self, node: Any) -> None:
+        control.lower_while(self, node)
+
+    def stmt_Break(self, node: Any) -> None:
+        raise LoopExit("break")
+
+    def stmt_Continue(self, node: Any) -> None:
+        raise LoopExit("continue")
+
+    def builtin_len(self, x: Any, node: Any) -> Any:
+        return calls.call(self, len, [x], {}, node)
+
+    def builtin_min(self, a: Any, b: Any, node: Any) -> Any:
+        return calls.call(self, min, [a, b], {}, node)
 
     def run_block(self, body: list[Any]) -> None:
         for stmt in body:
@@ -386,9 +411,12 @@ class Lowerer:
 
     def expr_BoolOp(self, node: Any) -> Any:
         values = [self.expr(v) for v in node.values]
-        if any(is_symbolic(v) for v in values):
-            raise self.err(node, "`and`/`or` on values known only at run time is not "
-                           "supported yet.", "Use np.logical_and / np.logical_or.")
+        if any(is_symbolic(v) for v in values):  # a run-time condition: combine elementwise
+            name = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
+            result = values[0]
+            for v in values[1:]:
+                result = calls.call_numpy_name(self, name, [result, v], {}, node)
+            return result
         result = values[0]
         for v in values[1:]:
             result = (result and v) if isinstance(node.op, gast.And) else (result or v)
@@ -397,8 +425,7 @@ class Lowerer:
     def expr_IfExp(self, node: Any) -> Any:
         test = self.expr(node.test)
         if is_symbolic(test):
-            raise self.err(node, "a conditional expression on a value known only at run time "
-                           "is not supported yet.", "Use np.where(condition, a, b).")
+            return control.lower_ifexp(self, node, test)
         return self.expr(node.body if test else node.orelse)
 
     def expr_Tuple(self, node: Any) -> Any:

@@ -12,7 +12,8 @@ from typing import Any
 from ..ir.core import Block, Function, Op, Value
 
 # Ops kept even when their results are unused: they act on the world or may raise.
-EFFECTS = frozenset({"print", "assert", "raise", "call"})
+EFFECTS = frozenset({"print", "assert", "raise", "call",
+                     "tape_new", "tape_push", "tape_pop", "tape_len"})
 
 
 def is_pure(op: Op) -> bool:

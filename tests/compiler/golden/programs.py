@@ -64,6 +64,24 @@ def stopped(x, y, n):
     return np.sum(x * scale * n)
 
 
+def loop_with_branch(x, n):
+    acc = x
+    for i in range(n):
+        if i % 2 == 0:
+            acc = acc * x
+        else:
+            acc = acc + np.sin(acc)
+    return np.sum(acc)
+
+
+def while_doubling(x):
+    steps = 0
+    while x < 100.0:
+        x = x * 2.0
+        steps += 1
+    return x
+
+
 A = np.ones(3)
 PROGRAMS = {
     "sin_sum": (sin_sum, "grad", 0, (A,)),
@@ -75,4 +93,6 @@ PROGRAMS = {
     "methods": (methods, "grad", 0, (np.ones(6),)),
     "writes_into_copy": (writes_into_copy, "grad", 0, (A,)),
     "stopped_generic": (stopped, "grad", (0, 1), ()),
+    "loop_with_branch": (loop_with_branch, "grad", 0, (A, 3)),
+    "while_doubling": (while_doubling, "grad", 0, (3.0,)),
 }

@@ -1,0 +1,214 @@
+"""One level of the reverse transform: a primal block and the block its adjoint goes in.
+
+The top-level scope appends the adjoint after the primal ops of the function body. A
+region (a branch of an ``if``, a loop body) gets its own adjoint block inside the adjoint
+op, where the primal region's values are not in scope: :meth:`Scope.visible` makes them
+so, by *exporting* them (an extra output of the primal ``if``; a push onto the loop's tape
+that the adjoint loop pops), see :mod:`.regions`. Each scope accumulates adjoints in its
+own table; what it accumulates for values defined outside its block flows back to the
+enclosing scope when the region is done.
+
+Per primitive op, :meth:`Scope.backprop_op` calls each active input's VJP from the rule
+table on symbolic values (so the rule body is recorded as IR), undoes broadcasting with
+``unbroadcast`` where shapes may differ, and accumulates the result with ``add``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcgrad.errors import SrcGradError
+from srcgrad.rules import Rule, rule_named
+
+from ..ir import types as T
+from ..ir.builder import Builder
+from ..ir.core import Block, Function, Op, Value, const_value
+from ..structural import STRUCTURAL
+from ..symbolic import Sym, record_rule, to_value
+from .activity import rule_of
+
+
+class Scope:
+    def __init__(self, fn: Function, primal: Block, builder: Builder, active: set[int],
+                 owner: dict[int, Block], parent: Scope | None = None,
+                 local: Callable[[Value], Value] | None = None) -> None:
+        self.fn = fn
+        self.primal = primal
+        self.builder = builder
+        self.active = active
+        self.owner = owner
+        self.parent = parent
+        self._local = local
+        self.table: dict[int, Value] = {}
+        self.primal_of: dict[int, Value] = {}  # value id -> the primal value (for exports)
+        self._visible: dict[int, Value] = {}
+        self._shapes: dict[int, Any] = {}
+        self._dtypes: dict[int, Any] = {}
+
+    # --- values as seen from this scope's adjoint block --------------------------------
+    def visible(self, v: Value) -> Value:
+        is_const, c = const_value(v)
+        if is_const:
+            return self.builder.const(c)
+        if v.id in self._visible:
+            return self._visible[v.id]
+        block = self.owner.get(v.id)
+        if block is self.primal and self._local is not None:
+            out = self._local(v)
+        elif block is self.primal or self.parent is None:
+            out = v
+        else:
+            out = self.parent.visible(v)
+        self._visible[v.id] = out
+        return out
+
+    def sym(self, v: Value) -> Any:
+        """What a rule body sees for primal ``v``: its constant, or a Sym of it here."""
+        is_const, c = const_value(v)
+        return c if is_const else Sym(self.visible(v))
+
+    def shape_of(self, x: Value) -> Any:
+        if x.type is not None and x.type.known_ndim == 0:
+            return ()
+        is_const, c = const_value(x)
+        if is_const:
+            return np.shape(c)
+        if x.id not in self._shapes:
+            out = record_rule(rule_named("shape"), [Sym(self.visible(x))], {})
+            out.value.type = T.STATIC
+            self._shapes[x.id] = out
+        return self._shapes[x.id]
+
+    def dtype_of(self, x: Value) -> Any:
+        if x.type is not None and x.type.dtype is not None:
+            return np.dtype(x.type.dtype)
+        if x.id not in self._dtypes:
+            out = record_rule(rule_named("dtype"), [Sym(self.visible(x))], {})
+            out.value.type = T.STATIC
+            self._dtypes[x.id] = out
+        return self._dtypes[x.id]
+
+    # --- adjoints ---------------------------------------------------------------------
+    def accumulate(self, x: Value, ct: Value) -> None:
+        old = self.table.get(x.id)
+        if old is not None:
+            ct = record_rule(rule_named("add"), [Sym(old), Sym(ct)], {}).value
+        if ct.op is not None and ct.op.prim == "const":
+            ct = record_rule(STRUCTURAL["stop_gradient"], [Sym(ct)], {}).value
+        if ct.adjoint_of is None and ct.op is not None:
+            ct.adjoint_of = x
+        self.table[x.id] = ct
+        self.primal_of[x.id] = x
+
+    def zeros_like(self, x: Value) -> Value:
+        """Zeros of primal ``x``'s type and shape, in this scope."""
+        return record_rule(STRUCTURAL["zeros_of"], [Sym(self.visible(x))], {}).value
+
+    def free_contributions(self) -> list[tuple[Value, Value]]:
+        """(primal value, adjoint) for values defined outside this scope's block."""
+        out = []
+        for vid, adj in self.table.items():
+            primal = self.primal_of[vid]
+            if self.owner.get(vid) is not self.primal:
+                out.append((primal, adj))
+        return out
+
+    # --- one primitive op -------------------------------------------------------------
+    def backprop_op(self, op: Op) -> None:
+        if op.prim == "call":
+            name = getattr(op.attrs["fn"], "__qualname__", repr(op.attrs["fn"]))
+            raise SrcGradError(
+                f"the call to {name} has no derivative rule and no Python source to "
+                "differentiate.", filename=self.fn.filename, lineno=op.line,
+                advice=f"Register its derivative with sg.defvjp({name}, ...), or wrap the "
+                       "value in sg.stop_gradient if no gradient should flow through it.")
+        rule = rule_of(op)
+        if rule is None:
+            return
+        g = self.table[op.outputs[0].id]
+        for name in rule.inputs:
+            if name not in rule.vjp or name not in op.args:
+                continue
+            arg = op.args[name]
+            if isinstance(arg, tuple):
+                for i, x in enumerate(arg):
+                    if x.id in self.active:
+                        self.accumulate(x, self._call_vjp(rule, name, op, g, i))
+                continue
+            if arg.id in self.active:
+                ct = self._call_vjp(rule, name, op, g, None)
+                if rule.broadcasts and not _same_shape(rule, op, name):
+                    ct = record_rule(rule_named("unbroadcast"), [Sym(ct)],
+                                     {"shape": self.shape_of(arg)}).value
+                self.accumulate(arg, ct)
+
+    def _call_vjp(self, rule: Rule, name: str, op: Op, g: Value, i: int | None) -> Value:
+        env: dict[str, Any] = {}
+        for need in rule.needs[name]:
+            if need == "g":
+                env["g"] = Sym(g)
+            elif need == "out":
+                env["out"] = self.sym(op.outputs[0])
+            elif need == "i":
+                env["i"] = i
+            elif need.endswith("_shape") and need[:-6] in rule.inputs:
+                env[need] = self._per_input(op, need[:-6], self.shape_of)
+            elif need.endswith("_dtype") and need[:-6] in rule.inputs:
+                env[need] = self._per_input(op, need[:-6], self.dtype_of)
+            else:
+                a = op.args.get(need)
+                if isinstance(a, tuple):
+                    env[need] = tuple(self.sym(v) for v in a)
+                else:
+                    env[need] = None if a is None else self.sym(a)
+        try:
+            result = rule.call_vjp(name, env)
+        except SrcGradError:
+            raise
+        except Exception as e:
+            raise SrcGradError(f"the derivative rule of {rule.name} failed on this call: {e}",
+                               filename=self.fn.filename, lineno=op.line) from None
+        return to_value(result)
+
+    @staticmethod
+    def _per_input(op: Op, name: str, get: Any) -> Any:
+        a = op.args[name]
+        if isinstance(a, tuple):
+            return tuple(get(v) for v in a)
+        return get(a)
+
+
+def _same_shape(rule: Rule, op: Op, name: str) -> bool:
+    """True when input ``name`` surely has the output's shape (the others are scalars)."""
+    x = op.args[name]
+    out_t = op.outputs[0].type
+    if x.type is not None and x.type.known_ndim == 0 and out_t is not None \
+            and out_t.known_ndim == 0:
+        return True
+    for other in rule.inputs:
+        v = op.args.get(other)
+        if v is None or v is x or other == name:
+            continue
+        if isinstance(v, tuple) or v.type is None or v.type.known_ndim != 0:
+            return False
+    return True
+
+
+def owners(fn: Function) -> dict[int, Block]:
+    """Value id -> the block that defines it (function parameters: the body)."""
+    owner: dict[int, Block] = {p.id: fn.body for p in fn.params}
+
+    def walk(block: Block) -> None:
+        for p in block.params:
+            owner[p.id] = block
+        for op in block.ops:
+            for o in op.outputs:
+                owner[o.id] = block
+            for r in op.regions:
+                walk(r)
+
+    walk(fn.body)
+    return owner

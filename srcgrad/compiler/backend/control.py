@@ -1,0 +1,119 @@
+"""Emitting region ops as Python control flow, and the loop tape.
+
+Every value that flows through a region op (an ``if`` output, a loop-carried value: its
+initial value, block parameter, block result and final output) shares one Python name, a
+*slot*; a block's result is computed straight into its slot when nothing later reads the
+slot's old value, else assigned at the end of the block::
+
+    s = 0.0
+    for i in range(n):            # for_range(0, n, 1, init=(0.0,)) {^(i, s) ... yield s_1}
+        s = s + x[i]
+    _tape = []                    # tape_new / tape_push / tape_pop / tape_len
+    _tape.append((s, _t1))
+    s, _t1 = _tape.pop()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+
+from ..ir.core import Op, Value, const_value
+
+TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len")
+
+
+def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> None:
+    inner = indent + "    "
+    src = em.source_of
+    if op.prim == "tape_new":
+        lines.append(f"{indent}{em.names.define(op.out)} = []")
+    elif op.prim == "tape_push":
+        items = [src(em.expr(v)) for v in op.args["items"]]
+        packed = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        lines.append(f"{indent}{src(em.expr(op.args['tape']))}.append({packed})")
+    elif op.prim == "tape_pop":
+        tape = src(em.expr(op.args["tape"]))
+        if not op.outputs:
+            lines.append(f"{indent}{tape}.pop()")
+        else:
+            names = [em.names.define(o) for o in op.outputs]
+            target = ", ".join(names) + ("," if len(names) == 1 else "")
+            lines.append(f"{indent}{target} = {tape}.pop()")
+    elif op.prim == "tape_len":
+        lines.append(f"{indent}{em.names.define(op.out)} = len({src(em.expr(op.args['tape']))})")
+    elif op.prim == "if":
+        slots = [em.names.define(o) for o in op.outputs]
+        then, other = op.regions
+        lines.append(f"{indent}if {src(em.expr(op.args['cond']))}:")
+        em.block(then, lines, inner, slots=slots)
+        lines.append(f"{indent}else:")
+        em.block(other, lines, inner, slots=slots)
+    elif op.prim in ("for_range", "while"):
+        _loop(em, op, lines, indent, index)
+    else:
+        raise AssertionError(f"no emitter for region op {op.prim}")
+
+
+def _slot_names(em: Any, op: Op, index: int | None) -> list[str]:
+    """One name per carried value: the initial value's own name if it dies here."""
+    names = []
+    for init, out in zip(op.args["init"], op.outputs):
+        own = em.names.names.get(init.id)
+        is_const, _ = const_value(init)
+        if (own is not None and not is_const and index is not None
+                and em.last_use.get(init.id) == index and init not in em.fn.params
+                and own not in names):
+            names.append(own)
+        else:
+            names.append(em.names.define(out))
+            continue
+        em.names.define(out, own)
+    return names
+
+
+def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> None:
+    src = em.source_of
+    slots = _slot_names(em, op, index)
+    for init, name in zip(op.args["init"], slots):
+        value = em.expr(init)
+        if not (isinstance(value, gast.Name) and value.id == name):
+            lines.append(f"{indent}{name} = {src(value)}")
+    body = op.regions[-1]
+    inner = indent + "    "
+    if op.prim == "for_range":
+        carried = body.params[1:]
+        for p, name in zip(carried, slots):
+            em.names.define(p, name)
+        i = em.names.define(body.params[0])
+        lines.append(f"{indent}for {i} in {_range(em, op)}:")
+    else:
+        carried = body.params
+        cond = op.regions[0]
+        for params in (cond.params, body.params):
+            for p, name in zip(params, slots):
+                em.names.define(p, name)
+        if all(o.prim == "const" for o in cond.ops):
+            lines.append(f"{indent}while {src(em.expr(cond.results[0]))}:")
+        else:
+            lines.append(f"{indent}while True:")
+            em.block(cond, lines, inner)
+            lines.append(f"{inner}if not {src(em.expr(cond.results[0]))}:")
+            lines.append(f"{inner}    break")
+    em.block(body, lines, inner, slots=slots, carried=carried)
+
+
+def _range(em: Any, op: Op) -> str:
+    def part(k: str) -> tuple[bool, Any, str]:
+        v: Value = op.args[k]
+        is_const, c = const_value(v)
+        return is_const, c, em.source_of(em.expr(v))
+
+    start, stop, step = part("start"), part("stop"), part("step")
+    if step[0] and step[1] == 1:
+        args = stop[2] if start[0] and start[1] == 0 else f"{start[2]}, {stop[2]}"
+    else:
+        args = f"{start[2]}, {stop[2]}, {step[2]}"
+    text = f"range({args})"
+    return f"reversed({text})" if op.attrs.get("reverse") else text

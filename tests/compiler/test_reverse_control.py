@@ -1,0 +1,183 @@
+"""Reverse mode through control flow: if/elif/else, early return, for, while, nesting."""
+
+import numpy as np
+import pytest
+from fd import assert_close, numeric_gradient
+
+import srcgrad as sg
+
+X = np.array([0.3, -0.5, 0.8])
+
+
+def branches(x, t):
+    if t > 1.0:
+        y = x * t
+    elif t > 0.0:
+        y = np.sin(x) + t
+    else:
+        y = -x
+    return np.sum(y * y)
+
+
+def early_return(x, t):
+    if t > 1.0:
+        return np.sum(x) * t
+    z = np.sin(x)
+    return np.sum(z * z)
+
+
+def conditional_expression(x):
+    return np.sum(x * 2.0 if np.sum(x) > 0 else x * 3.0)
+
+
+def range_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(x[i]) * s + x[i]
+    return s
+
+
+def rows_loop(a):
+    total = 0.0
+    for row in a:
+        total = total + np.sum(row * row)
+    return total
+
+
+def enumerate_zip(a, b):
+    t = 0.0
+    for k, (u, v) in enumerate(zip(a, b)):
+        t = t + u * v * k
+    return t
+
+
+def while_loop(x):
+    y = x
+    while np.sum(y) < 10.0:
+        y = y * 1.5
+    return np.sum(y)
+
+
+def if_in_loop(x, n):
+    acc = x
+    for i in range(n):
+        if i % 2 == 0:
+            acc = acc * x
+        else:
+            acc = acc + np.sin(acc)
+    return np.sum(acc)
+
+
+def nested_loops(x, n):
+    acc = x
+    for i in range(n):
+        for j in range(2):
+            acc = np.sin(acc) * x + j
+    return np.sum(acc)
+
+
+def swapping(x, n):
+    a, b = x, x * 2.0
+    for i in range(n):
+        a, b = b, a * b
+    return np.sum(a)
+
+
+def writes_in_loop(x, n):
+    y = np.zeros_like(x)
+    for i in range(n):
+        y[i] = x[i] * x[i]
+    return np.sum(y)
+
+
+def recurrent(x, w):
+    h = 0.0
+    hs = []
+    for t in range(3):
+        h = np.tanh(w * h + x[t])
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+def static_break(x):
+    total = 0.0
+    for k in [1.0, 2.0, 3.0]:
+        if k > 2.5:
+            break
+        total = total + x * k
+    return np.sum(total)
+
+
+CASES = [
+    (branches, (X, 1.5)), (branches, (X, 0.5)), (branches, (X, -0.5)),
+    (early_return, (X, 2.0)), (early_return, (X, 0.5)),
+    (conditional_expression, (X,)), (conditional_expression, (-X * 3,)),
+    (range_loop, (X, 3)), (range_loop, (X, 0)),
+    (rows_loop, (np.stack([X, 2 * X]),)),
+    (enumerate_zip, (X, X + 1.0)),
+    (while_loop, (np.abs(X) + 0.1,)),
+    (if_in_loop, (X, 5)),
+    (nested_loops, (X, 3)), (nested_loops, (X, 0)),
+    (swapping, (X, 3)),
+    (writes_in_loop, (X, 2)),
+    (recurrent, (X, 0.5)),
+    (static_break, (X,)),
+]
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{f.__name__}{i}" for i, (f, _) in
+                                                  enumerate(CASES)])
+def test_gradient_matches_finite_differences(fn, args, optimize):
+    got = sg.grad(fn, optimize=optimize)(*args)
+    assert_close(got, numeric_gradient(fn, args, {}, 0))
+
+
+def test_while_with_a_data_dependent_trip_count_on_floats():
+    def doubling(x):
+        while x < 100.0:
+            x = x * 2.0
+        return x
+
+    assert sg.grad(doubling)(3.0) == 64.0
+    assert sg.grad(doubling)(30.0) == 4.0
+
+
+def test_loop_tape_saves_only_what_the_adjoint_reads():
+    text = sg.source(sg.grad(range_loop), X, 3)
+    pushes = [line for line in text.splitlines() if ".append(" in line]
+    assert len(pushes) == 1
+    assert "reversed(range(n))" in text
+    assert "i" not in pushes[0].split("append")[1]  # the index is recomputed, not stored
+
+
+def test_loop_without_saved_values_has_no_tape():
+    def linear(x, n):
+        s = x
+        for i in range(n):
+            s = s * 2.0
+        return np.sum(s)
+
+    text = sg.source(sg.grad(linear), X, 3)
+    assert "append" not in text and "pop" not in text
+    assert_close(sg.grad(linear)(X, 3), np.full(3, 8.0))
+
+
+def test_break_in_a_run_time_loop_is_a_clear_error():
+    def breaks(x, n):
+        for i in range(n):
+            if np.sum(x) > 1.0:
+                break
+            x = x * 2.0
+        return np.sum(x)
+
+    with pytest.raises(sg.SrcGradError, match="break"):
+        sg.grad(breaks)(X, 3)
+
+
+def test_if_and_loops_verify_and_print():
+    from srcgrad.compiler.api import render
+
+    ir = render(if_in_loop, what="ir", types=["array[1]", "int"])
+    assert "for_range(" in ir and "if(cond=" in ir and "tape_push" in ir
+    assert "reverse=True" in ir
