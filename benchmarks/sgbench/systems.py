@@ -12,6 +12,7 @@ fatal; tracing peers run the workload's own code with ``np`` rebound to their na
 
 from __future__ import annotations
 
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -181,6 +182,8 @@ class Jax(System):
         argnums = tuple(range(len(values)))
 
         def make() -> Call:
+            if self.jit:
+                jax.clear_caches()  # so the first call compiles afresh, every time it is measured
             gradient = jax.grad(traced, argnums=argnums)
             if self.jit:
                 gradient = jax.jit(gradient)
@@ -190,9 +193,14 @@ class Jax(System):
 
 
 class Tangent(System):
+    """tangent-ad with its caches off: its in-memory cache is cleared before each build and
+    its disk cache (on by default, in ~/.cache/tangent-ad) disabled, so the first call
+    measures the source transformation, as srcgrad's does after ``sg.clear_cache()``."""
+
     key, label, compiles = "tangent", "tangent-ad", True
 
     def load(self) -> str:
+        os.environ["TANGENT_DISK_CACHE"] = "0"  # read per call by tangent.disk_cache
         import tangent
 
         self.tangent = tangent
@@ -203,6 +211,7 @@ class Tangent(System):
         wrt = workload.wrt
 
         def make() -> Call:
+            self.tangent.clear_cache()
             df = self.tangent.grad(fn, wrt=wrt, verbose=0)
             return lambda: df(*args)
 
