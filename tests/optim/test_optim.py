@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.optim.reference import CASES, STEPS, run
+
+from .reference import CASES, STEPS, run
 
 EXPECTED = {
     'sgd': {

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.optim.reference import CASES, run
+
+from .reference import CASES, run
 
 torch = pytest.importorskip("torch")
 

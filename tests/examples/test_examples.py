@@ -1,0 +1,113 @@
+"""Every example script runs to completion and prints what it promises; ``srcgrad show``
+prints the derivative code of each example's compiler-facing functions.
+
+Scripts run in a subprocess from a scratch directory (as a user would run them), with the
+interpreter running the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+# example -> (function, extra `srcgrad show` options, text the code must contain)
+COMPILER_FUNCTIONS = [
+    ("logistic_regression.py", "loss", ["--wrt", "w,b"], "def grad_loss(w, b, X, y):"),
+    # a derived function as the target: the CLI differentiates it once more
+    ("logistic_regression.py", "loss_grad", [], "grad_loss_grad(w, b, X, y"),
+    ("custom_rule.py", "loss", [], "def grad_loss(w, x, y):"),
+    ("custom_rule.py", "quantize", [], "def grad_quantize(w):"),
+    ("rnn_loop.py", "rnn_loss", ["--wrt", "W,U"], "for i_1 in reversed(range("),
+]
+
+
+def run_example(name: str, cwd: Path) -> str:
+    done = subprocess.run([sys.executable, str(EXAMPLES / name)], cwd=cwd,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, f"{name} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def losses(output: str) -> list[float]:
+    return [float(v) for v in re.findall(r"loss (\d+\.\d+)", output)]
+
+
+def test_every_example_is_exercised_here():
+    tested = {"seed_tour.py", "logistic_regression.py", "mlp_runtime.py", "custom_rule.py",
+              "rnn_loop.py"}
+    lead_owned = {"quickstart.py"}
+    assert {p.name for p in EXAMPLES.glob("*.py")} - lead_owned == tested
+
+
+def test_seed_tour_prints_the_seeds_values(tmp_path):
+    out = run_example("seed_tour.py", tmp_path)
+    assert re.search(r"^c\.grad_fn: <SinBackward0 object at 0x[0-9a-f]+>$", out, re.M)
+    assert re.search(r"^b\.grad_fn: <MulBackward0 object at 0x[0-9a-f]+>$", out, re.M)
+    for line in ["a.grad: tensor([2.8805])", "grad after two backwards: tensor([5.])",
+                 "after zero_: tensor([0.])", "z.requires_grad: False",
+                 "no_grad: False  enable_grad inside: True",
+                 "after set_grad_enabled(False): False", "first: 12.0  second: 12.0",
+                 "flatten()[:, 0]: too many indices for tensor of dimension 1",
+                 "anomaly: Function 'SqrtBackward0' returned nan values in its 0th output.",
+                 "inplace on a leaf: a leaf Variable that requires grad is being used in an "
+                 "in-pl", "digraph {"]:
+        assert line in out.splitlines(), line
+    assert out.count("[0.2122, -2.97]") == 2  # the gradient and cos(3x) * 3
+    assert "\nSelectBackward0\nViewBackward0\nReluBackward0\nAddBackward0\nAccumulateGrad\n" in out
+    via_grad = re.search(r"grad via autograd.grad: \(tensor\((.*)\),\)", out).group(1)
+    assert f"grad via backward: tensor({via_grad})" in out
+
+
+def test_logistic_regression_loss_falls(tmp_path):
+    out = run_example("logistic_regression.py", tmp_path)
+    found = losses(out)
+    assert found[0] == pytest.approx(0.6931, abs=1e-4)  # log 2 at w = 0
+    assert len(found) == 6 and all(a > b for a, b in zip(found, found[1:]))
+    assert found[-1] < 0.2
+    assert float(re.search(r"accuracy (\d+\.\d)%", out).group(1)) >= 90
+    assert "def grad_loss_grad(w, b, X, y):" in out
+
+
+def test_mlp_runtime_loss_falls(tmp_path):
+    out = run_example("mlp_runtime.py", tmp_path)
+    found = losses(out)
+    assert len(found) == 6 and all(a > b for a, b in zip(found, found[1:]))
+    assert found[-1] < 0.005
+    model, target = re.search(r"f\(0.5\), f\(-2.0\): (\[.*\])  sin: (\[.*\])", out).groups()
+    assert all(abs(a - b) < 0.1 for a, b in zip(json.loads(model), json.loads(target)))
+
+
+def test_custom_rule_trains_through_rounding_and_both_engines_agree(tmp_path):
+    out = run_example("custom_rule.py", tmp_path)
+    found = losses(out)
+    assert found[0] > 1.0 and found[-1] < 0.01  # zero gradients would leave it at 1.4
+    assert "agree: True" in out.splitlines()
+    runtime = re.search(r"runtime gradient: +(\[.*\])", out).group(1)
+    assert f"compiler gradient: {runtime}" in out
+
+
+def test_rnn_loop_gradient_matches_finite_differences(tmp_path):
+    out = run_example("rnn_loop.py", tmp_path)
+    errors = [float(v) for v in re.findall(r"finite differences\| = (\S+)", out)]
+    assert len(errors) == 2 and max(errors) < 1e-6
+    assert "gradient check passed for a sequence of 6 steps" in out
+
+
+@pytest.mark.parametrize("example, function, options, expected", COMPILER_FUNCTIONS,
+                         ids=[f"{e}:{f}" for e, f, _, _ in COMPILER_FUNCTIONS])
+def test_srcgrad_show_prints_each_compiler_function(tmp_path, example, function, options,
+                                                    expected):
+    target = f"{EXAMPLES / example}:{function}"
+    done = subprocess.run([sys.executable, "-m", "srcgrad", "show", target, *options],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert expected in done.stdout
+    assert done.stdout.startswith("import numpy as np")
