@@ -22,6 +22,7 @@ from .grad_mode import STATE
 from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
 
 Edge = tuple[Node, int]
+_NOTHING = (None,)
 
 
 def grad_edge(t: Any) -> Edge:
@@ -165,35 +166,30 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             buf = buffers.pop(node, None)
             outs = None
             if buf is not None:
-                if node._tensor_hooks or node._retained or node._pre_hooks:
+                special = node._special
+                if special:
                     buf = _pre_hooks(node, buf, create_graph)
                 if captures and node in captures:
-                    for nr, k in captures[node]:
-                        g = buf[nr]
-                        if type(node) is AccumulateGrad and not accumulate_grads:
-                            g = run_tensor_hooks(node.variable._hooks, g, create_graph)
-                        captured[k] = g if captured[k] is None or g is None \
-                            else captured[k] + g
+                    _capture(node, buf, captures[node], captured, accumulate_grads,
+                             create_graph)
                 if run is None or node in run:
-                    if ANOMALY.enabled or node._trace is not None:
-                        outs = _apply_with_anomaly(node, buf, create_graph)
+                    if special or ANOMALY.enabled:
+                        outs = _run_special(node, buf, create_graph)
                     else:
                         outs = node.apply(buf, create_graph)
-                    if node._post_hooks:
-                        outs = _post_hooks(node, outs, buf)
                     if not retain_graph:
                         node.release()
-            for k, (child, nr) in enumerate(node.next_functions):
+            if outs is None:
+                outs = _NOTHING * len(node.next_functions)
+            for (child, nr), g in zip(node.next_functions, outs):
                 if child is None:
                     continue
-                if outs is not None:
-                    g = outs[k]
-                    if g is not None:
-                        cbuf = buffers.get(child)
-                        if cbuf is None:
-                            cbuf = buffers[child] = [None] * child.num_outputs
-                        old = cbuf[nr]
-                        cbuf[nr] = g if old is None else old + g
+                if g is not None:
+                    cbuf = buffers.get(child)
+                    if cbuf is None:
+                        cbuf = buffers[child] = [None] * child.num_outputs
+                    old = cbuf[nr]
+                    cbuf[nr] = g if old is None else old + g
                 count = dependents[child] - 1
                 dependents[child] = count
                 if count == 0:
@@ -206,6 +202,27 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
+
+
+def _capture(node: Node, buf: list[Any], slots: list[tuple[int, int]], captured: list[Any],
+             accumulate_grads: bool, create_graph: bool) -> None:
+    """Keep what arrived at a requested input (after its tensor hooks)."""
+    for nr, k in slots:
+        g = buf[nr]
+        if type(node) is AccumulateGrad and not accumulate_grads:
+            g = run_tensor_hooks(node.variable._hooks, g, create_graph)
+        captured[k] = g if captured[k] is None or g is None else captured[k] + g
+
+
+def _run_special(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
+    """A node with post hooks or an anomaly trace (pre-hooks already ran)."""
+    if ANOMALY.enabled or node._trace is not None:
+        outs = _apply_with_anomaly(node, buf, create_graph)
+    else:
+        outs = node.apply(buf, create_graph)
+    if node._post_hooks:
+        outs = _post_hooks(node, outs, buf)
+    return outs
 
 
 def _pre_hooks(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:

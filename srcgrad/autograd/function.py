@@ -173,6 +173,7 @@ def _connect(cls: type, ctx: FunctionCtx, args: tuple[Any, ...], output: Any) ->
                     for o in outputs]
     if ANOMALY.enabled:
         node._trace = forward_trace()
+        node._special = True
     inputs_by_id = {id(a) for a in args}
     connected = []
     for k, o in enumerate(outputs):

@@ -62,6 +62,7 @@ class Node:
     _tensor_hooks: dict[int, list[Any]] | None = None  # output_nr -> tensor hooks
     _retained: dict[int, Any] | None = None  # output_nr -> weakref of a retain_grad tensor
     _trace: str | None = None  # forward stack, in anomaly mode
+    _special = False  # set with any of the above: the engine's fast path checks only this
     num_outputs = 1
 
     def name(self) -> str:
@@ -81,6 +82,7 @@ class Node:
         """``fn(grad_inputs, grad_outputs)`` after this node ran; may return new inputs."""
         if self._post_hooks is None:
             self._post_hooks = []
+            self._special = True
         self._post_hooks.append(fn)
         return RemovableHandle(self._post_hooks, fn)
 
@@ -88,6 +90,7 @@ class Node:
         """``fn(grad_outputs)`` before this node runs; may return replacement grads."""
         if self._pre_hooks is None:
             self._pre_hooks = []
+            self._special = True
         self._pre_hooks.append(fn)
         return RemovableHandle(self._pre_hooks, fn)
 
@@ -151,7 +154,8 @@ class Plan:
     """
 
     __slots__ = ("rule", "wrt", "save_inputs", "save_shapes", "save_dtypes", "save_params",
-                 "save_out", "variadic", "edge_slots", "arity", "calls", "broadcasts")
+                 "save_out", "variadic", "edge_slots", "arity", "calls", "broadcasts",
+                 "save_meta")
 
     def __init__(self, rule: Any, names: tuple[str, ...], wrt: tuple[int, ...],
                  edge_of: tuple[Any, ...], requires: tuple[bool, ...] = (),
@@ -167,6 +171,7 @@ class Plan:
                                  if f"{n}_dtype" in wanted)
         self.save_params = tuple(p for p in rule.params if p in wanted)
         self.save_out = "out" in wanted
+        self.save_meta = bool(self.save_shapes or self.save_dtypes or self.save_params)
         self.variadic = rule.variadic
         self.edge_slots = tuple((i, edge_of[i]) for i, r in enumerate(requires)
                                 if r and edge_of[i] is not None)
@@ -181,7 +186,8 @@ class Plan:
 class RuleNode(Node):
     """A node of the rule table: the backward of one recorded operation."""
 
-    __slots__ = ("_plan", "_saved", "_versions", "_targets", "_released")
+    __slots__ = ("_plan", "_saved", "_versions", "_targets")
+    _released = False  # set once its saved tensors were freed
 
     def saved_values(self) -> dict[str, Any]:
         return dict(self._saved or {})
@@ -223,22 +229,32 @@ class RuleNode(Node):
         return env
 
     def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
-        env = self._unpack(create_graph)
-        env["g"] = grads[0]
         plan = self._plan
+        saved = self._saved
+        if create_graph or saved is None or plan.save_out:
+            env = self._unpack(create_graph)
+        else:  # the common case, inlined: saved inputs are read as their arrays
+            env = dict(saved)
+            for name, version in self._versions:
+                t = env[name]
+                if version is None or t._vc[0] != version:
+                    env = self._unpack(False)  # a list, or an error to raise: the full path
+                    break
+                env[name] = t._data
+        env["g"] = grads[0]
         result: list[Any] = [None] * len(self.next_functions)
         targets = self._targets
         for k, fn, needs, slot, variadic, positional in plan.calls:
+            target = None if targets is None else targets[k]
             if variadic:
                 for j, s in enumerate(slot):
                     env["i"] = j
-                    result[s] = _fit(fn(**{n: env[n] for n in needs}), targets[k][j])
+                    result[s] = _fit(fn(**{n: env[n] for n in needs}), target[j])
             elif positional:
                 ct = fn(*[env[n] for n in needs])
-                target = targets[k]
                 result[slot] = ct if target is None else _fit(ct, target)
             else:
-                result[slot] = _fit(plan.rule.call_vjp(plan.wrt[k][1], env), targets[k])
+                result[slot] = _fit(plan.rule.call_vjp(plan.wrt[k][1], env), target)
         return result
 
 

@@ -23,6 +23,7 @@ from ..autograd.graph import Plan, node_class
 from ..rules import Rule, rule_named
 from ..rules.registry import ELEMENTWISE, NONDIFF
 from . import dtypes
+from .node_builder import compile_builder
 
 NO_EDGE = (None, 0)
 _ndarray = np.ndarray
@@ -50,14 +51,19 @@ class Spec:
     """
 
     __slots__ = ("rule", "node_cls", "arity", "edge_of", "plans", "names", "impl", "is_view",
-                 "float_result", "elementwise")
+                 "float_result", "elementwise", "differentiable", "tensors", "builders")
 
     def __init__(self, rule: Rule, tensors: tuple[bool, ...], ndims: tuple[int, ...],
                  given: dict[str, Any], form: str | None) -> None:
         self.rule = rule
         self.names = rule.inputs
         call = {"tensors": tensors, "ndims": ndims, "form": form, **given}
-        name, arity = rule.torch_node(**call)
+        if rule.user and rule.node_name is None:  # sg.defvjp: named after the function
+            stem = rule.name.rsplit(".", 1)[-1]
+            name = "".join(p[:1].upper() + p[1:] for p in stem.split("_")) + "Backward0"
+            arity = len(tensors)
+        else:
+            name, arity = rule.torch_node(**call)
         self.node_cls = node_class(name)
         self.arity = arity
         # Inputs without a derivative (``where``'s condition) never get an edge. When the
@@ -75,10 +81,13 @@ class Spec:
                 slots.append(None)
         self.edge_of: tuple[int | None, ...] = tuple(slots)
         self.plans: dict[tuple[bool, ...], Plan] = {}
+        self.tensors = tensors
+        self.builders: dict[tuple[bool, ...], Any] = {}  # req -> compiled node builder
         self.impl = rule.impl
         self.is_view = rule.name in VIEW_RULES
         self.float_result = rule.name in FLOAT_RESULT
         self.elementwise = rule.kind == ELEMENTWISE
+        self.differentiable = rule.kind != NONDIFF
 
     def plan(self, requires: tuple[bool, ...]) -> Plan:
         plan = self.plans.get(requires)
@@ -162,17 +171,34 @@ def attach(spec: Spec, inputs: tuple[Any, ...], arrays: tuple[Any, ...], result:
            edge_inputs: tuple[Any, ...] | None = None) -> Any:
     """Give ``result`` a node of ``spec`` for ``inputs`` (``req``: which need grad); the
     edges come from ``edge_inputs`` when given (an in-place op saves a copy of its old
-    self but links to the tensor's history). Returns the node (None if nothing to do)."""
+    self but links to the tensor's history). Returns the node (None if nothing to do).
+
+    This runs once per recorded operation, so it is written for speed: everything that
+    depends only on the call form was decided when the ``Plan`` was built.
+    """
+    build = spec.builders.get(req, _MISSING)
+    if build is _MISSING:
+        plan = spec.plan(req)
+        build = spec.builders[req] = compile_builder(plan, spec.node_cls, spec.tensors,
+                                                     _BUILDER_HELPERS)
+    if build is not None:
+        return build(inputs, inputs if edge_inputs is None else edge_inputs, arrays, result,
+                     params)
     plan = spec.plans.get(req) or spec.plan(req)
     if not plan.wrt:
         return None
     tensor = _tm.Tensor
     node = _new(spec.node_cls)
     sources = inputs if edge_inputs is None else edge_inputs
-    if plan.variadic is None:
+    variadic = plan.variadic
+    if variadic is None:
         edges = [NO_EDGE] * plan.arity
         for i, slot in plan.edge_slots:
-            edges[slot] = edge(sources[i])
+            x = sources[i]
+            fn = x._grad_fn
+            # inline fast path of edge(): a non-view with history
+            edges[slot] = (fn, x._output_nr) if fn is not None and x._base is None \
+                else edge(x)
     else:
         edges = [edge(v) if requires(v) else NO_EDGE for v in sources[0]]
         plan = _variadic_plan(plan, len(edges))
@@ -181,7 +207,7 @@ def attach(spec: Spec, inputs: tuple[Any, ...], arrays: tuple[Any, ...], result:
     versions = []
     for i, name in plan.save_inputs:
         x = inputs[i]
-        if isinstance(x, tensor):
+        if type(x) is tensor or isinstance(x, tensor):
             saved[name] = x
             versions.append((name, x._vc[0]))
         elif isinstance(x, (list, tuple)):
@@ -189,6 +215,47 @@ def attach(spec: Spec, inputs: tuple[Any, ...], arrays: tuple[Any, ...], result:
             versions.append((name, None))
         else:
             saved[name] = x
+    if plan.save_meta:
+        _save_metadata(plan, spec, arrays, params, saved)
+    if plan.save_out:
+        saved["out"] = (out, result._vc, result._vc[0])
+    node.next_functions = tuple(edges)
+    node._plan = plan
+    node._saved = saved
+    node._versions = versions
+    node._targets = _targets(plan, arrays, out)
+    if ANOMALY.enabled:
+        node._trace = forward_trace()
+        node._special = True
+    result._grad_fn = node
+    result._rg = True
+    return node
+
+
+def _targets(plan: Plan, arrays: tuple[Any, ...], out: np.ndarray) -> list[Any] | None:
+    """Per input whose gradient is computed: where its cotangent must be unbroadcast or
+    cast back to its dtype (most operations: nowhere, giving None)."""
+    targets = None
+    out_dtype, out_size, out_ndim = out.dtype, out.size, out.ndim
+    for k, (i, name, _slot) in enumerate(plan.wrt):
+        a = arrays[i]
+        if name == plan.variadic:
+            target: Any = [_target(np.shape(v), np.result_type(v), out.shape, out_dtype, False)
+                           for v in a]
+        elif a.dtype is not out_dtype or (plan.broadcasts and (a.size != out_size
+                                                               or a.ndim != out_ndim)):
+            target = _target(a.shape, a.dtype, out.shape, out_dtype, plan.broadcasts)
+        else:
+            continue
+        if targets is None:
+            targets = [None] * len(plan.wrt)
+        targets[k] = target
+    return targets
+
+
+def _save_metadata(plan: Plan, spec: Spec, arrays: tuple[Any, ...],
+                   params: dict[str, Any] | None, saved: dict[str, Any]) -> None:
+    """The shapes, dtypes and static parameters the VJPs ask for."""
     for i, name in plan.save_shapes:
         a = arrays[i]
         saved[name] = (tuple(np.shape(v) for v in a) if isinstance(a, list)
@@ -201,31 +268,6 @@ def attach(spec: Spec, inputs: tuple[Any, ...], arrays: tuple[Any, ...], result:
         params = with_defaults(spec.rule, params or {})
         for name in plan.save_params:
             saved[name] = params[name]
-    if plan.save_out:
-        saved["out"] = (out, result._vc, result._vc[0])
-    out_shape, out_dtype = out.shape, out.dtype
-    broadcasts = plan.broadcasts
-    targets = []
-    for i, name, _slot in plan.wrt:
-        a = arrays[i]
-        if name == plan.variadic:
-            targets.append([_target(np.shape(v), np.result_type(v), out_shape, out_dtype,
-                                    False) for v in a])
-        elif (broadcasts and a.shape != out_shape) or a.dtype is not out_dtype:
-            targets.append(_target(a.shape, a.dtype, out_shape, out_dtype, broadcasts))
-        else:
-            targets.append(None)
-    node.next_functions = tuple(edges)
-    node._plan = plan
-    node._saved = saved
-    node._versions = versions
-    node._targets = targets
-    node._released = False
-    if ANOMALY.enabled:
-        node._trace = forward_trace()
-    result._grad_fn = node
-    result._rg = True
-    return node
 
 
 _new = object.__new__
@@ -310,7 +352,7 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     result = tensor._wrap(out)
     ra = ta and a._rg
     rb = tb and b._rg
-    if (ra or rb) and STATE.enabled and spec.rule.kind != NONDIFF:
+    if (ra or rb) and STATE.enabled and spec.differentiable:
         attach(spec, (a, b), (a._data if ta else x, b._data if tb else y), result,
                (ra, rb))
     return result
@@ -373,7 +415,12 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
     if spec.is_view and isinstance(first, tensor) and np.may_share_memory(out, first._data):
         name = rule.inputs[0]
         make_view(result, first, lambda arr: rule.apply({**env, name: arr}))
-    if any(req) and STATE.enabled and rule.kind != NONDIFF and rule.vjp:
+    if any(req) and STATE.enabled and rule.kind != NONDIFF:
+        missing = [n for n, r in zip(rule.inputs, req) if r and n not in rule.vjp]
+        if missing:
+            raise RuntimeError(f"{rule.name}() has no reverse-mode rule for its input "
+                               f"{missing[0]!r}, which requires grad; register one with "
+                               "sg.defvjp, or pass a tensor.detach()")
         attach(spec, tuple(inputs), originals, result, tuple(req), params)
     return result
 
@@ -399,6 +446,11 @@ def with_defaults(rule: Rule, params: dict[str, Any]) -> dict[str, Any]:
     for p in missing:
         full[p] = defaults.get(p)
     return full
+
+
+_MISSING = object()
+_BUILDER_HELPERS = {"edge": edge, "targets": _targets, "with_defaults": with_defaults,
+                    "forward_trace": forward_trace, "ANOMALY": ANOMALY, "NO_EDGE": NO_EDGE}
 
 
 # The Tensor class is built on this module (its methods call the functions above), so it

@@ -163,6 +163,7 @@ class Tensor(MathMethods, ShapeMethods, NumpyProtocol):
         fn = self._grad_fn
         if fn._retained is None:
             fn._retained = {}
+            fn._special = True
         fn._retained[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
@@ -180,6 +181,7 @@ class Tensor(MathMethods, ShapeMethods, NumpyProtocol):
         else:
             if fn._tensor_hooks is None:
                 fn._tensor_hooks = {}
+                fn._special = True
             hooks = fn._tensor_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)

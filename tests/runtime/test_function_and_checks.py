@@ -187,3 +187,26 @@ def test_anomaly_switch_as_a_function_and_decorator() -> None:
         return sg.autograd.is_anomaly_enabled()
 
     assert inside() and not sg.autograd.is_anomaly_enabled()
+
+
+def test_defvjp_rules_serve_the_runtime() -> None:
+    def snap(x, step=1.0):
+        return np.round(x / step) * step
+
+    wrapped = sg.defvjp(snap, lambda g, out, x, step=1.0: g)  # straight-through
+    x = sg.tensor([0.4, 1.6], requires_grad=True)
+    y = wrapped(x)
+    assert y.tolist() == [0.0, 2.0] and type(y.grad_fn).__name__ == "SnapBackward0"
+    (y * sg.tensor([1.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [1.0, 3.0]
+
+
+def test_a_function_with_only_a_forward_rule_refuses_grad() -> None:
+    def twice(x):
+        return x * 2
+
+    wrapped = sg.defjvp(twice, lambda t, out, x: t * 2)
+    assert wrapped(sg.tensor([1.0])).tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="has no reverse-mode rule for its input 'x'.*"
+                                           "sg.defvjp"):
+        wrapped(sg.tensor([1.0], requires_grad=True))

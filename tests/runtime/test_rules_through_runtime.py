@@ -67,8 +67,17 @@ def _sample(name: str, k: int) -> tuple[Any, Any, list[str]]:
     return rule, sample, wrt
 
 
+@pytest.fixture(params=["compiled builders", "generic attach"])
+def builders(request, monkeypatch):
+    """Run with the per-form compiled node builders, and with attach's generic path."""
+    if request.param == "generic attach":
+        monkeypatch.setattr(ops, "compile_builder", lambda *args: None)
+        monkeypatch.setattr(ops, "_SPECS", {})
+    return request.param
+
+
 @pytest.mark.parametrize("name,k", CASES)
-def test_runtime_gradient_equals_the_tables_vjp(name: str, k: int) -> None:
+def test_runtime_gradient_equals_the_tables_vjp(name: str, k: int, builders: str) -> None:
     rule, sample, wrt = _sample(name, k)
     env = sample.env
     inputs, params, leaves = _to_runtime(rule, env, wrt)
