@@ -152,6 +152,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     if not args.no_hessian:
         wanted = [s.key for s in loaded]
         run["hessian"] = hessian.measure_hessian(plan, wanted)
+        for key, reason in missing.items():
+            if key in hessian.BUILDERS:
+                run["hessian"]["systems"][key] = {"status": "missing", "reason": reason}
         print("measured the Hessian", file=sys.stderr)
     return run
 
