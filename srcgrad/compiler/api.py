@@ -26,6 +26,7 @@ from . import cache
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
+from .dispatcher import Dispatcher
 from .frontend import lower, parameter_names
 from .frontend.resolve import Dependency
 from .ir import types as T
@@ -119,15 +120,16 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
     return print_function(entry.ir) if what == "ir" else entry.text
 
 
-def point_to_user_line(error: BaseException, emitted: Any, f: Any) -> None:
+def point_to_user_line(error: BaseException, f: Any) -> None:
     """Add a note naming the user's line whose emitted code raised ``error`` (3.11+)."""
-    if not hasattr(error, "add_note"):
+    if not hasattr(error, "add_note") or getattr(error, "_srcgrad_noted", False):
         return
-    filename = emitted.__code__.co_filename
-    tb, lineno = error.__traceback__, None
+    tb, lineno, filename = error.__traceback__, None, None
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            lineno = tb.tb_lineno
+        code = tb.tb_frame.f_code
+        if code.co_filename.startswith("<srcgrad:") and "# line " in "".join(
+                linecache.getlines(code.co_filename)):
+            filename, lineno = code.co_filename, tb.tb_lineno
         tb = tb.tb_next
     if lineno is None:
         return
@@ -139,6 +141,7 @@ def point_to_user_line(error: BaseException, emitted: Any, f: Any) -> None:
             where = getattr(getattr(f, "__code__", None), "co_filename", "<unknown>")
             error.add_note(f"srcgrad: raised by the derivative code emitted for "
                            f"{where}:{number}: {source_text}")
+            error._srcgrad_noted = True  # type: ignore[attr-defined]
             return
 
 
@@ -195,43 +198,54 @@ class Derivation:
         what = ", ".join(self.param_names[i] for i in self.wrt)
         doc = (f"{_TITLES[self.transform]} of {fname} w.r.t. {what}, made by srcgrad. "
                f"The code it runs: sg.source({name}, *args).")
-        text = (f"def {name}(*args, **kwargs):\n"
-                f"    {doc!r}\n"
-                f"    return _run(args, kwargs)\n")
-        ns = compile_module(text, {"_run": self.run}, name)
-        fn = ns[name]
+        self.dispatcher = Dispatcher(name, doc, self.signature, self.call_names, self.slow,
+                                     self.note, self.current_defaults, self.f)
+        fn = self.dispatcher.function
         fn.__srcgrad__ = self
         fn.__signature__ = self.signature
         fn.__qualname__ = name
         return fn
 
-    def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+    @property
+    def call_names(self) -> list[str]:
+        return [*self.param_names, "seed"] if self.has_seed else list(self.param_names)
+
+    def current_defaults(self) -> dict[str, Any]:
+        """Parameter name -> ``f``'s current default (it may have been changed)."""
         defaults = (getattr(self.f, "__defaults__", None), getattr(self.f, "__kwdefaults__", None))
-        if any(a is not b for a, b in zip(defaults, self._defaults)):  # f's defaults changed
+        if any(a is not b for a, b in zip(defaults, self._defaults)):
             self._defaults = defaults
             self.signature = self._signature()
-            self.function.__signature__ = self.signature
+            if hasattr(self, "function"):
+                self.function.__signature__ = self.signature
+        return {p.name: p.default for p in self.signature.parameters.values()
+                if p.default is not p.empty}
+
+    def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+        self.current_defaults()
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise SrcGradError(f"{self.function.__name__}: {e}") from None
         bound.apply_defaults()
-        names = [*self.param_names, "seed"] if self.has_seed else self.param_names
-        return [bound.arguments[n] for n in names]
+        return [bound.arguments[n] for n in self.call_names]
 
-    def run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        n = len(self.param_names) + self.has_seed
-        if kwargs or len(args) != n:
-            args = tuple(self.bind(args, kwargs))
-        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize,
-                                      key_of(args[:len(self.param_names)])))
+    def slow(self, *args: Any) -> Any:
+        """A call no compiled version's guards accepted: compile one, install it, run it."""
+        primal = args[:len(self.param_names)]
+        key = key_of(primal)
+        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize, key))
         if entry is None:
-            entry = self.entry_for(args[:len(self.param_names)])
+            entry = self.entry_for(primal)
+        self.dispatcher.add(key, entry)
         try:
             return entry.fn(*args)
         except Exception as e:
-            point_to_user_line(e, entry.fn, self.f)
+            self.note(e)
             raise
+
+    def note(self, error: BaseException) -> None:
+        point_to_user_line(error, self.f)
 
     # --- compiling -------------------------------------------------------------------
     def entry_for(self, primal_args: Sequence[Any]) -> cache.Entry:
@@ -273,8 +287,6 @@ class Derivation:
         gen = generation()
         primal, deps = self.primal_ir(arg_types)
         verify(primal)
-        if getattr(self.f, "__defaults__", None) is not None:
-            deps.append(Dependency(self.f, "__defaults__", self.f.__defaults__, "attr"))
         spec = ReverseSpec(self.wrt, self.tuple_wrt, self.transform)
         derived = reverse(primal, spec)
         verify(derived)

@@ -30,6 +30,7 @@ class Entry:
         return self.generation == generation() and all(d.still_valid() for d in self.deps)
 
 
+_dispatchers: weakref.WeakSet[Any] = weakref.WeakSet()  # derived functions' code, to reset
 _cache: weakref.WeakKeyDictionary[Any, dict[Any, Entry]] = weakref.WeakKeyDictionary()
 _unweakrefable: dict[int, tuple[Any, dict[Any, Entry]]] = {}
 
@@ -54,7 +55,14 @@ def store(fn: Any, key: Any, entry: Entry) -> None:
     _table(fn)[key] = entry
 
 
+def track(dispatcher: Any) -> None:
+    """Remember a derived function's dispatcher, so clear_cache can empty it too."""
+    _dispatchers.add(dispatcher)
+
+
 def clear_cache() -> None:
     """Forget every compiled derivative."""
     _cache.clear()
     _unweakrefable.clear()
+    for dispatcher in list(_dispatchers):
+        dispatcher.reset()

@@ -16,12 +16,17 @@ _counter = itertools.count(1)
 
 def compile_module(text: str, namespace: dict[str, Any], label: str) -> dict[str, Any]:
     """Execute ``text`` in a copy of ``namespace``; returns the module namespace."""
+    module_ns = dict(namespace)
+    module_ns["__name__"] = f"srcgrad_emitted_{label}"
+    compile_into(text, module_ns, label)
+    return module_ns
+
+
+def compile_into(text: str, namespace: dict[str, Any], label: str) -> str:
+    """Execute ``text`` in ``namespace`` itself; returns the file name it is known by."""
     filename = f"<srcgrad:{label}:{next(_counter)}>"
     lines = text.splitlines(keepends=True)
     linecache.cache[filename] = (len(text), None, lines, filename)
-    code = compile(text, filename, "exec")
-    module_ns = dict(namespace)
-    module_ns["__name__"] = f"srcgrad_emitted_{label}"
-    exec(code, module_ns)
-    module_ns["__srcgrad_filename__"] = filename
-    return module_ns
+    exec(compile(text, filename, "exec"), namespace)
+    namespace["__srcgrad_filename__"] = filename
+    return filename

@@ -1,0 +1,155 @@
+"""The derived function users call: generated code whose guards pick a compiled version.
+
+DESIGN.md principle 7: no layers of Python wrappers. ``sg.grad(f)`` returns one real
+function, regenerated (its ``__code__`` swapped in place) each time a version is compiled
+for a new abstract signature. Each version is guarded by cheap checks of the argument
+kinds and of what its compilation assumed (the rule table's generation, the names it
+resolved); a call that no guard accepts takes the slow path, which compiles::
+
+    def grad_f(x, n):
+        try:
+            if type(x) is _sg_ndarray and x.ndim == 1 and x.dtype.char == 'd' and \\
+                    type(n) is int and _sg_generation() == 42 and ...:
+                return _sg_v0(x, n)
+        except Exception as _sg_e:
+            _sg_note(_sg_e)
+            raise
+        return _sg_slow(x, n)
+
+A defaulted parameter gets a sentinel default replaced by ``f``'s current default, so
+changing ``f.__defaults__`` is seen on the next call.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from srcgrad.rules import generation
+
+from .backend.compile import compile_into
+from .cache import Entry, track
+
+_DEFAULT = type("_Default", (), {"__repr__": lambda self: "<f's default>"})()
+_MISSING = object()
+
+
+class Dispatcher:
+    def __init__(self, name: str, doc: str, signature: inspect.Signature,
+                 call_names: list[str], slow: Callable[..., Any],
+                 note: Callable[[BaseException], None],
+                 defaults: Callable[[], dict[str, Any]], f: Any) -> None:
+        self.name = name
+        self.doc = doc
+        self.signature = signature
+        self.call_names = call_names
+        self.defaults = defaults  # parameter name -> f's current default
+        self.versions: list[tuple[tuple[Any, ...], Entry]] = []
+        self.ns: dict[str, Any] = {
+            "_sg_slow": slow, "_sg_note": note, "_sg_ndarray": np.ndarray,
+            "_sg_generation": generation, "_sg_default": _DEFAULT, "_sg_missing": _MISSING,
+            "_sg_f": f, "_sg_refresh": self.refresh_defaults,
+        }
+        self.function = self._compile()
+        track(self)
+
+    def reset(self) -> None:
+        """Forget every installed version (``sg.clear_cache``)."""
+        self.versions = []
+        self.function.__code__ = self._compile().__code__
+
+    def add(self, key: tuple[Any, ...], entry: Entry) -> None:
+        """Install ``entry`` for argument kinds ``key`` (replacing an older one)."""
+        self.versions = [(k, e) for k, e in self.versions if k != key and e.valid()]
+        self.versions.append((key, entry))
+        # specific versions first: a generic one (None kinds) accepts anything
+        self.versions.sort(key=lambda ke: sum(k is None for k in ke[0]))
+        fresh = self._compile()
+        self.function.__code__ = fresh.__code__
+
+    def refresh_defaults(self) -> None:
+        """Take ``f``'s current defaults (called by the code when they were changed)."""
+        for i, value in enumerate(self.defaults().values()):
+            self.ns[f"_sg_d{i}"] = value
+        f = self.ns.get("_sg_f")
+        self.ns["_sg_fd"] = getattr(f, "__defaults__", None)
+        self.ns["_sg_fkd"] = getattr(f, "__kwdefaults__", None)
+
+    # --- code ----------------------------------------------------------------------------
+    def _compile(self) -> Any:
+        compile_into(self._text(), self.ns, self.name)
+        return self.ns[self.name]
+
+    def _params(self) -> tuple[str, list[str]]:
+        parts, fill = [], []
+        seen_kwonly = False
+        defaults = self.defaults()
+        index = {n: i for i, n in enumerate(defaults)}
+        for p in self.signature.parameters.values():
+            if p.kind == p.KEYWORD_ONLY and not seen_kwonly:
+                parts.append("*")
+                seen_kwonly = True
+            if p.name in index:
+                parts.append(f"{p.name}=_sg_default")
+                fill.append(f"    if {p.name} is _sg_default:\n"
+                            f"        {p.name} = _sg_d{index[p.name]}")
+            else:
+                parts.append(p.name)
+        self.refresh_defaults()
+        return ", ".join(parts), fill
+
+    def _text(self) -> str:
+        params, fill = self._params()
+        args = ", ".join(self.call_names)
+        lines = [f"def {self.name}({params}):", f"    {self.doc!r}"]
+        if fill:
+            lines += ["    if _sg_f.__defaults__ is not _sg_fd or "
+                      "_sg_f.__kwdefaults__ is not _sg_fkd:", "        _sg_refresh()", *fill]
+        if self.versions:
+            lines.append("    try:")
+            for k, (key, entry) in enumerate(self.versions):
+                self.ns[f"_sg_v{k}"] = entry.fn
+                checks = [*self._guards(key), *self._assumptions(k, entry),
+                          f"_sg_generation() == {entry.generation}"]
+                lines.append(f"        if {' and '.join(checks)}:")
+                lines.append(f"            return _sg_v{k}({args})")
+            lines += ["    except Exception as _sg_e:", "        _sg_note(_sg_e)",
+                      "        raise"]
+        lines.append(f"    return _sg_slow({args})")
+        return "\n".join(lines) + "\n"
+
+    def _guards(self, key: tuple[Any, ...]) -> list[str]:
+        checks = []
+        for name, kind in zip(self.call_names, key):
+            if kind is None:
+                continue
+            if isinstance(kind, tuple):
+                ndim, char = kind
+                checks.append(f"type({name}) is _sg_ndarray and {name}.ndim == {ndim} and "
+                              f"{name}.dtype.char == {char!r}")
+            elif kind in (float, int, bool):
+                checks.append(f"type({name}) is {kind.__name__}")
+            else:
+                self.ns[f"_sg_t_{kind.__name__}"] = kind
+                checks.append(f"type({name}) is _sg_t_{kind.__name__}")
+        return checks
+
+    def _assumptions(self, k: int, entry: Entry) -> list[str]:
+        checks, seen = [], set()
+        for j, dep in enumerate(entry.deps):
+            ident = (id(dep.where), dep.name, dep.kind)
+            if ident in seen:
+                continue
+            seen.add(ident)
+            w, o = f"_sg_w{k}_{j}", f"_sg_o{k}_{j}"
+            self.ns[w], self.ns[o] = dep.where, dep.obj
+            if dep.kind == "attr":
+                checks.append(f"{w}.{dep.name} is {o}")
+            elif isinstance(dep.where, dict):
+                checks.append(f"{w}.get({dep.name!r}, _sg_missing) is {o}")
+            else:
+                checks.append(f"{w}.cell_contents is {o}")
+        return checks
