@@ -97,7 +97,11 @@ def bench_plan():
     return TimingPlan(rounds=1, min_sample_s=0.0)
 
 
-def test_one_workload_runs_end_to_end_without_peers(bench, tmp_path):
+def test_one_workload_runs_end_to_end_without_peers(bench, tmp_path, monkeypatch):
+    from sgbench.machine import THREAD_VARIABLES
+
+    for name in (*THREAD_VARIABLES, "XLA_FLAGS"):  # main() sets them; restored afterwards
+        monkeypatch.delenv(name, raising=False)
     out_json, out_md = tmp_path / "run.json", tmp_path / "run.md"
     status = bench.main(["--systems", "srcgrad", "--workloads", "W2", "--rounds", "1",
                          "--min-sample-ms", "0", "--no-memory", "--no-hessian",
