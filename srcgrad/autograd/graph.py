@@ -28,6 +28,7 @@ import numpy as np
 
 from ..rules.helpers import getitem, scatter_add, unbroadcast
 from ..rules.shape import astype
+from .fast_backward import compile_backward
 
 _UNBROADCAST = unbroadcast.__srcgrad_impl__
 
@@ -40,6 +41,7 @@ FREED_MESSAGE = (
 )
 
 _TENSOR: list[Any] = []
+_UNCOMPILED = object()
 
 
 def tensor_type() -> Any:
@@ -155,12 +157,14 @@ class Plan:
 
     __slots__ = ("rule", "wrt", "save_inputs", "save_shapes", "save_dtypes", "save_params",
                  "save_out", "variadic", "edge_slots", "arity", "calls", "broadcasts",
-                 "save_meta")
+                 "save_meta", "tensors", "fast")
 
     def __init__(self, rule: Any, names: tuple[str, ...], wrt: tuple[int, ...],
                  edge_of: tuple[Any, ...], requires: tuple[bool, ...] = (),
-                 arity: int = 0) -> None:
+                 arity: int = 0, tensors: tuple[bool, ...] = ()) -> None:
         self.rule = rule
+        self.tensors = tensors or (True,) * len(names)  # which inputs are Tensors
+        self.fast: Any = _UNCOMPILED  # the compiled backward (fast_backward), made lazily
         wanted = rule.saved_names([names[i] for i in wrt])
         # (input position, name, edge slot) for every input whose gradient we compute
         self.wrt = tuple((i, names[i], edge_of[i]) for i in wrt)
@@ -230,6 +234,14 @@ class RuleNode(Node):
 
     def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
         plan = self._plan
+        if not create_graph:
+            fast = plan.fast
+            if fast is _UNCOMPILED:
+                fast = plan.fast = compile_backward(plan, _fit)
+            if fast is not None:
+                result = fast(self, grads[0])
+                if result is not None:
+                    return result
         saved = self._saved
         if create_graph or saved is None or plan.save_out:
             env = self._unpack(create_graph)

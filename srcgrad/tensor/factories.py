@@ -64,7 +64,7 @@ def _tensors_to_lists(values: Any) -> Any:
     return values
 
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
+def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False, device: Any = None
            ) -> Tensor:
     """A new leaf holding a copy of ``data``."""
     if isinstance(data, Tensor):
@@ -115,7 +115,7 @@ def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: An
     return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad)
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False,
+def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     if dtype is None:
         dtype = _infer(fill_value).dtype

@@ -95,7 +95,7 @@ class Spec:
             wrt = tuple(i for i, r in enumerate(requires)
                         if r and self.names[i] in self.rule.vjp)
             plan = self.plans[requires] = Plan(self.rule, self.names, wrt, self.edge_of,
-                                               requires, self.arity)
+                                               requires, self.arity, self.tensors)
         return plan
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from srcgrad.autograd import graph
 from srcgrad.rules import RULES
 from srcgrad.tensor import ops
 from tests.rules.checker import (
@@ -67,11 +68,13 @@ def _sample(name: str, k: int) -> tuple[Any, Any, list[str]]:
     return rule, sample, wrt
 
 
-@pytest.fixture(params=["compiled builders", "generic attach"])
+@pytest.fixture(params=["compiled", "generic"])
 def builders(request, monkeypatch):
-    """Run with the per-form compiled node builders, and with attach's generic path."""
-    if request.param == "generic attach":
+    """Run with the per-form compiled node builders and backward functions, and with the
+    generic paths they specialise (``attach``, ``RuleNode.apply``)."""
+    if request.param == "generic":
         monkeypatch.setattr(ops, "compile_builder", lambda *args: None)
+        monkeypatch.setattr(graph, "compile_backward", lambda *args: None)
         monkeypatch.setattr(ops, "_SPECS", {})
     return request.param
 

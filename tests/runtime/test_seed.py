@@ -15,6 +15,8 @@ import pytest
 
 import srcgrad as sg
 
+pytestmark = pytest.mark.smoke  # also run on the oldest supported Python in CI
+
 
 @pytest.fixture(autouse=True)
 def _restore_grad_mode():
