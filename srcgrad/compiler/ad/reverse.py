@@ -7,6 +7,7 @@ active input of an op it calls the input's VJP from the rule table on symbolic v
 Contributions are accumulated with ``add``; where the rule ``broadcasts`` and the input's
 shape may differ from the output's, ``unbroadcast`` undoes the broadcast (skipped when the
 other inputs are known scalars). Gradients are cast back to their argument's type.
+The per-op work is :class:`.scope.Scope`; ``if`` and loops are in :mod:`.regions`.
 
     y = sin(x=%x)          ->   %y = sin(x=%x)
     return y                    %dy = seed_one(out=%y)

@@ -1,0 +1,129 @@
+"""Lowering assignments: binding names, tuple unpacking, and the aliasing rule.
+
+``x = ...`` binds the name to the value (SSA renaming keeps the user's name on the value);
+``y[i] = v`` on a local array becomes a functional ``index_put`` rebinding ``y``; augmented
+assignment to an array is ``y = y + v`` when no other live name shares the array. A write
+that could reach the caller's data, or one another name would see, raises SrcGradError
+advising ``.copy()`` (API.md §1: derived functions never modify their arguments).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+
+from ..symbolic import Sym, is_symbolic, record_rule
+from . import calls
+from .expressions import BINOPS
+
+
+class AssignMixin:
+    """The assignment half of :class:`.lower.Lowerer`."""
+
+    env: dict[str, Any]
+    enclosing: list[dict[str, Any]]
+    ctx: Any
+
+    def assign(self, target: Any, value: Any, node: Any) -> None:
+        if isinstance(target, gast.Name):
+            if isinstance(value, Sym):
+                value = self.named(value, target.id)
+            self.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            items = self.unpack(value, len(target.elts), node)
+            for t, v in zip(target.elts, items):
+                self.assign(t, v, node)
+        elif isinstance(target, gast.Subscript):
+            self.subscript_write(target, node)
+        elif isinstance(target, gast.Attribute):
+            raise self.err(node, "assignment to an attribute is not supported (it would change "
+                           "an object outside the function).",
+                           "Keep the value in a local variable and return it.")
+        else:
+            raise self.err(node, f"cannot assign to {type(target).__name__}.")
+
+    def named(self, value: Sym, name: str) -> Sym:
+        """Give ``value`` the user's name (``b = a`` simply binds ``b`` to ``a``'s value)."""
+        v = value.value
+        if v.name is None and v.op is not None and v.op.prim != "const":
+            v.name = name
+        return value
+
+    def unpack(self, value: Any, n: int, node: Any) -> list[Any]:
+        if isinstance(value, (tuple, list)):
+            if len(value) != n:
+                raise self.err(node, f"cannot unpack {len(value)} values into {n} names.")
+            return list(value)
+        if isinstance(value, Sym):
+            ndim = value.value.type.known_ndim if value.value.type else None
+            if value.value.type is not None and value.value.type.kind == "static" or ndim:
+                return [value[i] for i in range(n)]
+            raise self.err(node, "tuple unpacking of an array of unknown shape is not supported.",
+                           "Index it explicitly: a, b = x[0], x[1].")
+        return list(value)
+
+    def check_inplace(self, current: Any, name: str, node: Any) -> None:
+        """``name += ...`` on an array mutates it: refuse when others could see that."""
+        if not isinstance(current, Sym):
+            return
+        t = current.value.type
+        if t is not None and (t.is_python_number or t.kind in ("scalar", "static", "none")):
+            return
+        root = self.ctx.root(current.value)
+        if root.id in self.ctx.argument_ids:
+            raise self.err(node, f"`{name} {type(node.op).__name__}=` would modify the caller's "
+                           f"array `{root.name}` in place (derived functions never modify "
+                           "their arguments).",
+                           f"Copy it first ({name} = {name}.copy()) or write {name} = {name} "
+                           "+ ... .")
+        self.check_shared(current, name, node, "an augmented assignment to")
+
+    def subscript_write(self, target: Any, node: Any) -> None:
+        """``y[i] = v`` / ``y[i] += v`` on a local array: a functional ``index_put``."""
+        base = self.expr(target.value)
+        if isinstance(base, Sym):
+            root = self.ctx.root(base.value)
+            if root.id in self.ctx.argument_ids:
+                raise self.err(node, f"a subscript write into `{root.name}` (or a view of it) "
+                               "would modify the caller's array (derived functions never "
+                               "modify their arguments).",
+                               f"Work on a copy: {root.name} = {root.name}.copy().")
+            if not isinstance(target.value, gast.Name) or root is not base.value:
+                raise self.err(node, "a subscript write into a view of another array would "
+                               "change that array too.",
+                               "Write into the array itself, or make the view a copy with "
+                               ".copy().")
+            name = target.value.id
+            self.check_shared(base, name, node, "a subscript write into")
+            index = self.expr(target.slice)
+            value = self.expr(node.value)
+            if isinstance(node, gast.AugAssign):
+                old = record_rule(calls.rule("getitem"), [base], {"index": index})
+                value = self.binop(BINOPS[type(node.op)], old, value, node)
+            out = record_rule(calls.rule("index_put"), [base, value], {"index": index})
+            self.env[name] = self.named(out, name)
+            return
+        if isinstance(base, list) and not isinstance(target.slice, gast.Slice):
+            index = self.expr(target.slice)
+            if is_symbolic(index):
+                raise self.err(node, "a list index known only at run time is not supported.",
+                               "Build the list with .append, then np.stack it.")
+            value = self.expr(node.value)
+            if isinstance(node, gast.AugAssign):
+                value = self.binop(BINOPS[type(node.op)], base[index], value, node)
+            base[index] = value
+            return
+        raise self.err(node, "this subscript assignment is not supported.",
+                       "Assign to a local array or list variable: y[i] = v.")
+
+    def check_shared(self, current: Sym, name: str, node: Any, what: str) -> None:
+        root = self.ctx.root(current.value)
+        for env in (self.env, *self.enclosing):
+            for other, held in env.items():
+                if other != name and isinstance(held, Sym) \
+                        and self.ctx.root(held.value) is root:
+                    raise self.err(node, f"{what} `{name}` would also change `{other}`, which "
+                                   "shares its array.",
+                                   f"Copy it first ({name} = {name}.copy()).")
+

@@ -1,0 +1,230 @@
+"""Lowering expressions: each evaluates to a compile-time object or a symbolic value.
+
+Operators on :class:`~..symbolic.Sym` values record IR through the tracer; on plain
+Python values they are simply computed (``2 * 3`` is ``6`` at compile time). Calls go
+to :mod:`.calls`, attributes of symbolic arrays to :mod:`.methods`, and conditions known
+only at run time (``a if c else b``, ``and``/``or``) to :mod:`.branches`.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gast
+
+from ..symbolic import Sym, is_symbolic, record_rule
+from . import branches, calls
+from .context import LocalFunction
+from .resolve import MISSING
+
+BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+    gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+}
+CMPOPS = {
+    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
+    gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_,
+    gast.IsNot: operator.is_not, gast.In: lambda a, b: a in b,
+    gast.NotIn: lambda a, b: a not in b,
+}
+
+
+class ExpressionsMixin:
+    """The expression half of :class:`.lower.Lowerer`."""
+
+    env: dict[str, Any]
+    enclosing: list[dict[str, Any]]
+    ctx: Any
+    scope: Any
+    parsed: Any
+
+    def expr(self, node: Any) -> Any:
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise self.err(node, f"the expression `{type(node).__name__}` is not supported in "
+                           "a differentiated function.",
+                           "Rewrite it with plain assignments, operators and NumPy calls.")
+        return method(node)
+
+    def expr_Constant(self, node: Any) -> Any:
+        return node.value
+
+    def expr_Name(self, node: Any) -> Any:
+        return self.load(node.id, node)
+
+    def load(self, name: str, node: Any) -> Any:
+        for env in (self.env, *self.enclosing):
+            if name in env:
+                return env[name]
+        value = self.scope.lookup(name, self.ctx.deps)
+        if value is MISSING:
+            raise self.err(node, f"name `{name}` is not defined.",
+                           "Define or import it (at module level or in the function) before "
+                           "the derived function is first called.")
+        return value
+
+    def expr_Attribute(self, node: Any) -> Any:
+        obj = self.expr(node.value)
+        if is_symbolic(obj):
+            return calls.attribute(self, obj, node.attr, node)
+        try:
+            return getattr(obj, node.attr)
+        except AttributeError:
+            raise self.err(node, f"{type(obj).__name__} has no attribute `{node.attr}`.") from None
+
+    def expr_BinOp(self, node: Any) -> Any:
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.err(node, f"the operator {type(node.op).__name__} is not supported.")
+        return self.binop(op, self.expr(node.left), self.expr(node.right), node)
+
+    def binop(self, op: Any, a: Any, b: Any, node: Any) -> Any:
+        if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
+            name = "floor_divide" if op is operator.floordiv else "remainder"
+            return calls.call_numpy_name(self, name, [a, b], {}, node)
+        try:
+            return op(a, b)
+        except TypeError as e:
+            raise self.err(node, f"unsupported operand types: {e}") from None
+
+    def expr_UnaryOp(self, node: Any) -> Any:
+        v = self.expr(node.operand)
+        if isinstance(node.op, gast.USub):
+            return -v
+        if isinstance(node.op, gast.UAdd):
+            return v
+        if isinstance(node.op, gast.Not):
+            if isinstance(v, Sym):
+                return ~v
+            return not v
+        return ~v
+
+    def expr_Compare(self, node: Any) -> Any:
+        left = self.expr(node.left)
+        result: Any = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.expr(comp)
+            part = CMPOPS[type(op)](left, right)
+            result = part if result is True else (
+                result & part if is_symbolic(result) or is_symbolic(part) else result and part)
+            left = right
+        return result
+
+    def expr_BoolOp(self, node: Any) -> Any:
+        values = [self.expr(v) for v in node.values]
+        if any(is_symbolic(v) for v in values):  # a run-time condition: combine elementwise
+            name = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
+            result = values[0]
+            for v in values[1:]:
+                result = calls.call_numpy_name(self, name, [result, v], {}, node)
+            return result
+        result = values[0]
+        for v in values[1:]:
+            result = (result and v) if isinstance(node.op, gast.And) else (result or v)
+        return result
+
+    def expr_IfExp(self, node: Any) -> Any:
+        test = self.expr(node.test)
+        if is_symbolic(test):
+            return branches.lower_ifexp(self, node, test)
+        return self.expr(node.body if test else node.orelse)
+
+    def expr_Tuple(self, node: Any) -> Any:
+        return tuple(self.elements(node))
+
+    def expr_List(self, node: Any) -> Any:
+        return list(self.elements(node))
+
+    def elements(self, node: Any) -> list[Any]:
+        out: list[Any] = []
+        for e in node.elts:
+            if isinstance(e, gast.Starred):
+                v = self.expr(e.value)
+                if is_symbolic(v) and not isinstance(v, (tuple, list)):
+                    raise self.err(e, "unpacking (*x) an array is not supported.")
+                out.extend(v)
+            else:
+                out.append(self.expr(e))
+        return out
+
+    def expr_Dict(self, node: Any) -> Any:
+        keys = [self.expr(k) for k in node.keys]
+        return dict(zip(keys, [self.expr(v) for v in node.values]))
+
+    def expr_Slice(self, node: Any) -> Any:
+        parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def expr_Subscript(self, node: Any) -> Any:
+        base = self.expr(node.value)
+        index = self.expr(node.slice)
+        if isinstance(base, Sym):
+            out = record_rule(calls.rule("getitem"), [base], {"index": index})
+            if _is_view_index(index):
+                self.ctx.note_view(out.value, base.value)
+            return out
+        if is_symbolic(index):
+            raise self.err(node, "indexing a Python list or tuple with a value known only at "
+                           "run time is not supported.", "Use np.stack(...) and index the array.")
+        try:
+            return base[index]
+        except (IndexError, KeyError, TypeError) as e:
+            raise self.err(node, f"bad subscript: {e}") from None
+
+    def expr_Call(self, node: Any) -> Any:
+        func = self.expr(node.func)
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                v = self.expr(a.value)
+                if isinstance(v, Sym):
+                    raise self.err(a, "unpacking (*x) an array in a call is not supported.")
+                args.extend(v)
+            else:
+                args.append(self.expr(a))
+        kwargs: dict[str, Any] = {}
+        for k in node.keywords:
+            if k.arg is None:
+                v = self.expr(k.value)
+                if not isinstance(v, dict):
+                    raise self.err(node, "**kwargs of a value known only at run time.")
+                kwargs.update(v)
+            else:
+                kwargs[k.arg] = self.expr(k.value)
+        return calls.call(self, func, args, kwargs, node)
+
+    def expr_Lambda(self, node: Any) -> Any:
+        defaults = [self.expr(d) for d in node.args.defaults]
+        return LocalFunction(node, self.parsed, self.scope, [self.env, *self.enclosing],
+                             defaults, "<lambda>")
+
+    def expr_JoinedStr(self, node: Any) -> Any:
+        parts = []
+        for v in node.values:
+            if isinstance(v, gast.FormattedValue):
+                value = self.expr(v.value)
+                if is_symbolic(value):
+                    raise self.err(node, "an f-string of a value known only at run time is not "
+                                   "supported.", "Pass the value to print() directly.")
+                parts.append(format(value))
+            else:
+                parts.append(self.expr(v))
+        return "".join(parts)
+
+    def expr_Yield(self, node: Any) -> Any:
+        raise self.err(node, "`yield` is not supported in a differentiated function.",
+                       "Return the values (a tuple or list) instead of yielding them.")
+
+    expr_YieldFrom = expr_Yield
+
+    def expr_NamedExpr(self, node: Any) -> Any:
+        raise self.err(node, "the walrus operator `:=` is not supported.",
+                       "Assign in a separate statement.")
+
+
+
+def _is_view_index(index: Any) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, slice, Sym)) for p in parts)
