@@ -1,0 +1,31 @@
+"""Fuzzer options and the once-per-session probe of what the compiler accepts.
+
+``--fuzz-count N`` sets how many programs run (default 300, well under two minutes on two
+cores; pass thousands for a long run); ``--fuzz-seed S`` shifts every program's seed, so a
+failure reproduces with the same two options and its test id.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .probes import probe_features
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("fuzz", "srcgrad random-program fuzzer")
+    group.addoption("--fuzz-count", type=int, default=300,
+                    help="number of generated programs (default 300; thousands for a long run)")
+    group.addoption("--fuzz-seed", type=int, default=0,
+                    help="base seed of the generated programs (default 0)")
+
+
+@pytest.fixture(scope="session")
+def compiler_features(tmp_path_factory):
+    """{feature: None if the compiler accepts it, else the SrcGradError it gave}."""
+    return probe_features(tmp_path_factory.mktemp("fuzz_probes"))
+
+
+@pytest.fixture(scope="session")
+def fuzz_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuzz_programs")

@@ -1,0 +1,40 @@
+"""Bugs the fuzzer and the reliability tests found, each reduced to a minimal reproducer.
+
+While a bug is open its test is a strict xfail naming it; the owner's fix turns the xfail
+into an error, and then the mark (and the matching entry of ``tests/fuzz/known.py``) is
+removed, leaving a named regression test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+
+def _sum_then_loop(x, y):
+    total = np.sum(x)  # a NumPy scalar reaches the result...
+    acc = 0.5
+    for i in range(1):  # ...and y's adjoint is accumulated inside a loop
+        acc = acc - y
+    return total + acc
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: the gradient of a Python float argument "
+                   "accumulated in a loop adjoint is returned as np.float64, not float "
+                   "(the final cast to the argument's type is missing)")
+def test_float_gradient_through_a_loop_stays_a_python_float():
+    gradient = sg.grad(_sum_then_loop, wrt=1)(np.array([0.2, 0.1]), 0.7)
+    assert gradient == -1.0
+    assert type(gradient) is float
+
+
+@pytest.mark.xfail(strict=True, reason="runtime: `z[0] += x` into an array that does not "
+                   "require grad (sg.zeros) drops x's gradient; PyTorch gives 1")
+def test_runtime_augmented_subscript_write_into_a_no_grad_array_keeps_the_gradient():
+    x = sg.tensor(0.5, dtype=sg.float64, requires_grad=True)
+    z = sg.zeros(3, dtype=sg.float64)
+    z[0] += x
+    z.sum().backward()
+    assert x.grad is not None and x.grad.item() == 1.0
