@@ -160,6 +160,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     STATE.enabled = create_graph
     quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
     quiet.__enter__()
+    anomaly = ANOMALY.enabled
     try:
         while ready:
             node = ready.pop()
@@ -173,7 +174,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
                     _capture(node, buf, captures[node], captured, accumulate_grads,
                              create_graph)
                 if run is None or node in run:
-                    if special or ANOMALY.enabled:
+                    if special or anomaly:
                         outs = _run_special(node, buf, create_graph)
                     else:
                         outs = node.apply(buf, create_graph)
@@ -187,12 +188,18 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
                 if g is not None:
                     cbuf = buffers.get(child)
                     if cbuf is None:
-                        cbuf = buffers[child] = [None] * child.num_outputs
-                    old = cbuf[nr]
-                    cbuf[nr] = g if old is None else old + g
+                        if child.num_outputs == 1:
+                            buffers[child] = [g]
+                        else:
+                            buffers[child] = cbuf = [None] * child.num_outputs
+                            cbuf[nr] = g
+                    else:
+                        old = cbuf[nr]
+                        cbuf[nr] = g if old is None else old + g
                 count = dependents[child] - 1
-                dependents[child] = count
-                if count == 0:
+                if count:
+                    dependents[child] = count
+                else:
                     ready.append(child)
     finally:
         quiet.__exit__(None, None, None)

@@ -314,27 +314,43 @@ def unary(spec: Spec, a: Any) -> Any:
     out = spec.impl(x)
     if type(out) is not _ndarray:
         out = _asarray(out)
-    result = _tm.Tensor._wrap(out)
+    result = _new(_tm.Tensor)
+    result._data = out
+    result._vc = [0]
     if a._rg and STATE.enabled:
-        attach(spec, (a,), (x,), result, (True,))
+        build = spec.builders.get(_ONE)
+        if build is not None:
+            build((a,), (a,), (x,), result, None)
+        else:
+            attach(spec, (a,), (x,), result, _ONE)
     return result
 
 
+_ONE = (True,)
+_SCALARS = (float, int)
+
+
 def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
-    """An elementwise two-input op; ``a`` or ``b`` may be a Python number or ndarray."""
+    """An elementwise two-input op; ``a`` or ``b`` may be a Python number or ndarray.
+
+    The hot path of the runtime: kept flat on purpose (no helper calls when both
+    operands are tensors of one float dtype, or a float tensor meets a Python number).
+    """
     tensor = _tm.Tensor
-    ta = isinstance(a, tensor)
-    tb = isinstance(b, tensor)
+    ta = type(a) is tensor or isinstance(a, tensor)
+    tb = type(b) is tensor or isinstance(b, tensor)
     x = a._data if ta else a
     y = b._data if tb else b
     spec = specs.get((ta, tb))
     if spec is None:
         spec = specs[(ta, tb)] = spec_for(specs["rule"], (ta, tb))  # type: ignore[index]
     if ta and tb:
-        fast = x.dtype is y.dtype and (x.dtype.kind == "f" or not spec.float_result)
+        dt = x.dtype
+        fast = dt is y.dtype and (dt.kind == "f" or not spec.float_result)
+    elif ta:
+        fast = type(y) in _SCALARS and x.dtype.kind == "f"
     else:
-        arr, scalar = (x, y) if ta else (y, x)
-        fast = arr.dtype.kind == "f" and type(scalar) in (float, int)
+        fast = type(x) in _SCALARS and y.dtype.kind == "f"
     if not fast:
         if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
                 not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
@@ -349,12 +365,19 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
         raise RuntimeError(_broadcast_message(x, y)) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
-    result = tensor._wrap(out)
+    result = _new(tensor)
+    result._data = out
+    result._vc = [0]
     ra = ta and a._rg
     rb = tb and b._rg
     if (ra or rb) and STATE.enabled and spec.differentiable:
-        attach(spec, (a, b), (a._data if ta else x, b._data if tb else y), result,
-               (ra, rb))
+        req = (ra, rb)
+        arrays = (a._data if ta else x, b._data if tb else y)
+        build = spec.builders.get(req)
+        if build is not None:
+            build((a, b), (a, b), arrays, result, None)
+        else:
+            attach(spec, (a, b), arrays, result, req)
     return result
 
 
