@@ -108,6 +108,33 @@ def static_break(x):
     return np.sum(total)
 
 
+def breaking(x, n):
+    for i in range(n):
+        if np.sum(x) > 2.0:
+            break
+        x = x * 1.5
+    return np.sum(x)
+
+
+def continuing(x, n):
+    s = 0.0
+    for i in range(n):
+        if x[i] < 0.0:
+            continue
+        s = s + x[i] * x[i]
+    return s
+
+
+def while_breaking(x):
+    k = 0
+    while k < 10:
+        x = x * 1.2
+        if np.sum(x) > 3.0:
+            break
+        k = k + 1
+    return np.sum(x)
+
+
 CASES = [
     (branches, (X, 1.5)), (branches, (X, 0.5)), (branches, (X, -0.5)),
     (early_return, (X, 2.0)), (early_return, (X, 0.5)),
@@ -122,6 +149,9 @@ CASES = [
     (writes_in_loop, (X, 2)),
     (recurrent, (X, 0.5)),
     (static_break, (X,)),
+    (breaking, (X, 5)), (breaking, (X * 5, 5)),
+    (continuing, (X, 3)),
+    (while_breaking, (X + 0.5,)), (while_breaking, (X * 0.01,)),
 ]
 
 
@@ -163,16 +193,16 @@ def test_loop_without_saved_values_has_no_tape():
     assert_close(sg.grad(linear)(X, 3), np.full(3, 8.0))
 
 
-def test_break_in_a_run_time_loop_is_a_clear_error():
-    def breaks(x, n):
+def test_return_in_a_run_time_loop_is_a_clear_error():
+    def returns(x, n):
         for i in range(n):
             if np.sum(x) > 1.0:
-                break
+                return np.sum(x)
             x = x * 2.0
         return np.sum(x)
 
-    with pytest.raises(sg.SrcGradError, match="break"):
-        sg.grad(breaks)(X, 3)
+    with pytest.raises(sg.SrcGradError, match="return.*loop"):
+        sg.grad(returns)(X, 3)
 
 
 def test_if_and_loops_verify_and_print():

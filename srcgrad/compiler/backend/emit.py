@@ -187,7 +187,7 @@ class _Emitter:
                 if isinstance(value, gast.Name) and value.id == name:
                     continue
                 targets.append(name)
-                values.append(_source(value))
+                values.append(self.source_of(value))
             if targets:
                 lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
         if len(lines) == start:

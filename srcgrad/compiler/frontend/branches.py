@@ -18,6 +18,8 @@ from .control import assigned_names, flatten, in_block, join_types, no_exit, unf
 def lower_if(lw: Any, node: Any, cond: Any) -> None:
     """``if`` on a run-time condition, without ``return`` inside."""
     names = assigned_names(node.body + node.orelse)
+    flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
+    names += [f for f in (flags or {}).values() if f in lw.env and f not in names]
     envs, blocks = [], []
     for stmts in (node.body, node.orelse):
         block, env = Block(), dict(lw.env)

@@ -35,6 +35,10 @@ class Context:
     depth: int = 0
     call_line: int | None = None  # when inlining: the caller's line, stamped on ops
     helpers: list[Any] = field(default_factory=list)  # derived functions called (for source)
+    # per enclosing loop being lowered: {"break": flag name, ...} for a run-time loop,
+    # None for a loop being unrolled (its break/continue are decided at compile time)
+    loop_flags: list[dict[str, str] | None] = field(default_factory=list)
+    flag_count: int = 0
 
     def root(self, v: Value) -> Value:
         return self.roots.get(v.id, v)

@@ -137,7 +137,32 @@ def unflatten(leaves: list[Any], shape: Any) -> Any:
     return tuple(leaves) if shape[0] == "tuple" else list(leaves)
 
 
+def exits_in(stmts: list[Any]) -> set[str]:
+    """``{"break", "continue"}`` met in ``stmts`` for their own loop (not nested loops)."""
+    found: set[str] = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Break):
+            found.add("break")
+        elif isinstance(node, gast.Continue):
+            found.add("continue")
+        elif not isinstance(node, (gast.For, gast.While, gast.FunctionDef, gast.Lambda)):
+            stack.extend(gast.iter_child_nodes(node))
+    return found
+
+
 def no_exit(lw: Any, stmts: list[Any], where: str) -> None:
+    """Lower a block inside a run-time branch or loop body: ``break``/``continue`` set the
+    innermost run-time loop's flags (:func:`.loops.lower_guarded`), ``return`` is refused."""
+    flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
+    if flags:
+        try:
+            lw.lower_guarded(stmts, flags)
+        except ReturnSignal:
+            raise lw.err(stmts[0], f"`return` {where} is not supported yet.",
+                         "Assign the result to a variable and return after the loop.") from None
+        return
     for stmt in stmts:
         try:
             lw.stmt(stmt)

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import gast
+
 from ..ir import types as T
 from ..ir.core import Block, Op, Value
 from ..symbolic import Sym, is_symbolic, to_value
+from .branches import lower_if
 from .control import (
     MAX_UNROLL,
     LoopExit,
@@ -20,6 +23,7 @@ from .control import (
     SymRange,
     SymZip,
     assigned_names,
+    exits_in,
     in_block,
     join_types,
     mutated_lists,
@@ -42,20 +46,89 @@ def lower_for(lw: Any, node: Any) -> None:
         raise lw.err(node, "a list is built with .append in a loop whose trip count is known "
                      "only at run time.", "Loop over a constant range, or preallocate an "
                      "array (np.zeros) and write y[i] = v.")
+    flags = _flags(lw, node.body)
     targets = assigned_names([node.target])
     carried = [n for n in assigned_names(node.body) if n in lw.env and n not in targets]
+    carried += [flags["break"]] if "break" in flags else []
     init = [lw.env[n] for n in carried]
 
     def body(env: dict[str, Any], index: Any) -> None:
         lw.assign(node.target, item_of(index), node)
-        no_exit(lw, node.body, "inside a loop with a run-time trip count")
+        _body(lw, node, flags)
 
     with lw.ctx.builder.at_line(lw.line_of(node)):
         start, stop, step = (to_value(b) for b in bounds)
     outs = _emit_loop(lw, node, "for_range", {"start": start, "stop": stop, "step": step},
                       carried, init, body)
+    _finish(lw, carried, outs, flags)
+
+
+def _flags(lw: Any, body: list[Any]) -> dict[str, str]:
+    """Flag variables for the ``break``/``continue`` of a run-time loop (False at first)."""
+    flags = {}
+    for kind in sorted(exits_in(body)):
+        lw.ctx.flag_count += 1
+        flags[kind] = f"_{kind}{lw.ctx.flag_count}"
+        lw.env[flags[kind]] = False
+    return flags
+
+
+def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
+    """One iteration: skipped entirely once ``break`` ran; ``continue`` starts unset."""
+    if "continue" in flags:
+        lw.env[flags["continue"]] = False
+    lw.ctx.loop_flags.append(flags)
+    try:
+        if "break" in flags and is_symbolic(lw.env[flags["break"]]):
+            guard = _not_any(lw, [lw.env[flags["break"]]], node)
+            lower_if(lw, _synthetic_if(node.body, node), guard)
+        else:
+            no_exit(lw, node.body, "inside a loop with a run-time trip count")
+    finally:
+        lw.ctx.loop_flags.pop()
+
+
+def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str]) -> None:
     for n, out in zip(carried, outs):
         lw.env[n] = Sym(out)
+    for name in flags.values():
+        lw.env.pop(name, None)
+
+
+def lower_guarded(lw: Any, stmts: list[Any], flags: dict[str, str]) -> None:
+    """Lower a loop body's statements; after one that may ``break``/``continue``, the rest
+    runs under ``if not (break_flag or continue_flag)``."""
+    for k, stmt in enumerate(stmts):
+        kind = "break" if isinstance(stmt, gast.Break) else \
+            "continue" if isinstance(stmt, gast.Continue) else None
+        if kind is not None:
+            lw.env[flags[kind]] = True
+            return
+        lw.stmt(stmt)
+        rest = stmts[k + 1:]
+        if not rest or not exits_in([stmt]):
+            continue
+        exited = [lw.env[f] for f in flags.values() if f in lw.env]
+        if not any(is_symbolic(e) for e in exited):
+            if any(exited):
+                return
+            continue
+        lower_if(lw, _synthetic_if(rest, stmt), _not_any(lw, exited, stmt))
+        return
+
+
+def _not_any(lw: Any, values: list[Any], node: Any) -> Any:
+    from .calls import call_numpy_name
+
+    total = values[0]
+    for v in values[1:]:
+        total = call_numpy_name(lw, "logical_or", [total, v], {}, node)
+    return call_numpy_name(lw, "logical_not", [total], {}, node)
+
+
+def _synthetic_if(body: list[Any], like: Any) -> Any:
+    node = gast.If(test=gast.Constant(value=True, kind=None), body=body, orelse=[])
+    return gast.copy_location(node, like)
 
 
 def _static_items(iterable: Any) -> list[Any] | None:
@@ -70,14 +143,18 @@ def _unroll(lw: Any, node: Any, items: list[Any]) -> None:
     if len(items) > MAX_UNROLL:
         raise lw.err(node, f"a loop of {len(items)} iterations over a Python list is too long "
                      "to unroll.", "Loop over an array instead.")
-    for item in items:
-        lw.assign(node.target, item, node)
-        try:
-            for stmt in node.body:
-                lw.stmt(stmt)
-        except LoopExit as e:
-            if e.kind == "break":
-                break
+    lw.ctx.loop_flags.append(None)
+    try:
+        for item in items:
+            lw.assign(node.target, item, node)
+            try:
+                for stmt in node.body:
+                    lw.stmt(stmt)
+            except LoopExit as e:
+                if e.kind == "break":
+                    break
+    finally:
+        lw.ctx.loop_flags.pop()
 
 
 def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any], Any]:
@@ -135,8 +212,7 @@ def _loop_regions(lw: Any, prim: str, carried: list[str], types: list[T.AType],
         env = dict(lw.env)
         env.update({n: Sym(p) for n, p in zip(carried, cond_block.params)})
         with in_block(lw, cond_block, env):
-            cond = lw.expr(cond_expr)
-            cond_block.results = [to_value(cond)]
+            cond_block.results = [to_value(cond_expr())]
         regions.append(cond_block)
     body = Block(params=[Value(n, type=t) for n, t in zip(carried, types)])
     index = None
@@ -161,28 +237,42 @@ def lower_while(lw: Any, node: Any) -> None:
     for _ in range(MAX_UNROLL):
         with lw.ctx.builder.at_line(lw.line_of(node)):
             test = lw.expr(node.test)
-        if is_symbolic(test):
+        if is_symbolic(test) or exits_in(node.body):  # exits may depend on run-time values
             break
         if not test:
             return
+        lw.ctx.loop_flags.append(None)
         try:
             for stmt in node.body:
                 lw.stmt(stmt)
         except LoopExit as e:
             if e.kind == "break":
                 return
+        finally:
+            lw.ctx.loop_flags.pop()
     else:
         raise lw.err(node, f"this while loop did not end after {MAX_UNROLL} iterations "
                      "known at compile time.", "Check its condition.")
+    flags = _flags(lw, node.body)
     carried = [n for n in assigned_names(node.body) if n in lw.env]
+    carried += [flags["break"]] if "break" in flags else []
     init = [lw.env[n] for n in carried]
 
     def body(env: dict[str, Any], _index: Any) -> None:
-        no_exit(lw, node.body, "inside a `while` on a run-time condition")
+        _body(lw, node, flags)
 
-    outs = _emit_loop(lw, node, "while", {}, carried, init, body, cond_expr=node.test)
-    for n, out in zip(carried, outs):
-        lw.env[n] = Sym(out)
+    def cond() -> Any:
+        test = lw.expr(node.test)
+        if "break" in flags:
+            from .calls import call_numpy_name
+
+            test = call_numpy_name(lw, "logical_and",
+                                   [test, _not_any(lw, [lw.env[flags["break"]]], node)], {},
+                                   node)
+        return test
+
+    outs = _emit_loop(lw, node, "while", {}, carried, init, body, cond_expr=cond)
+    _finish(lw, carried, outs, flags)
 
 
 def loop_op(op: Op) -> bool:

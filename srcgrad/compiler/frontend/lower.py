@@ -209,10 +209,19 @@ class Lowerer(AssignMixin, ExpressionsMixin):
         loops.lower_while(self, node)
 
     def stmt_Break(self, node: Any) -> None:
-        raise LoopExit("break")
+        self._exit("break")
 
     def stmt_Continue(self, node: Any) -> None:
-        raise LoopExit("continue")
+        self._exit("continue")
+
+    def _exit(self, kind: str) -> None:
+        flags = self.ctx.loop_flags[-1] if self.ctx.loop_flags else None
+        if not flags:  # a loop unrolled at compile time (or none): decided now
+            raise LoopExit(kind)
+        self.env[flags[kind]] = True
+
+    def lower_guarded(self, stmts: list[Any], flags: dict[str, str]) -> None:
+        loops.lower_guarded(self, stmts, flags)
 
     def builtin_len(self, x: Any, node: Any) -> Any:
         return calls.call(self, len, [x], {}, node)
@@ -221,5 +230,9 @@ class Lowerer(AssignMixin, ExpressionsMixin):
         return calls.call(self, min, [a, b], {}, node)
 
     def run_block(self, body: list[Any]) -> None:
+        flags = self.ctx.loop_flags[-1] if self.ctx.loop_flags else None
+        if flags:  # inside a run-time loop: a break/continue here guards what follows
+            self.lower_guarded(body, flags)
+            return
         for stmt in body:
             self.stmt(stmt)
