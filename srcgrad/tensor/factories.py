@@ -38,7 +38,11 @@ def _infer(values: Any) -> np.ndarray:
     """PyTorch's dtype inference for Python data (floats -> float32, ints -> int64)."""
     if isinstance(values, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(values)):
         values = _tensors_to_lists(values)
-    arr = np.array(values)
+    try:
+        arr = np.array(values)
+    except ValueError:
+        raise ValueError("sg.tensor: the data is not rectangular (nested sequences of "
+                         "different lengths); every row must have the same length") from None
     if arr.dtype.kind == "f" and not isinstance(values, np.ndarray):
         return arr.astype(np.float32)
     if arr.dtype.kind in "iu" and not isinstance(values, np.ndarray):

@@ -183,9 +183,13 @@ class MathMethods(InplaceMethods):
         return _record(rule_named("invert"), (self,))
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        if other is None:
+            return False  # as PyTorch: ``t == None`` is a plain False
         return _binary(_EQ, self, other)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        if other is None:
+            return True
         return _binary(_NE, self, other)
 
     def __lt__(self, other: Any) -> Any:

@@ -51,7 +51,8 @@ class Spec:
     """
 
     __slots__ = ("rule", "node_cls", "arity", "edge_of", "plans", "names", "impl", "is_view",
-                 "float_result", "elementwise", "differentiable", "tensors", "builders")
+                 "float_result", "elementwise", "differentiable", "tensors", "builders",
+                 "value_inputs")
 
     def __init__(self, rule: Rule, tensors: tuple[bool, ...], ndims: tuple[int, ...],
                  given: dict[str, Any], form: str | None) -> None:
@@ -88,6 +89,8 @@ class Spec:
         self.float_result = rule.name in FLOAT_RESULT
         self.elementwise = rule.kind == ELEMENTWISE
         self.differentiable = rule.kind != NONDIFF
+        # which inputs carry values into the result (for promotion); None: all of them
+        self.value_inputs = tuple(n in rule.vjp for n in rule.inputs) if rule.vjp else None
 
     def plan(self, requires: tuple[bool, ...]) -> Plan:
         plan = self.plans.get(requires)
@@ -142,12 +145,23 @@ def requires(t: Any) -> bool:
 # --- promotion ----------------------------------------------------------------------
 
 def promote(spec: Spec, operands: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Cast ndarray operands to PyTorch's result type for this op (scalars stay weak)."""
-    target = dtypes.result_type(operands)
-    if spec.float_result:
-        target = dtypes.floating(target)
-    return tuple(op.astype(target) if isinstance(op, _ndarray) and op.dtype != target else op
-                 for op in operands)
+    """Cast ndarray operands to PyTorch's result type for this op (scalars stay weak).
+
+    Only the operands that carry values into the result take part (``where``'s condition
+    does not); an op without derivatives (a comparison) promotes all of them.
+    """
+    target = _target_dtype(spec, operands)
+    value = spec.value_inputs
+    return tuple(op.astype(target) if isinstance(op, _ndarray) and op.dtype != target
+                 and (value is None or value[k]) else op for k, op in enumerate(operands))
+
+
+def _target_dtype(spec: Spec, operands: tuple[Any, ...]) -> np.dtype:
+    value = spec.value_inputs
+    chosen = operands if value is None else tuple(
+        op for k, op in enumerate(operands) if value[k])
+    target = dtypes.result_type(chosen)
+    return dtypes.floating(target) if spec.float_result else target
 
 
 def _floats_default(out: np.ndarray, arrays: tuple[Any, ...]) -> np.ndarray:
@@ -424,15 +438,24 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
     ndims = tuple(np.ndim(a) if not isinstance(a, list) else 1 for a in arrays)
     spec = spec_for(rule, tuple(tensors), ndims, params, form)
     originals = arrays_t = tuple(arrays)
-    if spec.elementwise and len(arrays_t) > 1 or spec.float_result:
+    promoted = spec.elementwise and len(arrays_t) > 1 or spec.float_result
+    if promoted:
         arrays_t = promote(spec, arrays_t)
     env = dict(zip(rule.inputs, arrays_t))
     env.update(params)
-    out = rule.apply(env) if not extra else spec.impl(*arrays_t, **params, **extra)
+    try:
+        out = rule.apply(env) if not extra else spec.impl(*arrays_t, **params, **extra)
+    except ValueError as e:  # NumPy's complaint, raised as the runtime's error
+        raise RuntimeError(f"{rule.name}(): {e}") from None
     if type(out) is not _ndarray:
         out = _asarray(out)
     if out.dtype.kind == "f" and params.get("dtype") is None:
-        out = _floats_default(out, arrays_t)
+        if promoted:  # Python numbers alone (``where(c, 1.0, 0.0)``) get float32 too
+            target = _target_dtype(spec, originals)
+            if target.kind == "f" and out.dtype != target:
+                out = out.astype(target)
+        else:
+            out = _floats_default(out, arrays_t)
     result = tensor._wrap(out)
     first = inputs[0] if inputs else None
     if spec.is_view and isinstance(first, tensor) and np.may_share_memory(out, first._data):

@@ -173,3 +173,19 @@ def test_split_chunk_unbind() -> None:
     assert [p.tolist() for p in t.split(4)] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0]]
     assert [p.tolist() for p in t.chunk(3)] == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
     assert [p.item() for p in t[:2].unbind()] == [0.0, 1.0]
+
+
+def test_where_of_two_numbers_is_float32() -> None:
+    x = sg.tensor([1.0, 2.0])
+    assert sg.where(x > 1, 1.0, 0.0).dtype is sg.float32
+
+
+def test_comparing_with_none_is_plain_python() -> None:
+    x = sg.tensor([1.0])
+    assert (x == None) is False and (x != None) is True  # noqa: E711
+
+
+def test_numpy_errors_surface_as_runtime_errors() -> None:
+    with pytest.raises(RuntimeError, match="concatenate\\(\\): all the input arrays must have "
+                                           "same number of dimensions"):
+        sg.cat([sg.zeros(2, 2), sg.zeros(3)])

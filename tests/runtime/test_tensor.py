@@ -159,3 +159,8 @@ def test_deepcopy_of_a_leaf_is_independent() -> None:
     x = sg.tensor([1.0], requires_grad=True)
     y = copy.deepcopy(x)
     assert y.requires_grad and y.tolist() == [1.0] and not np.shares_memory(x._data, y._data)
+
+
+def test_ragged_data_is_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="not rectangular"):
+        sg.tensor([[1, 2], [3]])
