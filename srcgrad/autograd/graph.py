@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.helpers import getitem, scatter_add, unbroadcast
+from ..rules.helpers import unbroadcast
 from ..rules.shape import astype
 from .fast_backward import compile_backward
 
@@ -362,45 +362,3 @@ def run_tensor_hooks(hooks: list[Any] | None, g: Any, create_graph: bool) -> Any
         if new is not None:
             gt = new if type(new) is tensor else tensor._wrap(np.asarray(new))
     return gt if (as_tensor or create_graph) else gt._data
-
-
-# --- writes into part of a tensor ---------------------------------------------------
-
-class CopySlices(Node):
-    """``base[region] = op(base[region], ...)``: the gradient of ``base``'s old value is the
-    incoming one with the region replaced by what ``fn`` (the write's node) gives its
-    first input; ``fn``'s other inputs get theirs from the region's cotangent."""
-
-    __slots__ = ("fn", "_region", "_base_shape")
-
-    def __init__(self, base_edge: tuple[Any, int], fn: Node, region: np.ndarray,
-                 base_shape: tuple[int, ...], name: str | None = None) -> None:
-        self.next_functions = (base_edge, *fn.next_functions[1:])
-        self.fn = fn
-        self._region = region  # flat indices into base, in the written view's shape
-        self._base_shape = base_shape
-
-    def release(self) -> None:
-        self.fn.release()
-
-    def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
-        g = grads[0]
-        region = self._region
-        if not create_graph:
-            result = np.array(g, copy=True)
-            flat = result.reshape(-1)
-            fn_grads = self.fn.apply([flat[region]], False)
-            flat[region] = 0 if fn_grads[0] is None else fn_grads[0]
-            return [result, *fn_grads[1:]]
-        size = int(np.prod(self._base_shape))
-        flat_g = np.reshape(g, (size,))
-        fn_grads = self.fn.apply([getitem(flat_g, region)], True)
-        keep = np.ones(size, dtype=g.dtype.np if hasattr(g.dtype, "np") else g.dtype)
-        keep[region.reshape(-1)] = 0
-        flat_new = flat_g * keep
-        if fn_grads[0] is not None:
-            flat_new = flat_new + scatter_add(fn_grads[0], (size,), region)
-        return [np.reshape(flat_new, self._base_shape), *fn_grads[1:]]
-
-    def saved_values(self) -> dict[str, Any]:
-        return {"region": self._region, **self.fn.saved_values()}

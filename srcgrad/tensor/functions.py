@@ -14,7 +14,7 @@ import numpy as np
 
 from ..rules import rule_named
 from . import ops as _ops
-from .math_methods import matmul as _matmul
+from .reduce_methods import matmul as _matmul
 from .tensor import Tensor
 
 

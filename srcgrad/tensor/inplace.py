@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.copy_slices import CopySlices
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import CopySlices
 from ..rules import ELEMENTWISE, Rule, rule_named
 from . import dtypes
 from . import ops as _ops

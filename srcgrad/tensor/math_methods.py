@@ -1,20 +1,16 @@
-"""Tensor math with PyTorch's names: operators, elementwise functions, reductions, matmul.
+"""Tensor math with PyTorch's names: operators and elementwise functions.
 
 Each method picks the rule of the table that computes it and hands it to :mod:`.ops`
 (elementwise ops through the fast paths). PyTorch's spellings map onto the rules'
-NumPy parameters here: ``dim`` -> ``axis``, ``keepdim`` -> ``keepdims``, ``std``/``var``
-with ``correction=1`` by default -> ``ddof``. In-place variants are in :mod:`.inplace`.
+NumPy parameters here. Reductions and products are in :mod:`.reduce_methods`, in-place
+variants in :mod:`.inplace`.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
-import numpy as np
-
 from ..rules import rule_named
-from . import dtypes
 from . import ops as _ops
 from .inplace import InplaceMethods
 
@@ -51,13 +47,6 @@ _UNARY = {
 }
 _UNARY_SPECS = {method: _unary_spec(rule) for method, rule in _UNARY.items()}
 
-MaxResult = namedtuple("MaxResult", ["values", "indices"])  # torch.return_types.max
-
-
-def _axis(dim: Any) -> Any:
-    return tuple(dim) if isinstance(dim, list) else dim
-
-
 def _unary_method(method: str) -> Any:
     spec = _UNARY_SPECS[method]
 
@@ -67,54 +56,6 @@ def _unary_method(method: str) -> Any:
     fn.__name__ = method
     fn.__doc__ = f"Elementwise ``{method}`` (rule ``{spec.rule.name}``)."
     return fn
-
-
-def _reduce(self: Any, rule: str, dim: Any, keepdim: bool, **extra: Any) -> Any:
-    if dim is None and keepdim and self._data.ndim:
-        dim = tuple(range(self._data.ndim))  # PyTorch: keepdim without dim keeps all dims
-    return _record(rule_named(rule), (self,), {"axis": _axis(dim), "keepdims": keepdim,
-                                               **extra})
-
-
-def _check_float(self: Any, op: str) -> None:
-    if self._data.dtype.kind != "f":
-        raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either "
-                           f"a floating point or complex dtype. Got: "
-                           f"{dtypes.TITLE_NAMES[self.dtype.name]}")
-
-
-def _matmul_check(a: np.ndarray, b: np.ndarray) -> None:
-    """PyTorch's messages for matmul shapes that do not fit."""
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a.ndim}D and {b.ndim}D")
-    inner_a = a.shape[-1]
-    inner_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
-    if inner_a == inner_b:
-        return
-    if a.ndim == 1 and b.ndim == 1:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                           f"[{b.shape[0]}] to have the same number of elements, but got "
-                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
-    if a.ndim == 2 and b.ndim == 1:
-        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
-                           f"{a.shape[1]}), vec ({b.shape[0]})")
-    rows = int(np.prod(a.shape[:-1])) if b.ndim <= 2 else a.shape[-2]
-    ra = f"{rows}x{a.shape[-1]}"
-    rb = f"{b.shape[-2]}x{b.shape[-1]}" if b.ndim > 1 else f"{b.shape[0]}x1"
-    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra} and {rb})")
-
-
-def matmul(a: Any, b: Any) -> Any:
-    """``a @ b`` with PyTorch's node names (Mm/Mv/Dot) and shape errors."""
-    tensor = _ops._tm.Tensor
-    if not isinstance(b, tensor):
-        b = tensor._wrap(np.asarray(b, dtype=a._data.dtype) if not isinstance(b, np.ndarray)
-                         else b)
-    if not isinstance(a, tensor):
-        a = tensor._wrap(np.asarray(a))
-    _matmul_check(a._data, b._data)
-    return _record(rule_named("matmul"), (a, b))
 
 
 class MathMethods(InplaceMethods):
@@ -163,12 +104,6 @@ class MathMethods(InplaceMethods):
 
     def __rpow__(self, other: Any) -> Any:
         return _binary(_POW, other, self)
-
-    def __matmul__(self, other: Any) -> Any:
-        return matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Any:
-        return matmul(other, self)
 
     def __neg__(self) -> Any:
         return _unary(_UNARY_SPECS["neg"], self)
@@ -319,103 +254,3 @@ class MathMethods(InplaceMethods):
 
     def log_softmax(self, dim: int) -> Any:
         return _record(rule_named("log_softmax"), (self,), {"axis": dim})
-
-    # --- reductions ----------------------------------------------------------------------
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-        x = self if dtype is None else self.to(dtype)
-        return _reduce(x, "sum", dim, keepdim)
-
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-        x = self if dtype is None else self.to(dtype)
-        _check_float(x, "mean")
-        return _reduce(x, "mean", dim, keepdim)
-
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-        x = self if dtype is None else self.to(dtype)
-        return _reduce(x, "prod", dim, keepdim)
-
-    def var(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-            correction: Any = None) -> Any:
-        ddof = correction if correction is not None else (0 if unbiased is False else 1)
-        _check_float(self, "var")
-        return _reduce(self, "var", dim, keepdim, ddof=ddof)
-
-    def std(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-            correction: Any = None) -> Any:
-        ddof = correction if correction is not None else (0 if unbiased is False else 1)
-        _check_float(self, "std")
-        return _reduce(self, "std", dim, keepdim, ddof=ddof)
-
-    def _extreme(self, rule: str, arg: Any, dim: Any, keepdim: bool) -> Any:
-        tensor = _ops._tm.Tensor
-        if isinstance(dim, tensor) or (dim is not None and not isinstance(dim, int)):
-            raise TypeError(f"{rule}(): dim must be an int, got {type(dim).__name__}")
-        if self._data.size == 0:
-            raise RuntimeError(f"{rule}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                               "argument.")
-        values = _reduce(self, rule, dim, keepdim)
-        if dim is None:
-            return values
-        index = arg(self._data, axis=dim, keepdims=keepdim)
-        return MaxResult(values, tensor._wrap(np.asarray(index, dtype=np.int64)))
-
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        if isinstance(dim, _ops._tm.Tensor):
-            return self.maximum(dim)
-        return self._extreme("max", np.argmax, dim, keepdim)
-
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        if isinstance(dim, _ops._tm.Tensor):
-            return self.minimum(dim)
-        return self._extreme("min", np.argmin, dim, keepdim)
-
-    def amax(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return _reduce(self, "max", dim, keepdim)
-
-    def amin(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return _reduce(self, "min", dim, keepdim)
-
-    def argmax(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return _record(rule_named("argmax"), (self,), {"axis": dim, "keepdims": keepdim})
-
-    def argmin(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return _record(rule_named("argmin"), (self,), {"axis": dim, "keepdims": keepdim})
-
-    def all(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return _record(rule_named("all"), (self,), {"axis": dim, "keepdims": keepdim})
-
-    def any(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return _record(rule_named("any"), (self,), {"axis": dim, "keepdims": keepdim})
-
-    def cumsum(self, dim: int) -> Any:
-        return _record(rule_named("cumsum"), (self,), {"axis": dim})
-
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
-        ord_ = None if p in (2, "fro") and dim is None else p
-        if dim is None and self._data.ndim > 1:
-            return _record(rule_named("norm"), (self.reshape(-1),),
-                           {"ord": ord_, "axis": None, "keepdims": False})
-        return _record(rule_named("norm"), (self,), {"ord": ord_, "axis": _axis(dim),
-                                                     "keepdims": keepdim})
-
-    # --- products ------------------------------------------------------------------------
-    def matmul(self, other: Any) -> Any:
-        return matmul(self, other)
-
-    def mm(self, other: Any) -> Any:
-        if self._data.ndim != 2 or np.ndim(getattr(other, "_data", other)) != 2:
-            raise RuntimeError("self must be a matrix")
-        return matmul(self, other)
-
-    def mv(self, vec: Any) -> Any:
-        return matmul(self, vec)
-
-    def dot(self, other: Any) -> Any:
-        if self._data.ndim != 1 or np.ndim(getattr(other, "_data", other)) != 1:
-            raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and "
-                               f"{np.ndim(getattr(other, '_data', other))}D tensors")
-        return matmul(self, other)
-
-    def outer(self, other: Any) -> Any:
-        return _record(rule_named("outer"), (self, other))

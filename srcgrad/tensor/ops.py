@@ -17,307 +17,29 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.anomaly import ANOMALY, forward_trace
 from ..autograd.grad_mode import STATE
-from ..autograd.graph import Plan, node_class
 from ..rules import Rule, rule_named
-from ..rules.registry import ELEMENTWISE, NONDIFF
-from . import dtypes
-from .node_builder import compile_builder
+from ..rules.registry import NONDIFF
+from .nodes import NO_EDGE, attach, edge, requires
+from .spec import (
+    FLOAT_RESULT,
+    VIEW_RULES,
+    Spec,
+    floats_default,
+    promote,
+    spec_for,
+    target_dtype,
+    with_defaults,
+)
 
-NO_EDGE = (None, 0)
 _ndarray = np.ndarray
 _asarray = np.asarray
-_F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
-
-# Rules whose result may share memory with their first input: the result is a view.
-VIEW_RULES = {"view", "unsqueeze", "permute", "expand", "select", "slice", "reshape",
-              "squeeze", "transpose", "expand_dims", "broadcast_to", "getitem", "diagonal",
-              "swapaxes", "moveaxis", "ravel", "detach_view"}
-# Elementwise rules that compute in floating point even on integer inputs (like PyTorch).
-FLOAT_RESULT = {"divide", "true_divide", "power_float", "exp", "expm1", "log", "log1p",
-                "log2", "log10", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-                "sinh", "cosh", "tanh", "arctan2", "hypot", "logaddexp", "sigmoid",
-                "reciprocal", "softmax", "log_softmax", "mean", "std", "var"}
-
-
-class Spec:
-    """One call form of one rule: PyTorch's node class and arity, and where edges go.
-
-    ``edge_of[i]`` is input ``i``'s slot in ``next_functions`` (``None``: no edge, as for
-    the scalar of ``3 - x``). ``plans`` caches a :class:`Plan` per set of inputs needing
-    grad.
-    """
-
-    __slots__ = ("rule", "node_cls", "arity", "edge_of", "plans", "names", "impl", "is_view",
-                 "float_result", "elementwise", "differentiable", "tensors", "builders",
-                 "value_inputs")
-
-    def __init__(self, rule: Rule, tensors: tuple[bool, ...], ndims: tuple[int, ...],
-                 given: dict[str, Any], form: str | None) -> None:
-        self.rule = rule
-        self.names = rule.inputs
-        call = {"tensors": tensors, "ndims": ndims, "form": form, **given}
-        if rule.user and rule.node_name is None:  # sg.defvjp: named after the function
-            stem = rule.name.rsplit(".", 1)[-1]
-            name = "".join(p[:1].upper() + p[1:] for p in stem.split("_")) + "Backward0"
-            arity = len(tensors)
-        else:
-            name, arity = rule.torch_node(**call)
-        self.node_cls = node_class(name)
-        self.arity = arity
-        # Inputs without a derivative (``where``'s condition) never get an edge. When the
-        # arity is below the number of differentiable inputs, PyTorch dropped the edges of
-        # the constants (``3 - x``, ``x ** 2``): only tensors get slots then.
-        diff = [n in rule.vjp for n in rule.inputs]
-        keep_constants = arity >= sum(diff)
-        slots: list[int | None] = []
-        k = 0
-        for is_tensor, has_vjp in zip(tensors, diff):
-            if has_vjp and (keep_constants or is_tensor) and k < arity:
-                slots.append(k)
-                k += 1
-            else:
-                slots.append(None)
-        self.edge_of: tuple[int | None, ...] = tuple(slots)
-        self.plans: dict[tuple[bool, ...], Plan] = {}
-        self.tensors = tensors
-        self.builders: dict[tuple[bool, ...], Any] = {}  # req -> compiled node builder
-        self.impl = rule.impl
-        self.is_view = rule.name in VIEW_RULES
-        self.float_result = rule.name in FLOAT_RESULT
-        self.elementwise = rule.kind == ELEMENTWISE
-        self.differentiable = rule.kind != NONDIFF
-        # which inputs carry values into the result (for promotion); None: all of them
-        self.value_inputs = tuple(n in rule.vjp for n in rule.inputs) if rule.vjp else None
-
-    def plan(self, requires: tuple[bool, ...]) -> Plan:
-        plan = self.plans.get(requires)
-        if plan is None:
-            wrt = tuple(i for i, r in enumerate(requires)
-                        if r and self.names[i] in self.rule.vjp)
-            plan = self.plans[requires] = Plan(self.rule, self.names, wrt, self.edge_of,
-                                               requires, self.arity, self.tensors)
-        return plan
-
-
-_SPECS: dict[Any, Spec] = {}
-
-
-def spec_for(rule: Rule, tensors: tuple[bool, ...], ndims: tuple[int, ...] = (),
-             given: dict[str, Any] | None = None, form: str | None = None) -> Spec:
-    """The cached :class:`Spec` of a call form (elementwise names ignore ndims/params)."""
-    given = given or {}
-    if rule.kind == ELEMENTWISE:
-        key: Any = (rule.name, id(rule), tensors, form)
-    else:
-        key = (rule.name, id(rule), tensors, ndims, form,
-               tuple(sorted((k, v is None) for k, v in given.items())))
-    spec = _SPECS.get(key)
-    if spec is None:
-        spec = _SPECS[key] = Spec(rule, tensors, ndims, given, form)
-    return spec
-
-
-# --- graph edges --------------------------------------------------------------------
-
-def edge(t: Any) -> tuple[Any, int]:
-    """Where a cotangent for tensor ``t`` goes: its node, its leaf sink, or nowhere."""
-    if t._base is not None and t._base_fn is not t._base._grad_fn:
-        t._refresh_view()
-    fn = t._grad_fn
-    if fn is not None:
-        return fn, t._output_nr
-    if t._rg:
-        ref = t._acc
-        acc = ref() if ref is not None else None
-        if acc is None:
-            acc = t._accumulator()
-        return acc, 0
-    return NO_EDGE
-
-
-def requires(t: Any) -> bool:
-    return isinstance(t, _tm.Tensor) and t._rg
-
-
-# --- promotion ----------------------------------------------------------------------
-
-def promote(spec: Spec, operands: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Cast ndarray operands to PyTorch's result type for this op (scalars stay weak).
-
-    Only the operands that carry values into the result take part (``where``'s condition
-    does not); an op without derivatives (a comparison) promotes all of them.
-    """
-    target = _target_dtype(spec, operands)
-    value = spec.value_inputs
-    return tuple(op.astype(target) if isinstance(op, _ndarray) and op.dtype != target
-                 and (value is None or value[k]) else op for k, op in enumerate(operands))
-
-
-def _target_dtype(spec: Spec, operands: tuple[Any, ...]) -> np.dtype:
-    value = spec.value_inputs
-    chosen = operands if value is None else tuple(
-        op for k, op in enumerate(operands) if value[k])
-    target = dtypes.result_type(chosen)
-    return dtypes.floating(target) if spec.float_result else target
-
-
-def _floats_default(out: np.ndarray, arrays: tuple[Any, ...]) -> np.ndarray:
-    """NumPy's float64 where PyTorch gives its default float32: a float result computed
-    from integer or bool arrays only (``np.mean`` of an int tensor)."""
-    if out.dtype != _F64:
-        return out
-    kinds = set()
-    for a in arrays:
-        items = a if isinstance(a, (list, tuple)) else (a,)
-        kinds.update(v.dtype.kind for v in items if isinstance(v, _ndarray))
-    if kinds and "f" not in kinds:
-        return out.astype(_F32)
-    return out
-
-
-# --- the recording paths ------------------------------------------------------------
-
-def attach(spec: Spec, inputs: tuple[Any, ...], arrays: tuple[Any, ...], result: Any,
-           req: tuple[bool, ...], params: dict[str, Any] | None = None,
-           edge_inputs: tuple[Any, ...] | None = None) -> Any:
-    """Give ``result`` a node of ``spec`` for ``inputs`` (``req``: which need grad); the
-    edges come from ``edge_inputs`` when given (an in-place op saves a copy of its old
-    self but links to the tensor's history). Returns the node (None if nothing to do).
-
-    This runs once per recorded operation, so it is written for speed: everything that
-    depends only on the call form was decided when the ``Plan`` was built.
-    """
-    build = spec.builders.get(req, _MISSING)
-    if build is _MISSING:
-        plan = spec.plan(req)
-        build = spec.builders[req] = compile_builder(plan, spec.node_cls, spec.tensors,
-                                                     _BUILDER_HELPERS)
-    if build is not None:
-        return build(inputs, inputs if edge_inputs is None else edge_inputs, arrays, result,
-                     params)
-    plan = spec.plans.get(req) or spec.plan(req)
-    if not plan.wrt:
-        return None
-    tensor = _tm.Tensor
-    node = _new(spec.node_cls)
-    sources = inputs if edge_inputs is None else edge_inputs
-    variadic = plan.variadic
-    if variadic is None:
-        edges = [NO_EDGE] * plan.arity
-        for i, slot in plan.edge_slots:
-            x = sources[i]
-            fn = x._grad_fn
-            # inline fast path of edge(): a non-view with history
-            edges[slot] = (fn, x._output_nr) if fn is not None and x._base is None \
-                else edge(x)
-    else:
-        edges = [edge(v) if requires(v) else NO_EDGE for v in sources[0]]
-        plan = _variadic_plan(plan, len(edges))
-    out = result._data
-    saved: dict[str, Any] = {}
-    versions = []
-    for i, name in plan.save_inputs:
-        x = inputs[i]
-        if type(x) is tensor or isinstance(x, tensor):
-            saved[name] = x
-            versions.append((name, x._vc[0]))
-        elif isinstance(x, (list, tuple)):
-            saved[name] = list(x)
-            versions.append((name, None))
-        else:
-            saved[name] = x
-    if plan.save_meta:
-        _save_metadata(plan, spec, arrays, params, saved)
-    if plan.save_out:
-        saved["out"] = (out, result._vc, result._vc[0])
-    node.next_functions = tuple(edges)
-    node._plan = plan
-    node._saved = saved
-    node._versions = versions
-    node._targets = _targets(plan, arrays, out)
-    if ANOMALY.enabled:
-        node._trace = forward_trace()
-        node._special = True
-    result._grad_fn = node
-    result._rg = True
-    return node
-
-
-def _targets(plan: Plan, arrays: tuple[Any, ...], out: np.ndarray) -> list[Any] | None:
-    """Per input whose gradient is computed: where its cotangent must be unbroadcast or
-    cast back to its dtype (most operations: nowhere, giving None)."""
-    targets = None
-    out_dtype, out_size, out_ndim = out.dtype, out.size, out.ndim
-    for k, (i, name, _slot) in enumerate(plan.wrt):
-        a = arrays[i]
-        if name == plan.variadic:
-            target: Any = [_target(np.shape(v), np.result_type(v), out.shape, out_dtype, False)
-                           for v in a]
-        elif a.dtype is not out_dtype or (plan.broadcasts and (a.size != out_size
-                                                               or a.ndim != out_ndim)):
-            target = _target(a.shape, a.dtype, out.shape, out_dtype, plan.broadcasts)
-        else:
-            continue
-        if targets is None:
-            targets = [None] * len(plan.wrt)
-        targets[k] = target
-    return targets
-
-
-def _save_metadata(plan: Plan, spec: Spec, arrays: tuple[Any, ...],
-                   params: dict[str, Any] | None, saved: dict[str, Any]) -> None:
-    """The shapes, dtypes and static parameters the VJPs ask for."""
-    for i, name in plan.save_shapes:
-        a = arrays[i]
-        saved[name] = (tuple(np.shape(v) for v in a) if isinstance(a, list)
-                       else np.shape(a))
-    for i, name in plan.save_dtypes:
-        a = arrays[i]
-        saved[name] = (tuple(np.result_type(v) for v in a) if isinstance(a, list)
-                       else np.result_type(a))
-    if plan.save_params:
-        params = with_defaults(spec.rule, params or {})
-        for name in plan.save_params:
-            saved[name] = params[name]
-
-
 _new = object.__new__
 
-
-def _target(shape: tuple[int, ...], dtype: Any, out_shape: tuple[int, ...], out_dtype: Any,
-            broadcasts: bool) -> tuple[Any, Any] | None:
-    fix_shape = shape if broadcasts and shape != out_shape else None
-    fix_dtype = dtype if dtype != out_dtype and dtype.kind == "f" else None
-    if fix_shape is None and fix_dtype is None:
-        return None
-    return fix_shape, fix_dtype
-
-
-_VARIADIC_PLANS: dict[tuple[int, int], Plan] = {}
-
-
-def _variadic_plan(plan: Plan, count: int) -> Plan:
-    """A plan whose variadic input's slots are spelled out for ``count`` elements."""
-    key = (id(plan), count)
-    found = _VARIADIC_PLANS.get(key)
-    if found is None:
-        found = Plan.__new__(Plan)
-        for attr in Plan.__slots__:
-            setattr(found, attr, getattr(plan, attr))
-        found.wrt = tuple((i, n, tuple(range(count)) if n == plan.variadic else s)
-                          for i, n, s in plan.wrt)
-        found.calls = tuple((k, fn, needs, tuple(range(count)) if variadic else slot,
-                             variadic, positional)
-                            for k, fn, needs, slot, variadic, positional in plan.calls)
-        _VARIADIC_PLANS[key] = found
-        _KEEP.append(plan)
-    return found
-
-
-_KEEP: list[Plan] = []  # keeps id() keys of _VARIADIC_PLANS valid
+__all__ = ["FLOAT_RESULT", "NO_EDGE", "VIEW_RULES", "Spec", "attach", "binary", "edge",
+           "elementwise_specs", "floats_default", "make_view", "promote", "record",
+           "requires", "spec_for", "unary", "with_defaults"]
 
 
 def unary(spec: Spec, a: Any) -> Any:
@@ -451,11 +173,11 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
         out = _asarray(out)
     if out.dtype.kind == "f" and params.get("dtype") is None:
         if promoted:  # Python numbers alone (``where(c, 1.0, 0.0)``) get float32 too
-            target = _target_dtype(spec, originals)
+            target = target_dtype(spec, originals)
             if target.kind == "f" and out.dtype != target:
                 out = out.astype(target)
         else:
-            out = _floats_default(out, arrays_t)
+            out = floats_default(out, arrays_t)
     result = tensor._wrap(out)
     first = inputs[0] if inputs else None
     if spec.is_view and isinstance(first, tensor) and np.may_share_memory(out, first._data):
@@ -480,23 +202,6 @@ def make_view(result: Any, source: Any, step: Callable[[Any], Any]) -> None:
     result._vc = source._vc
     result._view_fn = step if parent is None else (lambda arr: step(parent(arr)))
     result._base_fn = base._grad_fn
-
-
-def with_defaults(rule: Rule, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` completed with the defaults of the rule's call form."""
-    defaults = rule.call_form.defaults
-    missing = [p for p in rule.params if p not in params]
-    if not missing:
-        return params
-    full = dict(params)
-    for p in missing:
-        full[p] = defaults.get(p)
-    return full
-
-
-_MISSING = object()
-_BUILDER_HELPERS = {"edge": edge, "targets": _targets, "with_defaults": with_defaults,
-                    "forward_trace": forward_trace, "ANOMALY": ANOMALY, "NO_EDGE": NO_EDGE}
 
 
 # The Tensor class is built on this module (its methods call the functions above), so it

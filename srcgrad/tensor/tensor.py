@@ -5,8 +5,8 @@ A Tensor holds its values in ``_data`` (an ndarray) and its autograd state: ``_g
 ``_vc`` (a version counter, a one-element list shared with its views and ``detach()``),
 and for views ``_base`` (the tensor owning the storage) and ``_view_fn`` (how to replay
 the view from the base). The math is in the mixins: :mod:`.math_methods`,
-:mod:`.shape_methods` (views and indexing), :mod:`.numpy_protocol`; each operation is
-recorded by :mod:`.ops`.
+:mod:`.reduce_methods`, :mod:`.shape_methods` (views and indexing), :mod:`.inplace`,
+:mod:`.numpy_protocol`; each operation is recorded by :mod:`.ops`.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from . import dtypes, formatting
 from .inplace import refresh_view
 from .math_methods import MathMethods
 from .numpy_protocol import NumpyProtocol
+from .reduce_methods import ReduceMethods
 from .shape_methods import ShapeMethods
 
 _new = object.__new__
 
 
-class Tensor(MathMethods, ShapeMethods, NumpyProtocol):
+class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol):
     """A multi-dimensional array that records the operations applied to it."""
 
     # Class-level defaults: a new tensor sets only what differs (the hot path is lean).

@@ -239,3 +239,25 @@ def test_casts_are_recorded(cast, dtype) -> None:
 def test_cast_to_the_same_dtype_returns_the_tensor() -> None:
     x = sg.tensor([1.0], requires_grad=True)
     assert x.float() is x and x.to(sg.float32) is x
+
+
+def test_copyslices_second_order() -> None:
+    x = sg.tensor([1.0, 2.0, 3.0], dtype=sg.float64, requires_grad=True)
+    y = x * x
+    y[1] = x[0] ** 3  # y = [x0^2, x0^3, x2^2]
+    s = (y * y).sum()  # x0^4 + x0^6 + x2^4
+    (g,) = sg.autograd.grad(s, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [4 + 6, 0.0, 4 * 27])
+    (h,) = sg.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), [12 + 30, 0.0, 12 * 9])
+
+
+def test_view_written_in_place_second_order() -> None:
+    x = sg.tensor([1.0, 2.0], dtype=sg.float64, requires_grad=True)
+    b = x * 1
+    v = b[0:1]
+    v.mul_(x[1])  # b = [x0 * x1, x1]
+    (g,) = sg.autograd.grad((b * b).sum(), x, create_graph=True)  # x0^2 x1^2 + x1^2
+    np.testing.assert_allclose(g.detach().numpy(), [2 * 4, 2 * 2 + 2 * 2])
+    (h,) = sg.autograd.grad(g[0], x)  # d(2 x0 x1^2)
+    np.testing.assert_allclose(h.numpy(), [8.0, 8.0])

@@ -16,7 +16,7 @@ import pytest
 import srcgrad as sg
 from srcgrad.autograd import graph
 from srcgrad.rules import RULES
-from srcgrad.tensor import ops
+from srcgrad.tensor import nodes, ops, spec
 from tests.rules.checker import (
     EPS,
     _get,
@@ -73,9 +73,9 @@ def builders(request, monkeypatch):
     """Run with the per-form compiled node builders and backward functions, and with the
     generic paths they specialise (``attach``, ``RuleNode.apply``)."""
     if request.param == "generic":
-        monkeypatch.setattr(ops, "compile_builder", lambda *args: None)
+        monkeypatch.setattr(nodes, "compile_builder", lambda *args: None)
         monkeypatch.setattr(graph, "compile_backward", lambda *args: None)
-        monkeypatch.setattr(ops, "_SPECS", {})
+        monkeypatch.setattr(spec, "_SPECS", {})
     return request.param
 
 
