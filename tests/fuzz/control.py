@@ -18,7 +18,11 @@ IND = "    "
 
 
 def emit_feature(gen: Generator, feature: str, scope: Scope, body: list[str]) -> None:
+    before = {v.name for v in scope.vars}
     globals()[f"emit_{feature}"](gen, scope, body)
+    for var in scope.vars:  # what the construct made must reach the result
+        if var.name not in before:
+            scope.consumed.discard(var.name)
 
 
 def _condition(gen: Generator, scope: Scope) -> str:
@@ -37,8 +41,9 @@ def _condition(gen: Generator, scope: Scope) -> str:
     return f"{low} < {total} < {low + 2.5}"
 
 
-def _update(gen: Generator, scope: Scope, acc, index: str | None = None) -> str:
-    """A new value for loop-carried ``acc`` of the same shape."""
+def _update(gen: Generator, scope: Scope, acc, index: str | None = None,
+            trips: int = 3) -> str:
+    """A new value for loop-carried ``acc`` of the same shape (``index`` < ``trips``)."""
     from .generator import _broadcast
 
     terms = [v for v in scope.vars if _broadcast(acc.shape, v.shape) == acc.shape]
@@ -49,7 +54,7 @@ def _update(gen: Generator, scope: Scope, acc, index: str | None = None) -> str:
                f"np.tanh({acc.name} * {w.name}) + {acc.name}"]
     if index is not None:
         choices.append(f"{acc.name} * (1.0 + 0.1 * {index}) - {w.name}")
-        rows = [v for v in scope.vars if v.shape and v.shape[0] >= 3
+        rows = [v for v in scope.vars if v.shape and v.shape[0] >= trips
                 and _broadcast(acc.shape, v.shape[1:]) == acc.shape]
         if rows:
             r = gen.rng.choice(rows)
@@ -99,10 +104,12 @@ def emit_for(gen: Generator, scope: Scope, body: list[str]) -> None:
     roll = gen.rng.random()
     inner = scope.child()
     if roll < 0.35 or not arrays:
-        body.append(f"{IND}for i in range({gen.rng.randint(1, 3)}):")
+        trips = gen.rng.randint(1, 3)
+        body.append(f"{IND}for i in range({trips}):")
         index = "i"
     else:
         rows = gen.rng.choice(arrays)
+        trips = rows.shape[0]
         from .generator import Var
 
         if roll < 0.7:
@@ -112,7 +119,7 @@ def emit_for(gen: Generator, scope: Scope, body: list[str]) -> None:
         inner.add(Var("row", rows.shape[1:], rows.root))
         index = "i" if roll >= 0.7 else None
     gen.block(inner, body, IND * 2, gen.rng.randint(0, 2))
-    body.append(f"{IND * 2}{acc.name} = {_update(gen, inner, acc, index)}")
+    body.append(f"{IND * 2}{acc.name} = {_update(gen, inner, acc, index, trips)}")
 
 
 def emit_while(gen: Generator, scope: Scope, body: list[str]) -> None:
@@ -195,6 +202,8 @@ def emit_write(gen: Generator, scope: Scope, body: list[str]) -> None:
 
 def emit_reject(gen: Generator, scope: Scope, body: list[str]) -> None:
     """A write the compiler must refuse: into an argument, a view of one, or a shared array."""
+    from .generator import Var
+
     args = [v for v in scope.vars if v.name.startswith("x") and v.shape]
     roll = gen.rng.random()
     if args and roll < 0.25:
@@ -214,4 +223,6 @@ def emit_reject(gen: Generator, scope: Scope, body: list[str]) -> None:
         body.append(f"{IND}{mine} = np.ones((2, 3)) * {source.name}")
         body.append(f"{IND}{alias} = {mine}")
         body.append(f"{IND}{mine} += {source.name}")
-        body.append(f"{IND}{gen.fresh()} = {alias} * {mine}")
+        seen = gen.fresh()  # the alias is read after the write, and reaches the result
+        body.append(f"{IND}{seen} = {alias} * {mine}")
+        scope.add(Var(seen, (2, 3), seen))

@@ -38,3 +38,47 @@ def test_runtime_augmented_subscript_write_into_a_no_grad_array_keeps_the_gradie
     z[0] += x
     z.sum().backward()
     assert x.grad is not None and x.grad.item() == 1.0
+
+
+def _early_return_of_a_float(x, y):
+    if y < 0.5:
+        return np.sum(x) + y
+    return np.sum(x) * y
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: through an early return, the gradient of a "
+                   "Python float argument is a 0-d ndarray, not a float")
+def test_float_gradient_through_an_early_return_stays_a_python_float():
+    gradient = sg.grad(_early_return_of_a_float, wrt=1)(np.array([0.5, 0.2]), 0.3)
+    assert gradient == 1.0
+    assert type(gradient) is float
+
+
+def _loop_after_early_return(x):
+    if np.sum(x) > 0.0:
+        return np.sum(x)
+    acc = x
+    for i in range(2):
+        acc = acc * x
+    return np.sum(acc)
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: a loop after an `if ...: return` fails at "
+                   "run time with UnboundLocalError: local variable 'tape' (the path that "
+                   "does not return)")
+def test_loop_after_an_early_return_differentiates():
+    x = np.array([-0.5, 0.2])
+    np.testing.assert_allclose(sg.grad(_loop_after_early_return)(x), 3.0 * x ** 2)
+
+
+def _write_into_new_zeros(x):
+    z = np.zeros((3,))
+    z[0] = x
+    return np.sum(z)
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: `z = np.zeros((3,)); z[0] = x` is refused "
+                   "with 'this subscript assignment is not supported. Assign to a local array "
+                   "...' although z is a local array the function created")
+def test_write_into_a_new_constant_array_differentiates():
+    assert sg.grad(_write_into_new_zeros)(0.3) == 1.0
