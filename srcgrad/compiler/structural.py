@@ -3,7 +3,8 @@
 These are not NumPy math, so they are not in the shared rule table: ``float(x)`` passes
 the cotangent through unchanged (gradients are cast back to their argument's type at the
 end), ``stop_gradient`` blocks it, ``int`` has none; ``seed_one``, ``like`` and
-``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast gradients.
+``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast gradients;
+``stack_list``/``unstack`` stack a list built by a loop at run time, and undo it.
 They use the same :class:`~srcgrad.rules.Rule` record, so lowering, the reverse
 transform and the backend treat them like any primitive.
 """
@@ -32,7 +33,24 @@ def _support_rules() -> dict[str, Rule]:
         "like": Rule("like", support.like, inputs=("d", "x"), kind=LINEAR,
                      vjp={"d": lambda g: g}),
         "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF),
+        "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
+                           kind=LINEAR, form="xs, axis=0",
+                           vjp={"xs": lambda g, axis: support.unstack(g, axis)}),
+        "unstack": Rule("unstack", support.unstack, inputs=("x",), params=("axis",),
+                        kind=LINEAR, form="x, axis=0",
+                        vjp={"x": lambda g, axis: support.stack_list(g, axis)}),
     }
 
 
 STRUCTURAL.update(_support_rules())
+
+
+def _attach() -> None:
+    """Let rule bodies that call these helpers on symbolic values find their rules."""
+    from . import support
+
+    support.stack_list.__srcgrad_rule__ = STRUCTURAL["stack_list"]  # type: ignore[attr-defined]
+    support.unstack.__srcgrad_rule__ = STRUCTURAL["unstack"]  # type: ignore[attr-defined]
+
+
+_attach()

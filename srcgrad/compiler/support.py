@@ -3,7 +3,10 @@
 - ``seed_one(out)``: the cotangent ``1`` for ``grad``'s one-element result (raises the
   user-facing error for anything else);
 - ``like(d, x)``: the gradient ``d`` cast back to argument ``x``'s type, shape and dtype
-  (Python float in, Python float out; float32 stays float32; a fresh writable array).
+  (Python float in, Python float out; float32 stays float32; a fresh writable array);
+- ``stack_list(xs, axis)`` / ``unstack(x, axis)``: ``np.stack`` of a list built at run time
+  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``. Both
+  dispatch like NumPy functions, so rule bodies can call them on symbolic values.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from srcgrad.errors import SrcGradError
+from srcgrad.rules.dispatch import dispatching
 
 
 def seed_one(out: Any) -> Any:
@@ -49,3 +53,15 @@ def zeros_of(x: Any) -> Any:
     if type(x) is float:
         return 0.0
     return like(np.zeros_like(x), x)
+
+
+@dispatching
+def stack_list(xs: Any, axis: int = 0) -> Any:
+    """``np.stack`` of a list whose length is known only at run time."""
+    return np.stack(xs, axis)
+
+
+@dispatching
+def unstack(x: Any, axis: int = 0) -> list[Any]:
+    """The list of ``x``'s slices along ``axis`` (the adjoint of ``stack_list``)."""
+    return list(np.moveaxis(x, axis, 0))

@@ -135,6 +135,28 @@ def while_breaking(x):
     return np.sum(x)
 
 
+def recurrent_dynamic(x, w):
+    h = 0.0 * x[0]
+    hs = []
+    for t in range(len(x)):
+        h = np.tanh(w * h + x[t])
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
+W = np.array([[0.5, -0.2], [0.1, 0.3]])
+XS = np.array([[0.3, -0.1], [0.2, 0.4], [-0.5, 0.6]])
+
+
+def recurrent_rows(w, xs):
+    h = np.zeros_like(xs[0])
+    outs = []
+    for row in xs:
+        h = np.tanh(w @ h + row)
+        outs.append(h * 2.0)
+    return np.sum(np.array(outs) ** 2)
+
+
 CASES = [
     (branches, (X, 1.5)), (branches, (X, 0.5)), (branches, (X, -0.5)),
     (early_return, (X, 2.0)), (early_return, (X, 0.5)),
@@ -152,7 +174,27 @@ CASES = [
     (breaking, (X, 5)), (breaking, (X * 5, 5)),
     (continuing, (X, 3)),
     (while_breaking, (X + 0.5,)), (while_breaking, (X * 0.01,)),
+    (recurrent_dynamic, (X, 0.7)),
+    (recurrent_rows, (W, XS)),
 ]
+
+
+def test_a_list_built_at_run_time_is_collected_and_its_adjoint_popped():
+    text = sg.source(sg.grad(recurrent_rows), W, XS)
+    assert "outs = []" in text and "outs.append(" in text
+    assert "stack_list(outs)" in text and "douts = unstack(" in text and "douts.pop()" in text
+
+
+def test_appending_inside_a_run_time_if_is_a_clear_error():
+    def conditional_append(x, n):
+        items = []
+        for i in range(n):
+            if x[i] > 0:
+                items.append(x[i])
+        return np.sum(np.stack(items))
+
+    with pytest.raises(sg.SrcGradError, match="exactly once per iteration"):
+        sg.grad(conditional_append)(X, 3)
 
 
 @pytest.mark.parametrize("optimize", [True, False])

@@ -89,8 +89,9 @@ def _forward(block: Block, varied: set[int]) -> None:
                     _forward(r, varied)
                 if len(varied) == before:
                     break
-            for k, o in enumerate(op.outputs):
-                if can_carry(o) and (init[k].id in varied or body.results[k].id in varied):
+            for k, o in enumerate(op.outputs):  # carried, then collected (no init)
+                from_init = k < len(init) and init[k].id in varied
+                if can_carry(o) and (from_init or body.results[k].id in varied):
                     varied.add(o.id)
         elif any(v.id in varied for _, v in _differentiable_inputs(op)):
             varied.update(o.id for o in op.outputs if can_carry(o))
@@ -109,7 +110,8 @@ def _backward(block: Block, useful: set[int]) -> None:
             for _ in range(len(init) + 2):
                 before = len(useful)
                 for k, o in enumerate(op.outputs):
-                    if o.id in useful or any(ps[k].id in useful for ps in carried_params(op)):
+                    if o.id in useful or (k < len(init) and any(
+                            ps[k].id in useful for ps in carried_params(op))):
                         useful.add(body.results[k].id)
                 _backward(body, useful)
                 if len(useful) == before:

@@ -104,7 +104,9 @@ def backprop_loop(scope: Scope, op: Op) -> None:
     init = op.args["init"]
     slots = [k for k in range(len(init))
              if op.outputs[k].id in scope.active or carried[k].id in scope.active]
-    if not slots:
+    collected = [k for k in range(len(init), len(op.outputs))
+                 if op.outputs[k].id in scope.table]
+    if not slots and not collected:
         return
     # the tape: made just before the primal loop, pushed at the end of its body
     tape_op = Op("tape_new", {}, [Value(name="tape", type=T.STATIC)])
@@ -135,6 +137,11 @@ def backprop_loop(scope: Scope, op: Op) -> None:
     with child.builder:
         for p, k in zip(d_params, slots):
             child.accumulate(body.results[k], p)
+        for k in collected:  # the adjoint of a collected list: one item per iteration
+            item = Op("list_pop", {"list": scope.table[op.outputs[k].id]},
+                      [Value(type=body.results[k].type)])
+            adj_body.ops.append(item)
+            child.accumulate(body.results[k], item.out)
         backprop_block(child)
         new_d = [child.table[carried[k].id] if carried[k].id in child.table else
                  record_rule(_zeros_rule(), [Sym(p)], {}).value
@@ -148,8 +155,8 @@ def backprop_loop(scope: Scope, op: Op) -> None:
     adj_body.results = [*new_d, *acc_results]
 
     d_init = [scope.table[op.outputs[k].id] if op.outputs[k].id in scope.table
-              else scope.zeros_like(op.outputs[k]) for k in slots]
-    acc_init = [scope.table[v.id] if v.id in scope.table else scope.zeros_like(v)
+              else _named(scope.zeros_like(op.outputs[k]), op.outputs[k]) for k in slots]
+    acc_init = [scope.table[v.id] if v.id in scope.table else _named(scope.zeros_like(v), v)
                 for v, _ in free]
     if is_for:
         bounds = {k: scope.visible(op.args[k]) for k in ("start", "stop", "step")}
@@ -175,6 +182,11 @@ def backprop_loop(scope: Scope, op: Op) -> None:
         body.ops.remove(push)
         adj_body.ops.remove(pop)
         scope.primal.ops.remove(tape_op)
+
+
+def _named(adjoint: Value, primal: Value) -> Value:
+    adjoint.adjoint_of = primal
+    return adjoint
 
 
 def _zeros_rule() -> Any:

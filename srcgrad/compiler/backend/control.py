@@ -21,7 +21,7 @@ import gast
 
 from ..ir.core import Op, Value, const_value
 
-TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len")
+TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len", "list_pop")
 
 
 def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> None:
@@ -41,6 +41,8 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
             names = [em.names.define(o) for o in op.outputs]
             target = ", ".join(names) + ("," if len(names) == 1 else "")
             lines.append(f"{indent}{target} = {tape}.pop()")
+    elif op.prim == "list_pop":
+        lines.append(f"{indent}{em.names.define(op.out)} = {src(em.expr(op.args['list']))}.pop()")
     elif op.prim == "tape_len":
         lines.append(f"{indent}{em.names.define(op.out)} = len({src(em.expr(op.args['tape']))})")
     elif op.prim == "if":
@@ -80,6 +82,9 @@ def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> 
         value = em.expr(init)
         if not (isinstance(value, gast.Name) and value.id == name):
             lines.append(f"{indent}{name} = {src(value)}")
+    lists = [em.names.define(o) for o in op.outputs[len(slots):]]  # collected (.append)
+    for name in lists:
+        lines.append(f"{indent}{name} = []")
     body = op.regions[-1]
     inner = indent + "    "
     if op.prim == "for_range":
@@ -101,7 +106,7 @@ def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> 
             em.block(cond, lines, inner)
             lines.append(f"{inner}if not {src(em.expr(cond.results[0]))}:")
             lines.append(f"{inner}    break")
-    em.block(body, lines, inner, slots=slots, carried=carried)
+    em.block(body, lines, inner, slots=slots, carried=carried, appends=lists)
 
 
 def _range(em: Any, op: Op) -> str:

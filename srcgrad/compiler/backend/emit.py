@@ -103,8 +103,8 @@ def _all_operands(op: Op) -> list[Value]:
     return out
 
 
-def _direct_results(block: Block, slots: list[str],
-                    carried: list[Value] | None) -> dict[int, str]:
+def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
+                    appended: list[Value]) -> dict[int, str]:
     """Results defined by a plain op of ``block`` that can be computed straight into their
     slot name: that slot's previous value (its carried parameter) is not read afterwards,
     nor needed by another slot's final assignment."""
@@ -113,6 +113,8 @@ def _direct_results(block: Block, slots: list[str],
     for i, op in enumerate(block.ops):
         for v in _all_operands(op):
             last_read[v.id] = i
+    for v in appended:  # appended after the ops
+        last_read[v.id] = len(block.ops)
     direct: dict[int, str] = {}
     for k, (r, name) in enumerate(zip(block.results, slots)):
         i = position.get(r.id)
@@ -160,11 +162,15 @@ class _Emitter:
         return lines
 
     def block(self, block: Block, lines: list[str], indent: str, *, top: bool = False,
-              slots: list[str] | None = None, carried: list[Value] | None = None) -> None:
+              slots: list[str] | None = None, carried: list[Value] | None = None,
+              appends: list[str] | None = None) -> None:
         """Emit ``block``'s ops; then assign its results to ``slots`` (region outputs;
-        ``carried``: the block parameters holding the slots' previous values)."""
+        ``carried``: the block parameters holding the slots' previous values) and append
+        the remaining results to the lists named ``appends`` (a loop's collected lists)."""
         start = len(lines)
-        direct = _direct_results(block, slots, carried) if slots else {}
+        slots = slots or []
+        appended = block.results[len(slots):] if appends else []
+        direct = _direct_results(block, slots, carried, appended) if slots else {}
         for i, op in enumerate(block.ops):
             if op.prim == "const":
                 continue
@@ -178,6 +184,8 @@ class _Emitter:
             stmt = self.statement(op, i if top else None, direct)
             if stmt is not None:
                 lines += [indent + s for s in _source(stmt).split("\n")]
+        for name, value in zip(appends or [], appended):
+            lines.append(f"{indent}{name}.append({self.source_of(self.expr(value))})")
         if slots:  # the remaining results, assigned in parallel (a, b = b, a)
             targets, values = [], []
             for r, name in zip(block.results, slots):

@@ -29,7 +29,7 @@ from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import methods
 from .context import MAX_INLINE_DEPTH, VIEW_PRIMS, BoundMethod, LocalFunction
-from .control import SymEnumerate, SymRange, SymZip
+from .control import RunList, SymEnumerate, SymRange, SymZip
 from .resolve import Dependency, Scope
 from .source import parse_function
 
@@ -60,6 +60,8 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
         return inline_derived(lw, func, args, kwargs, node)
+    if any(isinstance(a, RunList) for a in (*args, *kwargs.values())):
+        return run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
     r = rule_for(func)
@@ -85,6 +87,22 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
+
+
+def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
+                  node: Any) -> Any:
+    """``np.stack(hs)``, ``np.array(hs)``, ``len(hs)`` of a list a run-time loop built."""
+    if func in (np.stack, np.array, np.asarray) and isinstance(args[0], RunList) \
+            and set(kwargs) <= {"axis"} and len(args) <= 2:
+        axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
+        if func is not np.stack and axis != 0:
+            raise lw.err(node, f"np.{func.__name__} takes no axis.")
+        return record_rule(STRUCTURAL["stack_list"], [args[0].value, axis], {})
+    if func is len and len(args) == 1:
+        return call_builtin(lw, len, [args[0].value], {}, node)
+    raise lw.err(node, f"a list built by a loop with a run-time trip count can only be passed "
+                 f"to np.stack, np.array or len, not {getattr(func, '__name__', func)}.",
+                 "Stack it first: arr = np.stack(items).")
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:

@@ -48,6 +48,25 @@ class SymRange:
     step: Any = 1
 
 
+class Collector(list):
+    """Stands for a list inside the body of a run-time loop that appends to it; remembers
+    the block each append was lowered into (it must be the loop body itself)."""
+
+    def append(self, item: Any) -> None:
+        from ..ir.builder import current
+
+        self.blocks = [*getattr(self, "blocks", []), current().block]
+        super().append(item)
+
+
+@dataclass
+class RunList:
+    """A list built by a run-time loop (``hs.append(h)``): usable in ``np.stack``,
+    ``np.array`` and ``len``."""
+
+    value: Any
+
+
 @dataclass
 class SymEnumerate:
     inner: Any

@@ -18,7 +18,9 @@ from ..symbolic import Sym, is_symbolic, to_value
 from .branches import lower_if
 from .control import (
     MAX_UNROLL,
+    Collector,
     LoopExit,
+    RunList,
     SymEnumerate,
     SymRange,
     SymZip,
@@ -42,10 +44,6 @@ def lower_for(lw: Any, node: Any) -> None:
         _unroll(lw, node, static)
         return
     bounds, item_of = _iteration(lw, iterable, node)
-    if mutated_lists(lw, node.body):
-        raise lw.err(node, "a list is built with .append in a loop whose trip count is known "
-                     "only at run time.", "Loop over a constant range, or preallocate an "
-                     "array (np.zeros) and write y[i] = v.")
     flags = _flags(lw, node.body)
     targets = assigned_names([node.target])
     carried = [n for n in assigned_names(node.body) if n in lw.env and n not in targets]
@@ -185,26 +183,48 @@ def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any],
 
 def _emit_loop(lw: Any, node: Any, prim: str, args: dict[str, Any], carried: list[str],
                init: list[Any], body_fn: Any, cond_expr: Any = None) -> list[Any]:
-    """Lower a loop body (and condition), joining carried types until they settle."""
+    """Lower a loop body (and condition), joining carried types until they settle.
+
+    Lists the body appends to (empty before the loop) are *collected*: the body yields the
+    appended value as an extra result and the op an extra output, the list at run time.
+    """
+    lists = _collected_lists(lw, node)
     with lw.ctx.builder.at_line(lw.line_of(node)):
         init_values = [to_value(v) for v in init]
     types = [v.type or T.ANY for v in init_values]
     for _attempt in range(4):
-        regions, result_types = _loop_regions(lw, prim, carried, types, body_fn, cond_expr)
+        regions, result_types = _loop_regions(lw, node, prim, carried, types, body_fn,
+                                              cond_expr, lists)
         joined = [join_types(a, b) for a, b in zip(types, result_types)]
         if joined == types:
             break
         types = joined
-    op = lw.ctx.builder.emit(prim, {**args, "init": tuple(init_values)}, types=types,
-                             n_out=len(carried))
+    op = lw.ctx.builder.emit(prim, {**args, "init": tuple(init_values)},
+                             types=[*types, *[T.ANY] * len(lists)],
+                             n_out=len(carried) + len(lists))
     op.regions = regions
-    for n, out in zip(carried, op.outputs):
+    if lists:
+        op.attrs["collect"] = len(lists)
+    for n, out in zip([*carried, *lists], op.outputs):
         out.name = n
-    return op.outputs
+    for n, out in zip(lists, op.outputs[len(carried):]):
+        lw.env[n] = RunList(Sym(out))
+    return op.outputs[:len(carried)]
 
 
-def _loop_regions(lw: Any, prim: str, carried: list[str], types: list[T.AType],
-                  body_fn: Any, cond_expr: Any) -> tuple[list[Block], list[T.AType]]:
+def _collected_lists(lw: Any, node: Any) -> list[str]:
+    names = mutated_lists(lw, node.body)
+    for n in names:
+        if lw.env[n]:
+            raise lw.err(node, f"the list `{n}` already holds items when this loop, whose trip "
+                         "count is known only at run time, appends to it.",
+                         f"Start from an empty list ({n} = []) right before the loop.")
+    return list(dict.fromkeys(names))
+
+
+def _loop_regions(lw: Any, node: Any, prim: str, carried: list[str], types: list[T.AType],
+                  body_fn: Any, cond_expr: Any, lists: list[str]
+                  ) -> tuple[list[Block], list[T.AType]]:
 
     regions = []
     if prim == "while":
@@ -222,11 +242,21 @@ def _loop_regions(lw: Any, prim: str, carried: list[str], types: list[T.AType],
     env = dict(lw.env)
     carried_params = body.params[1:] if index is not None else body.params
     env.update({n: Sym(p) for n, p in zip(carried, carried_params)})
+    collectors = {n: Collector() for n in lists}
+    env.update(collectors)
     with in_block(lw, body, env):
         body_fn(env, Sym(index) if index is not None else None)
         body.results = [to_value(lw.env[n]) if n in lw.env else to_value(None) for n in carried]
+        for n, items in collectors.items():
+            if len(items) != 1 or items.blocks[0] is not body:
+                raise lw.err(node, f"`{n}.append(...)` must run exactly once per iteration of "
+                             "a loop whose trip count is known only at run time (not inside "
+                             "an `if` on a run-time condition).",
+                             "Append unconditionally, or preallocate an array and write "
+                             "y[i] = v.")
+            body.results.append(to_value(items[0]))
     regions.append(body)
-    return regions, [r.type or T.ANY for r in body.results]
+    return regions, [r.type or T.ANY for r in body.results[:len(carried)]]
 
 
 # --- while ---------------------------------------------------------------------------------

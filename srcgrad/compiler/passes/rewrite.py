@@ -13,7 +13,7 @@ from ..ir.core import Block, Function, Op, Value
 
 # Ops kept even when their results are unused: they act on the world or may raise.
 EFFECTS = frozenset({"print", "assert", "raise", "call",
-                     "tape_new", "tape_push", "tape_pop", "tape_len"})
+                     "tape_new", "tape_push", "tape_pop", "tape_len", "list_pop"})
 
 
 def is_pure(op: Op) -> bool:

@@ -29,32 +29,32 @@ def grad_loop_with_branch(x, n):
     _t6 = np.shape(acc)
     dacc = unreduce(_t5, _t6)
     # line 69: for i in range(n):
-    _t7 = zeros_of(x)
+    dx = zeros_of(x)
     for i_1 in reversed(range(n)):
-        acc_2, _t8, _t9 = tape.pop()
+        acc_2, _t7, _t8 = tape.pop()
         # line 70: if i % 2 == 0:
-        if _t9:
+        if _t8:
             # line 71: acc = acc * x
-            _t10 = dacc * x
-            _t11 = np.shape(acc_2)
-            dacc_1 = unbroadcast(_t10, _t11)
-            _t12 = dacc * acc_2
-            _t13 = np.shape(x)
-            dx = unbroadcast(_t12, _t13)
+            _t9 = dacc * x
+            _t10 = np.shape(acc_2)
+            dacc_1 = unbroadcast(_t9, _t10)
+            _t11 = dacc * acc_2
+            _t12 = np.shape(x)
+            dx_1 = unbroadcast(_t11, _t12)
         else:
             # line 73: acc = acc + np.sin(acc)
-            _t14 = np.shape(acc_2)
-            dacc_2 = unbroadcast(dacc, _t14)
-            _t15 = np.shape(_t8)
-            _t16 = unbroadcast(dacc, _t15)
-            _t17 = np.cos(acc_2)
-            _t18 = _t16 * _t17
-            dacc_1 = dacc_2 + _t18
+            _t13 = np.shape(acc_2)
+            dacc_2 = unbroadcast(dacc, _t13)
+            _t14 = np.shape(_t7)
+            _t15 = unbroadcast(dacc, _t14)
+            _t16 = np.cos(acc_2)
+            _t17 = _t15 * _t16
+            dacc_1 = dacc_2 + _t17
             # line 70: if i % 2 == 0:
-            dx = zeros_of(x)
+            dx_1 = zeros_of(x)
         # line 69: for i in range(n):
-        _t7 = _t7 + dx
+        dx = dx + dx_1
         dacc = dacc_1
-    dx_1 = _t7 + dacc
-    dx_1 = like(dx_1, x)
-    return dx_1
+    dx = dx + dacc
+    dx = like(dx, x)
+    return dx
