@@ -151,8 +151,81 @@ def reprs(lib):
         lib.tensor([123456.0, 0.001]), lib.tensor([1e9, 1.0]), lib.tensor([-1.5, 2.25]))]
 
 
+def indexing(lib):
+    x = f32(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    outs = [x[0], x[:, 1], x[1, ::2], x[None, 0], x[..., -1], x[lib.tensor([0, 0, 1])],
+            x[x > 2.5], x[[1, 0], [2, 2]]]
+    weights = [lib.arange(float(o.numel())).reshape(o.shape) for o in outs]
+    sum((o * w).sum() for o, w in zip(outs, weights)).backward()
+    return [type(o.grad_fn).__name__ for o in outs], [o.detach() for o in outs], x.grad
+
+
+def kinks(lib):
+    x = f32(lib, [0.0, 1.0, 1.0, -2.0])
+    outs = [x.abs(), x.relu(), x.clamp(0.0, 1.0), x.max(), x[1:3].sqrt(), lib.maximum(x, 1.0 - x)]
+    sum(o.sum() for o in outs).backward()
+    return x.grad
+
+
+def versions(lib):
+    x = lib.zeros(3)
+    v = x[1:]
+    v.add_(1)
+    x.mul_(2)
+    d = x.detach()
+    d.add_(1)
+    return [x._version, v._version, d._version, x.data._version], x
+
+
+class _Cube:
+    @staticmethod
+    def make(lib):
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                ctx.save_for_backward(x)
+                ctx.k = k
+                return x ** 3 * k
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x ** 2 * ctx.k, None
+
+        return Cube
+
+
+def custom_function(lib):
+    cube = _Cube.make(lib)
+    x = f32(lib, [1.0, 2.0])
+    y = cube.apply(x, 2.0)
+    (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+    (h,) = lib.autograd.grad(g.sum(), x)
+    return type(y.grad_fn).__name__, len(y.grad_fn.next_functions), y.detach(), g.detach(), h
+
+
+def functional(lib):
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64)
+    jac = lib.autograd.functional.jacobian(lambda v: v.sin() * v[0], x)
+    hess = lib.autograd.functional.hessian(lambda v: (v ** 3).sum() * v[1], x)
+    ok = lib.autograd.gradcheck(lambda v: (v * v).tanh(), (x.clone().requires_grad_(),))
+    return jac, hess, ok
+
+
+def grad_modes(lib):
+    x = f32(lib, [1.0])
+    with lib.no_grad():
+        a = x * 2
+        with lib.enable_grad():
+            b = x * 2
+    with lib.set_grad_enabled(False):
+        c = x * 2
+    return [t.requires_grad for t in (a, b, c)], [t.is_leaf for t in (a, b, c)]
+
+
 PROGRAMS = [seed_graph, chain_rule, accumulation, second_order, operators, methods, products,
-            functions, inplace, view_inplace, hooks, promotion, reprs]
+            functions, inplace, view_inplace, hooks, promotion, reprs, indexing, kinks,
+            versions, custom_function, functional, grad_modes]
 
 
 def _plain(value: Any) -> Any:
