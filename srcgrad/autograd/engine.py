@@ -19,7 +19,7 @@ import numpy as np
 
 from .anomaly import ANOMALY
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
+from .graph import AccumulateGrad, Node, RuleNode, accumulate, run_tensor_hooks, tensor_type
 
 Edge = tuple[Node, int]
 _NOTHING = (None,)
@@ -201,6 +201,11 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
                     dependents[child] = count
                 else:
                     ready.append(child)
+    except (ValueError, IndexError) as e:  # NumPy's complaint inside a rule's VJP
+        if not isinstance(node, RuleNode):
+            raise
+        raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "
+                           f"failed: {e}") from e
     finally:
         quiet.__exit__(None, None, None)
         STATE.enabled = previous_mode

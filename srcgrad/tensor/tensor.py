@@ -121,6 +121,9 @@ class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol):
             if value._data.shape != self._data.shape:
                 raise RuntimeError(f"assigned grad has data of a different size: "
                                    f"{value._data.shape} vs {self._data.shape}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: "
+                                   f"{value.dtype.name} vs {self.dtype.name}")
         self._grad = value
 
     @grad.deleter

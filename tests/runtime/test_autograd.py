@@ -322,3 +322,34 @@ def test_anything_made_with_grad_disabled_is_a_leaf() -> None:
     with sg.no_grad():
         y = x.sin()
     assert y.is_leaf and not y.requires_grad
+
+
+def test_assigned_grad_must_fit() -> None:
+    x = sg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="different size"):
+        x.grad = sg.zeros(3)
+    with pytest.raises(RuntimeError, match="different type"):
+        x.grad = sg.zeros(2, dtype=sg.float64)
+    x.grad = sg.ones(2)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_failing_rule_names_its_node() -> None:
+    from srcgrad.rules import defrule, rule_named
+    from srcgrad.rules.registry import restore, snapshot
+    from srcgrad.tensor import ops
+
+    def broken(x):
+        return x * 1.0
+
+    table = snapshot()
+    try:
+        defrule("broken_for_test", broken, inputs=("x",), kind=None,
+                vjp={"x": lambda g: np.reshape(g, (7, 7))})
+        y = ops.record(rule_named("broken_for_test"), (sg.ones(3, requires_grad=True),))
+        with pytest.raises(RuntimeError, match="the backward of BrokenForTestBackward0 "
+                                               "\\(rule 'broken_for_test'\\) failed"):
+            y.sum().backward()
+    finally:
+        restore(table)
