@@ -31,7 +31,7 @@ def _method(name: str) -> Any:
     def fn(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 (PyTorch's name)
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``sg.{name}(t, ...)`` is ``t.{name}(...)``."
     return fn
 
@@ -45,7 +45,7 @@ _MIRRORED = (
     "log_softmax", "clamp", "clip", "pow", "add", "sub", "mul", "div", "maximum", "minimum",
     "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "t", "flip",
     "clone", "detach", "mm", "mv", "dot", "outer", "atan2", "eq", "ne", "lt", "le", "gt",
-    "ge", "unbind", "split", "chunk", "numel", "logical_not",
+    "ge", "unbind", "split", "chunk", "logical_not",
 )
 _FUNCTIONS = {name: _method(name) for name in _MIRRORED}
 globals().update(_FUNCTIONS)
@@ -94,11 +94,5 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _FUNCTIONS:
-        return _FUNCTIONS[name]
-    raise AttributeError(name)
-
-
-__all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "stack",
-           "where", *_MIRRORED]
+__all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "numel",
+           "stack", "where", *_MIRRORED]

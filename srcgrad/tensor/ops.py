@@ -134,9 +134,10 @@ def elementwise_specs(name: str) -> dict[Any, Any]:
 
 
 def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = None,
-           form: str | None = None, extra: dict[str, Any] | None = None) -> Any:
-    """The general path: any rule, inputs (Tensors, numbers, arrays, a list for a variadic
-    input) and static ``params``; ``extra`` are impl keyword arguments not in the rule."""
+           form: str | None = None) -> Any:
+    """The general path: any rule, its inputs (Tensors, numbers, arrays, a list for a
+    variadic input) and static ``params``; ``form`` names the surface spelling when
+    several share the rule (``"t"``, ``"transpose"``: see :mod:`..rules.torch_names`)."""
     tensor = _tm.Tensor
     params = with_defaults(rule, params or {})
     variadic = rule.variadic
@@ -166,7 +167,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
     env = dict(zip(rule.inputs, arrays_t))
     env.update(params)
     try:
-        out = rule.apply(env) if not extra else spec.impl(*arrays_t, **params, **extra)
+        out = rule.apply(env)
     except ValueError as e:  # NumPy's complaint, raised as the runtime's error
         raise RuntimeError(f"{rule.name}(): {e}") from None
     if type(out) is not _ndarray:
