@@ -82,3 +82,29 @@ def _write_into_new_zeros(x):
                    "...' although z is a local array the function created")
 def test_write_into_a_new_constant_array_differentiates():
     assert sg.grad(_write_into_new_zeros)(0.3) == 1.0
+
+
+def _guarded_index(x):
+    s = np.sum(x)
+    if len(x) > 3 and x[3] > 0.0:  # x[3] must not be evaluated when len(x) <= 3
+        s = s * 2.0
+    return s
+
+
+def _guarded_index_expression(x):
+    y = x * 2.0 if x.shape[0] > 5 and x[5] > 0.0 else x * 3.0
+    return np.sum(y)
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: `and` in an if condition is evaluated "
+                   "eagerly (np.logical_and of both sides), so a guarded `x[3]` raises "
+                   "IndexError where Python short-circuits")
+def test_and_in_an_if_condition_short_circuits():
+    np.testing.assert_allclose(sg.grad(_guarded_index)(np.array([0.5, 0.2])), [1.0, 1.0])
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: `and` in a conditional expression's test is "
+                   "evaluated eagerly, so a guarded `x[5]` raises IndexError")
+def test_and_in_a_conditional_expression_short_circuits():
+    np.testing.assert_allclose(sg.grad(_guarded_index_expression)(np.array([0.5, 0.2])),
+                               [3.0, 3.0])
