@@ -114,10 +114,8 @@ def test_two_threads_record_concurrently_with_one_in_no_grad():
         t.start()
     for t in threads:
         t.join(60)
-    assert results == {"off": (True, True, True), "on": (True, True, True)} or results == {
-        "off": (False, False, True), "on": (True, True, True)}
-    assert results["off"][:2] == (False, False), "no_grad leaked into... or out of its thread"
-    assert results["on"][:2] == (True, True), "the other thread's no_grad disabled this one"
+    assert results["off"] == (False, False, True), "no_grad did not hold in its own thread"
+    assert results["on"] == (True, True, True), "the other thread's no_grad disabled this one"
     assert sg.is_grad_enabled()
 
 
