@@ -15,6 +15,17 @@ from srcgrad.rules import LINEAR, NONDIFF, Rule
 
 from .primitives import stop_gradient
 
+# Primitives whose result may share memory with their first input (NumPy views).
+VIEW_PRIMS = frozenset({
+    "getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
+    "swapaxes", "moveaxis", "diagonal", "stop_gradient", "real",
+})
+# Primitives whose result is a new array nobody else refers to.
+FRESH_PRIMS = frozenset({
+    "copy", "zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones", "full",
+    "index_put",
+})
+
 STRUCTURAL: dict[str, Rule] = {
     r.name: r
     for r in (

@@ -253,3 +253,21 @@ def test_if_and_loops_verify_and_print():
     ir = render(if_in_loop, what="ir", types=["array[1]", "int"])
     assert "for_range(" in ir and "if(cond=" in ir and "tape_push" in ir
     assert "reverse=True" in ir
+
+
+def test_writes_into_a_local_array_are_emitted_in_place_when_safe():
+    text = sg.source(sg.grad(writes_in_loop), X, 2)
+    assert "y[i] = " in text and "index_put(y" not in text
+    assert "tape.append((y" not in text  # only the shape of y is saved, not y
+
+
+def test_a_write_after_which_the_old_array_is_still_read_copies():
+    def reads_old(x):
+        y = x.copy()
+        z = y * y  # its adjoint reads the old y, after the write
+        y[0] = 5.0
+        return np.sum(y * z)
+
+    text = sg.source(sg.grad(reads_old), X)
+    assert "index_put(" in text
+    assert_close(sg.grad(reads_old)(X), numeric_gradient(reads_old, (X,), {}, 0))

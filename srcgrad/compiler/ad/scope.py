@@ -77,18 +77,28 @@ class Scope:
         if is_const:
             return np.shape(c)
         if x.id not in self._shapes:
-            out = record_rule(rule_named("shape"), [Sym(self.visible(x))], {})
-            out.value.type = T.STATIC
-            self._shapes[x.id] = out
+            self._shapes[x.id] = self._metadata(x, "shape")
         return self._shapes[x.id]
+
+    def _metadata(self, x: Value, what: str) -> Any:
+        """``np.shape(x)`` (or its dtype) as seen here. For a value of this region, it is
+        computed in the primal region and that small tuple is exported (taped), not ``x``."""
+        if self._local is not None and self.owner.get(x.id) is self.primal:
+            op = Op(what, {"x": x}, [Value(type=T.STATIC)], {"rule": rule_named(what)})
+            ops = self.primal.ops
+            at = ops.index(x.op) + 1 if x.op is not None and x.op in ops else 0
+            ops.insert(at, op)
+            self.owner[op.out.id] = self.primal
+            return Sym(self.visible(op.out))
+        out = record_rule(rule_named(what), [Sym(self.visible(x))], {})
+        out.value.type = T.STATIC
+        return out
 
     def dtype_of(self, x: Value) -> Any:
         if x.type is not None and x.type.dtype is not None:
             return np.dtype(x.type.dtype)
         if x.id not in self._dtypes:
-            out = record_rule(rule_named("dtype"), [Sym(self.visible(x))], {})
-            out.value.type = T.STATIC
-            self._dtypes[x.id] = out
+            self._dtypes[x.id] = self._metadata(x, "dtype")
         return self._dtypes[x.id]
 
     # --- adjoints ---------------------------------------------------------------------

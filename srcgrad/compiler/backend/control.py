@@ -20,6 +20,7 @@ from typing import Any
 import gast
 
 from ..ir.core import Op, Value, const_value
+from . import inplace
 
 TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len", "list_pop")
 
@@ -87,6 +88,9 @@ def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> 
         lines.append(f"{indent}{name} = []")
     body = op.regions[-1]
     inner = indent + "    "
+    inplace.fresh_loop_params(op, slots, em.names,
+                              lambda v: index is not None and em.last_use.get(v.id) == index,
+                              em.fresh_params)
     if op.prim == "for_range":
         carried = body.params[1:]
         for p, name in zip(carried, slots):

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..symbolic import uses_math_spelling
-from . import control
+from . import control, inplace
 from .names import References, ValueNames
 
 _BINOPS = {
@@ -103,6 +103,18 @@ def _all_operands(op: Op) -> list[Value]:
     return out
 
 
+def _last_reads(block: Block, appended: list[Value]) -> dict[int, int]:
+    """Value id -> index of the last op of ``block`` reading it (results: past the end)."""
+    last: dict[int, int] = {}
+    for i, op in enumerate(block.ops):
+        for v in _all_operands(op):
+            last[v.id] = i
+    for v in [*block.results, *appended]:
+        if isinstance(v, Value):
+            last[v.id] = len(block.ops)
+    return last
+
+
 def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
                     appended: list[Value]) -> dict[int, str]:
     """Results defined by a plain op of ``block`` that can be computed straight into their
@@ -141,6 +153,8 @@ class _Emitter:
         self.names = ValueNames({"np", "math", *refs.used_names})
         self.fn_name = fn.name
         self.last_use = self._last_uses()
+        self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
+        self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count
@@ -171,6 +185,8 @@ class _Emitter:
         slots = slots or []
         appended = block.results[len(slots):] if appends else []
         direct = _direct_results(block, slots, carried, appended) if slots else {}
+        saved = self.block_state
+        self.block_state = (block, _last_reads(block, appended))
         for i, op in enumerate(block.ops):
             if op.prim == "const":
                 continue
@@ -200,6 +216,7 @@ class _Emitter:
                 lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
         if len(lines) == start:
             lines.append(indent + "pass")
+        self.block_state = saved
 
     @staticmethod
     def source_of(node: Any) -> str:
@@ -226,12 +243,28 @@ class _Emitter:
             exc = _call(_dotted(self.refs.ref(op.attrs["exc"])),
                         [self.literal(a) for a in op.attrs["args"]])
             return gast.Raise(exc=exc, cause=None)
-        value = self.call_expr(op)
         (out,) = op.outputs
+        if op.prim == "index_put" and self.in_place(op, direct):
+            target = self.names[op.args["x"]]
+            self.names.define(out, target)
+            return gast.Assign(targets=[gast.Subscript(
+                value=_name(target), slice=self.index_expr(op.args["index"]),
+                ctx=gast.Store())], value=self.expr(op.args["values"]), type_comment=None)
+        value = self.call_expr(op)
         reuse = direct.get(out.id)
         if reuse is None and index is not None:
             reuse = self.reusable_name(op, out, index)
         return _assign(self.names.define(out, reuse), value)
+
+    def in_place(self, op: Op, direct: dict[int, str]) -> bool:
+        block, last_read = self.block_state
+        index = block.ops.index(op)
+        x = op.args["x"]
+        wanted = direct.get(op.out.id)
+        if wanted is not None and wanted != self.names.names.get(x.id):
+            return False  # the result must land in another slot
+        return inplace.can_write_in_place(op, index, block, last_read, self.fresh_params,
+                                          self.fn.params)
 
     def reusable_name(self, op: Op, out: Value, index: int) -> str | None:
         """Rebind an input's name (``z = z * z``) when that input dies here."""

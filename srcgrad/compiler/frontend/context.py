@@ -14,14 +14,9 @@ from srcgrad.errors import SrcGradError
 
 from ..ir.builder import Builder
 from ..ir.core import Value
+from ..structural import VIEW_PRIMS  # noqa: F401  (re-exported for the frontend)
 from .resolve import Dependency, Scope
 from .source import Parsed
-
-# Primitives whose result may share memory with their first input (NumPy views).
-VIEW_PRIMS = frozenset({
-    "getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
-    "swapaxes", "moveaxis", "diagonal", "stop_gradient", "real",
-})
 
 MAX_INLINE_DEPTH = 40
 

@@ -12,7 +12,7 @@ def grad_writes_into_copy(x):
     # line 57: y[0] = 2.0 * x[1]
     _t1 = x[1]
     _t2 = 2.0 * _t1
-    y = index_put(y, _t2, 0)
+    y[0] = _t2
     # line 58: y += x
     y_1 = y + x
     # line 59: return np.sum(y * y)

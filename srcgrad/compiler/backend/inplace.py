@@ -1,0 +1,85 @@
+"""When a functional ``index_put`` can be emitted as an in-place write ``y[i] = v``.
+
+Lowering turns ``y[i] = v`` into ``y_1 = index_put(y, v, i)`` (a copy), which keeps the
+IR pure and the derivative right. Emitting a copy per write costs O(size) though (O(n^2)
+for a loop filling an array), so the backend writes in place when nothing can notice:
+
+- ``y`` owns its storage: made by ``np.zeros_like``/``copy``/... or an earlier
+  ``index_put``, or a loop-carried array whose initial value is such an array and dies at
+  the loop (and which the loop's tape never saves);
+- neither ``y`` nor any view of it is read after the write (liveness over the block, uses
+  inside nested regions included).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.core import Block, Op, Value, const_value
+from ..structural import FRESH_PRIMS, VIEW_PRIMS
+
+
+def _inner_ops(block: Block) -> list[Op]:
+    out = []
+    for op in block.ops:
+        out.append(op)
+        for r in op.regions:
+            out.extend(_inner_ops(r))
+    return out
+
+
+def owns_storage(v: Value, fresh_params: set[int]) -> bool:
+    if v.id in fresh_params:
+        return True
+    return v.op is not None and v.op.prim in FRESH_PRIMS
+
+
+def storage_chain(block: Block, root: Value) -> set[int]:
+    """Ids of ``root`` and of every value of ``block`` that may share its memory."""
+    chain = {root.id}
+    changed = True
+    ops = _inner_ops(block)
+    while changed:
+        changed = False
+        for op in ops:
+            first = next(iter(op.operands()), None)
+            if first is None or first.id not in chain:
+                continue
+            if op.prim in VIEW_PRIMS or op.prim == "index_put":
+                for o in op.outputs:
+                    if o.id not in chain:
+                        chain.add(o.id)
+                        changed = True
+    return chain
+
+
+def can_write_in_place(op: Op, index: int, block: Block, last_read: dict[int, int],
+                       fresh_params: set[int], params: list[Value]) -> bool:
+    x = op.args["x"]
+    if not isinstance(x, Value) or const_value(x)[0] or x in params:
+        return False
+    if not owns_storage(x, fresh_params):
+        return False
+    if last_read.get(x.id, -1) > index:
+        return False
+    views = storage_chain(block, x) - {x.id} - {o.id for o in op.outputs}
+    return all(last_read.get(v, -1) <= index for v in views)
+
+
+def fresh_loop_params(op: Op, slots: list[str], names: Any, last_use_index: Any,
+                      fresh_params: set[int]) -> None:
+    """Mark a loop's carried arrays that may be written in place inside its body."""
+    body = op.regions[-1]
+    carried = body.params[1:] if op.prim == "for_range" else body.params
+    pushed: set[int] = set()
+    for inner in _inner_ops(body):
+        if inner.prim == "tape_push":
+            pushed.update(v.id for v in inner.args["items"])
+    for init, param, slot in zip(op.args["init"], carried, slots):
+        if names.names.get(init.id) != slot or not owns_storage(init, fresh_params):
+            continue
+        if not last_use_index(init):
+            continue
+        if storage_chain(body, param) & pushed:
+            continue
+        fresh_params.add(param.id)
