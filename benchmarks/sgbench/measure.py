@@ -5,7 +5,8 @@ first): the first variant that runs and agrees with the hand-written gradient (r
 atol 1e-10 of the largest reference entry, float64) is timed; earlier attempts are kept as
 notes. A system whose best attempt disagrees is ``wrong`` and not timed; one that raises
 on every variant is ``cannot`` with the reason. Timing is interleaved across the systems
-(:mod:`.timing`), and ratios are to the hand-written median of the same process.
+(:mod:`.timing`), and ratios are to the hand-written gradient of the same process, as the
+median of the per-round ratios.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .systems import Call, HandWritten, System
-from .timing import TimingPlan, interleaved_medians
+from .timing import TimingPlan, interleaved_medians, paired_ratio
 from .workloads import Workload
 
 RTOL = 1e-8
@@ -111,7 +112,8 @@ def measure_workload(workload: Workload, systems: Sequence[System], plan: Timing
         entry: dict[str, Any] = {"status": attempt.status, "attempts": attempt.attempts}
         if attempt.status == "ok":
             entry.update(medians[attempt.system.key])
-            entry["ratio"] = entry["median_s"] / baseline
+            entry["ratio"] = paired_ratio(entry["samples_s"],
+                                          medians[handwritten.key]["samples_s"])
             entry["reference_median_s"] = baseline
             entry["variant"] = attempt.variant
             entry["as_written"] = attempt.variant == first_variant

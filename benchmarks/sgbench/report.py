@@ -94,8 +94,9 @@ def to_markdown(run: dict[str, Any]) -> str:
                 if "load_average_after_gradients" in machine else "") + ".", "",
              "Systems: " + "; ".join(f"{k} {v}" for k, v in run["versions"].items()) + ".", "",
              f"Timing: median per-call time over {run['plan']['rounds']} interleaved rounds "
-             f"(each sample at least {run['plan']['min_sample_s'] * 1e3:g} ms), ratio to the "
-             "hand-written gradient measured in the same process; inputs already in each "
+             f"(each sample at least {run['plan']['min_sample_s'] * 1e3:g} ms); the ratio to the "
+             "hand-written gradient is the median of the per-round ratios, measured in the "
+             "same process; inputs already in each "
              "system's own types. A gradient is timed only after it matched the hand-written "
              f"one (rtol {run['tolerance']['rtol']:g}, float64).", "",
              "## Gradient time, ratio to hand-written", ""]

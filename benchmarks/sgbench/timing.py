@@ -4,7 +4,8 @@ Each system's call is first calibrated to a loop count whose total takes at leas
 ``min_sample_s`` (as ``timeit.Timer.autorange`` does). Then every round times one sample of
 every system, rotating the order each round, so slow drift of the machine (frequency,
 other load) hits all systems alike. The result per system is the median per-call time
-over the rounds.
+over the rounds, and its ratio to a reference is the median of the per-round ratios
+(:func:`paired_ratio`).
 """
 
 from __future__ import annotations
@@ -55,5 +56,16 @@ def interleaved_medians(calls: dict[str, Callable[[], object]],
     return {name: {"median_s": statistics.median(samples[name]),
                    "min_s": min(samples[name]),
                    "number": numbers[name],
-                   "rounds": plan.rounds}
+                   "rounds": plan.rounds,
+                   "samples_s": samples[name]}
             for name in names}
+
+
+def paired_ratio(samples: list[float], reference_samples: list[float]) -> float:
+    """Median over rounds of ``sample / reference sample`` of the same round.
+
+    Both samples of a round were taken within moments of each other, so a slow phase of the
+    machine (another process, frequency change) divides out; the ratio of the two overall
+    medians would mix samples from different phases.
+    """
+    return statistics.median(s / r for s, r in zip(samples, reference_samples))
