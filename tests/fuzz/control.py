@@ -200,29 +200,45 @@ def emit_write(gen: Generator, scope: Scope, body: list[str]) -> None:
         body.append(f"{IND * 2}{name}[i] = {name}[i] * 0.5 + {value}")
 
 
+REJECT = "  # <- reject"  # marks the line the compiler's message must point at
+
+
 def emit_reject(gen: Generator, scope: Scope, body: list[str]) -> None:
-    """A write the compiler must refuse: into an argument, a view of one, or a shared array."""
+    """A construct the compiler must refuse: a write into an argument, a view of one or a
+    shared array (API.md's aliasing rule), or a statement it cannot differentiate."""
     from .generator import Var
 
     args = [v for v in scope.vars if v.name.startswith("x") and v.shape]
     roll = gen.rng.random()
-    if args and roll < 0.25:
+    if args and roll < 0.15:
         a = gen.rng.choice(args)
-        body.append(f"{IND}{a.name}[{', '.join('0' * len(a.shape))}] = 1.0")
-    elif args and roll < 0.45:
+        body.append(f"{IND}{a.name}[{', '.join('0' * len(a.shape))}] = 1.0{REJECT}")
+    elif args and roll < 0.3:
         a = gen.rng.choice(args)
         view = gen.fresh("r")
         body.append(f"{IND}{view} = {gen.rng.choice([f'{a.name}.T', f'{a.name}[0:]'])}")
-        body.append(f"{IND}{view}[...] = 2.0")
-    elif args and roll < 0.6:
+        body.append(f"{IND}{view}[...] = 2.0{REJECT}")
+    elif args and roll < 0.4:
         a = gen.rng.choice(args)
-        body.append(f"{IND}{a.name} += 1.0")
-    else:  # an augmented assignment mutating an array another live name shares
-        source = gen.pick(scope)
+        body.append(f"{IND}{a.name} += 1.0{REJECT}")
+    elif roll < 0.6:  # an augmented assignment mutating an array another live name shares
+        # an argument itself: an array that depends on nothing differentiated is not checked
+        source = gen.rng.choice([v for v in scope.vars if v.name.startswith("x")])
         mine, alias = gen.fresh("y"), gen.fresh("alias")
         body.append(f"{IND}{mine} = np.ones((2, 3)) * {source.name}")
         body.append(f"{IND}{alias} = {mine}")
-        body.append(f"{IND}{mine} += {source.name}")
+        body.append(f"{IND}{mine} += {source.name}{REJECT}")
         seen = gen.fresh()  # the alias is read after the write, and reaches the result
         body.append(f"{IND}{seen} = {alias} * {mine}")
         scope.add(Var(seen, (2, 3), seen))
+    else:  # a statement outside the differentiable subset
+        a = gen.pick(scope)
+        name = gen.fresh("u")
+        body.extend(gen.rng.choice([
+            [f"{IND}{name} = {a.name} * 2.0", f"{IND}del {name}{REJECT}"],
+            [f"{IND}try:{REJECT}", f"{IND * 2}{name} = np.sin({a.name})",
+             f"{IND}except ValueError:", f"{IND * 2}{name} = {a.name}"],
+            [f"{IND}with np.errstate(all='ignore'):{REJECT}",
+             f"{IND * 2}{name} = np.sin({a.name})"],
+            [f"{IND}global COUNTER{REJECT}", f"{IND}COUNTER = {a.name}"],
+        ]))

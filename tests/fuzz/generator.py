@@ -289,7 +289,7 @@ def generate(seed: int, features: tuple[str, ...] = ()) -> Program:
 
     gen = Generator(seed, features)
     rng = gen.rng
-    module = ["import numpy as np", ""]
+    module = ["import numpy as np", "", "COUNTER = 0.0", ""]
     for index in range(rng.randint(0, 2)):
         module += ["", *gen.helper(index), ""]
     nargs = rng.randint(1, 3)

@@ -21,6 +21,7 @@ import numpy as np
 
 import srcgrad as sg
 
+from .control import REJECT
 from .generator import Program
 
 FD_STEP = 1e-6
@@ -105,8 +106,10 @@ def check(program: Program, module: ModuleType, seed: int, forward: bool) -> Non
         return
     places = _positions(program)
     reference = [finite_differences(fn, args, p) for p in places]
+    compiled: list[Any] = []
     for optimize in (True, False):
         got = _compiled(program, fn, args, optimize)
+        compiled = compiled or got
         for k, (g, want, p) in enumerate(zip(got, reference, places)):
             if type(g) is not (float if program.arg_kinds[p] == "float" else np.ndarray):
                 raise FuzzFailure(describe(
@@ -118,7 +121,8 @@ def check(program: Program, module: ModuleType, seed: int, forward: bool) -> Non
                              f"finite differences:\n got  {np.asarray(g)!r}\n want {want!r}"))
         if forward:
             _check_forward(program, fn, args, places, reference, optimize)
-    _check_runtime(program, fn, args, places, reference)
+    _check_value_and_grad(program, fn, args, value, compiled)
+    _check_runtime(program, fn, args, places, reference, compiled)
 
 
 def _compiled(program: Program, fn, args, optimize: bool) -> list[Any]:
@@ -138,7 +142,8 @@ def _expect_rejection(program: Program, fn, args, optimize: bool) -> None:
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
         sg.grad(fn, wrt=program.wrt, optimize=optimize)(*copies)
-    except sg.SrcGradError:
+    except sg.SrcGradError as error:
+        _check_message(program, fn, str(error))
         return
     except Exception as error:  # noqa: BLE001
         raise FuzzFailure(describe(program, f"a program that must be rejected raised "
@@ -146,6 +151,18 @@ def _expect_rejection(program: Program, fn, args, optimize: bool) -> None:
                                             f"{traceback.format_exc()}")) from error
     raise FuzzFailure(describe(program, f"the compiler accepted a write it must reject "
                                         f"(optimize={optimize})"))
+
+
+def _check_message(program: Program, fn, message: str) -> None:
+    """The refusal names the user's file and the marked line (API.md §1 Errors)."""
+    lines = program.source.splitlines()
+    marked = [n for n, text in enumerate(lines, start=1) if text.endswith(REJECT)]
+    if not marked:
+        return
+    where = f"{Path(fn.__code__.co_filename).name}:{marked[0]}"
+    if where not in message:
+        raise FuzzFailure(describe(program, f"the refusal does not point at {where}: "
+                                            f"{message}"))
 
 
 def _check_forward(program: Program, fn, args, places, reference, optimize: bool) -> None:
@@ -166,7 +183,18 @@ def _check_forward(program: Program, fn, args, places, reference, optimize: bool
                          f"finite differences {expected!r}"))
 
 
-def _check_runtime(program: Program, fn, args, places, reference) -> None:
+def _check_value_and_grad(program: Program, fn, args, value, compiled) -> None:
+    got_value, got = sg.value_and_grad(fn, wrt=program.wrt)(*args)
+    if not _close(got_value, np.array(value), EXACT_RTOL, EXACT_ATOL):
+        raise FuzzFailure(describe(program, f"sg.value_and_grad's value {got_value!r} is not "
+                                            f"f's value {value!r}"))
+    for k, (g, want) in enumerate(zip(got, compiled)):
+        if not _close(g, np.asarray(want, dtype=np.float64), EXACT_RTOL, EXACT_ATOL):
+            raise FuzzFailure(describe(program, f"sg.value_and_grad's gradient {k} differs "
+                                                f"from sg.grad's: {g!r} vs {want!r}"))
+
+
+def _check_runtime(program: Program, fn, args, places, reference, compiled) -> None:
     tensors = [sg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in args]
     try:
         out = fn(*tensors)
@@ -182,3 +210,10 @@ def _check_runtime(program: Program, fn, args, places, reference) -> None:
             raise FuzzFailure(describe(
                 program, f"runtime gradient of x{p} differs from finite differences:\n"
                          f" got  {got!r}\n want {want!r}"))
+    for p, exact in zip(places, compiled):  # two exact methods: equal up to rounding
+        grad = tensors[p].grad
+        got = np.zeros(np.shape(args[p])) if grad is None else np.asarray(grad.detach())
+        if not _close(got, np.asarray(exact, dtype=np.float64), EXACT_RTOL, EXACT_ATOL):
+            raise FuzzFailure(describe(
+                program, f"runtime gradient of x{p} differs from the compiled one:\n"
+                         f" runtime  {got!r}\n compiled {np.asarray(exact)!r}"))
