@@ -76,6 +76,21 @@ def gradient_cell(key: str, label: str, workload_key: str, entry: dict[str, Any]
     return cell
 
 
+def busy_machine_warning(machine: dict[str, Any]) -> list[str]:
+    """A paragraph when other work shared the CPUs during the run (load above CPU count)."""
+    loads = [machine.get("load_average_at_start", ""),
+             machine.get("load_average_after_gradients", "")]
+    try:
+        peak = max(float(text.split()[0]) for text in loads if text and text != "unknown")
+    except ValueError:
+        return []
+    if not machine.get("cpus") or peak <= machine["cpus"]:
+        return []
+    return [f"The machine was busy (1-minute load up to {peak:.1f} on {machine['cpus']} CPUs): "
+            "absolute times are inflated and noisy; compare the ratios, which pair samples "
+            "taken moments apart.", ""]
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
             *("| " + " | ".join(row) + " |" for row in rows)]
@@ -92,6 +107,7 @@ def to_markdown(run: dict[str, Any]) -> str:
              f"{machine['load_average_at_start']} at the start"
              + (f", {machine['load_average_after_gradients']} after the gradient table"
                 if "load_average_after_gradients" in machine else "") + ".", "",
+             *busy_machine_warning(machine),
              "Systems: " + "; ".join(f"{k} {v}" for k, v in run["versions"].items()) + ".", "",
              f"Timing: median per-call time over {run['plan']['rounds']} interleaved rounds "
              f"(each sample at least {run['plan']['min_sample_s'] * 1e3:g} ms); the ratio to the "
