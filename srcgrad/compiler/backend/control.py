@@ -62,10 +62,13 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
 def _slot_names(em: Any, op: Op, index: int | None) -> list[str]:
     """One name per carried value: the initial value's own name if it dies here."""
     names = []
+    read_inside = {v.id for r in op.regions for inner in r.ops for v in _reads(inner)}
+    read_inside |= {v.id for r in op.regions for v in r.results}
     for init, out in zip(op.args["init"], op.outputs):
         own = em.names.names.get(init.id)
         is_const, _ = const_value(init)
         if (own is not None and not is_const and index is not None
+                and init.id not in read_inside
                 and em.last_use.get(init.id) == index and init not in em.fn.params
                 and own not in names):
             names.append(own)
@@ -74,6 +77,15 @@ def _slot_names(em: Any, op: Op, index: int | None) -> list[str]:
             continue
         em.names.define(out, own)
     return names
+
+
+def _reads(op: Op) -> list[Value]:
+    out = list(op.operands())
+    for r in op.regions:
+        for inner in r.ops:
+            out.extend(_reads(inner))
+        out.extend(r.results)
+    return out
 
 
 def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.core import Function, Value
+from ..ir.core import Block, Function, Value
 from .rewrite import is_pure, replace_uses
 
 
@@ -36,12 +36,19 @@ def _attr_key(attrs: dict[str, Any]) -> Any:
 
 
 def cse(fn: Function) -> None:
-    seen: dict[Any, Value] = {}
     mapping: dict[Value, Value] = {}
-    for op in fn.body.ops:
+    _block(fn.body, {}, mapping)
+    replace_uses(fn, mapping)
+
+
+def _block(block: Block, seen: dict[Any, Value], mapping: dict[Value, Value]) -> None:
+    """CSE in ``block``; its regions see the values found so far (never the reverse)."""
+    for op in block.ops:
+        op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
+        for region in op.regions:
+            _block(region, dict(seen), mapping)
         if not is_pure(op) or len(op.outputs) != 1:
             continue
-        op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
         attrs = _attr_key(op.attrs)
         if attrs is None:
             continue
@@ -54,7 +61,6 @@ def cse(fn: Function) -> None:
             mapping[op.out] = seen[key]
         else:
             seen[key] = op.out
-    replace_uses(fn, mapping)
 
 
 def _remap(a: Any, mapping: dict[Value, Value]) -> Any:

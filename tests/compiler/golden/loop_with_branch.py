@@ -31,6 +31,7 @@ def grad_loop_with_branch(x, n):
     dacc = unreduce(_t6, _t7)
     # line 69: for i in range(n):
     dx = zeros_of(x)
+    dx_1 = dx
     for i_1 in reversed(range(n)):
         acc_2, _t8, _t9 = tape.pop()
         # line 70: if i % 2 == 0:
@@ -41,7 +42,7 @@ def grad_loop_with_branch(x, n):
             dacc_1 = unbroadcast(_t10, _t11)
             _t12 = dacc * acc_2
             _t13 = np.shape(x)
-            dx_1 = unbroadcast(_t12, _t13)
+            dx_2 = unbroadcast(_t12, _t13)
         else:
             # line 73: acc = acc + np.sin(acc)
             _t14 = np.shape(acc_2)
@@ -50,11 +51,10 @@ def grad_loop_with_branch(x, n):
             _t16 = np.cos(acc_2)
             _t17 = _t15 * _t16
             dacc_1 = dacc_2 + _t17
-            # line 70: if i % 2 == 0:
-            dx_1 = zeros_of(x)
+            dx_2 = dx
         # line 69: for i in range(n):
-        dx = dx + dx_1
+        dx_1 = dx_1 + dx_2
         dacc = dacc_1
-    dx = dx + dacc
-    dx = like(dx, x)
-    return dx
+    dx_3 = dx_1 + dacc
+    dx_3 = like(dx_3, x)
+    return dx_3
