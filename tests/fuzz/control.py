@@ -99,27 +99,43 @@ def emit_if(gen: Generator, scope: Scope, body: list[str]) -> None:
 
 
 def emit_for(gen: Generator, scope: Scope, body: list[str]) -> None:
+    """A loop over ``range``, the rows of an array, ``enumerate`` or ``zip``, carrying a
+    value; sometimes collecting it per step in a list for ``np.stack`` (the RNN pattern)."""
+    from .generator import Var
+
     acc = _start_accumulator(gen, scope, body)
     arrays = [v for v in scope.vars if len(v.shape) >= 1 and v.name != acc.name]
+    collect = gen.fresh("steps") if gen.rng.random() < 0.3 else None
+    if collect:
+        body.append(f"{IND}{collect} = []")
     roll = gen.rng.random()
     inner = scope.child()
-    if roll < 0.35 or not arrays:
+    index: str | None = None
+    if roll < 0.3 or not arrays:
         trips = gen.rng.randint(1, 3)
         body.append(f"{IND}for i in range({trips}):")
         index = "i"
     else:
         rows = gen.rng.choice(arrays)
         trips = rows.shape[0]
-        from .generator import Var
-
-        if roll < 0.7:
+        if roll < 0.55:
             body.append(f"{IND}for row in {rows.name}:")
-        else:
+        elif roll < 0.8:
             body.append(f"{IND}for i, row in enumerate({rows.name}):")
+            index = "i"
+        else:
+            partner = gen.rng.choice(arrays)
+            trips = min(trips, partner.shape[0])
+            body.append(f"{IND}for row, other in zip({rows.name}, {partner.name}):")
+            inner.add(Var("other", partner.shape[1:], partner.root))
         inner.add(Var("row", rows.shape[1:], rows.root))
-        index = "i" if roll >= 0.7 else None
     gen.block(inner, body, IND * 2, gen.rng.randint(0, 2))
     body.append(f"{IND * 2}{acc.name} = {_update(gen, inner, acc, index, trips)}")
+    if collect:
+        body.append(f"{IND * 2}{collect}.append({acc.name})")
+        stacked = gen.fresh("stacked")
+        body.append(f"{IND}{stacked} = np.stack({collect})")
+        scope.add(Var(stacked, (trips,) + acc.shape, stacked))
 
 
 def emit_while(gen: Generator, scope: Scope, body: list[str]) -> None:
