@@ -37,7 +37,7 @@ class CopySlices(Node):
         g = grads[0]
         region = self._region
         if not create_graph:
-            result = np.array(g, copy=True)
+            result = np.array(g, copy=True, order="C")  # C order: reshape(-1) is a view
             flat = result.reshape(-1)
             fn_grads = self.fn.apply([flat[region]], False)
             flat[region] = 0 if fn_grads[0] is None else fn_grads[0]

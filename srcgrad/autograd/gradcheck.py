@@ -53,14 +53,14 @@ def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], wrt: list[int],
     outs = _outputs(fn, inputs)
     blocks = [[np.zeros((o._data.size, inputs[i]._data.size)) for i in wrt] for o in outs]
     for k, i in enumerate(wrt):
-        flat = inputs[i]._data.reshape(-1)  # a view: perturbs the input's values in place
-        for j in range(flat.size):
-            orig = flat[j].item()
-            flat[j] = orig + eps
+        data = inputs[i]._data  # perturbed in place, element by element (any layout)
+        for j, index in enumerate(np.ndindex(data.shape)):
+            orig = data[index].item()
+            data[index] = orig + eps
             plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-            flat[j] = orig - eps
+            data[index] = orig - eps
             minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-            flat[j] = orig
+            data[index] = orig
             for b, (p, m) in enumerate(zip(plus, minus)):
                 blocks[b][k][:, j] = (p - m) / (2 * eps)
     return blocks

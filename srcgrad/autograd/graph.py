@@ -267,7 +267,29 @@ class RuleNode(Node):
                 result[slot] = ct if target is None else _fit(ct, target)
             else:
                 result[slot] = _fit(plan.rule.call_vjp(plan.wrt[k][1], env), target)
+            if create_graph and not variadic:
+                result[slot] = self._link_zero(result[slot], needs, env)
         return result
+
+    def _link_zero(self, ct: Any, needs: tuple[str, ...], env: dict[str, Any]) -> Any:
+        """Under ``create_graph``, a cotangent whose formula read tensors requiring grad
+        depends on them, if only with derivative zero (``relu``'s mask of ``out``): as in
+        PyTorch it then requires grad, so differentiating it again gives zeros."""
+        tensor = _TENSOR[0]
+        if type(ct) is not tensor or ct._rg:
+            return ct
+        sources = [env[n] for n in needs if n != "g" and type(env[n]) is tensor and env[n]._rg]
+        if not sources:
+            return ct
+        stem = type(self).__name__.rsplit("Backward", 1)[0]
+        node = object.__new__(node_class(f"{stem}BackwardBackward0", ZeroGradNode))
+        node.next_functions = tuple(
+            (t._grad_fn, t._output_nr) if t._grad_fn is not None else (t._accumulator(), 0)
+            for t in sources)
+        node._shapes = [(t._data.shape, t._data.dtype) for t in sources]
+        linked = tensor._wrap(ct._data, node, 0)
+        linked._vc = ct._vc
+        return linked
 
 
 def _fit(ct: Any, target: Any) -> Any:
@@ -308,6 +330,22 @@ def _op_name(fn: Node) -> str:
     name = type(fn).__name__
     stem = name.split("Backward")[0]
     return stem or name
+
+
+class ZeroGradNode(Node):
+    """The backward of a piecewise-constant function (``sign``, ``floor``, ``round``...).
+
+    Its derivative is zero wherever it exists; PyTorch still records it, so the result
+    requires grad and a backward through it gives zeros instead of an error.
+    """
+
+    __slots__ = ("_shapes",)
+
+    def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
+        if create_graph:
+            tensor = tensor_type()
+            return [None if s is None else tensor._wrap(np.zeros(*s)) for s in self._shapes]
+        return [None if s is None else np.zeros(*s) for s in self._shapes]
 
 
 # --- leaves -------------------------------------------------------------------------

@@ -191,6 +191,9 @@ class MathMethods(InplaceMethods):
     isfinite = _unary_method("isfinite")
     logical_not = _unary_method("logical_not")
 
+    def round(self, decimals: int = 0) -> Any:
+        return _record(rule_named("round"), (self,), {"decimals": decimals})
+
     def add(self, other: Any, *, alpha: Any = 1) -> Any:
         return _binary(_ADD, self, other if alpha == 1 else other * alpha)
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.anomaly import ANOMALY, forward_trace
-from ..autograd.graph import Plan, tensor_type
+from ..autograd.graph import Plan, ZeroGradNode, node_class, tensor_type
 from .node_builder import compile_builder
 from .spec import Spec, with_defaults
 
@@ -38,6 +38,23 @@ def edge(t: Any) -> tuple[Any, int]:
 
 def requires(t: Any) -> bool:
     return isinstance(t, tensor_type()) and t._rg
+
+
+# Zero-derivative rules that PyTorch records anyway (float result, zero gradient).
+ZERO_GRAD_RULES = {"sign", "floor", "ceil", "trunc", "round", "rint"}
+
+
+def attach_zero(spec: Spec, inputs: tuple[Any, ...], result: Any) -> None:
+    """Give ``result`` of a piecewise-constant op a node whose gradient is zero."""
+    cls = node_class(spec.node_cls.__name__, ZeroGradNode)
+    node = _new(cls)
+    tensor = tensor_type()
+    node.next_functions = tuple(edge(x) if isinstance(x, tensor) and x._rg else NO_EDGE
+                                for x in inputs)
+    node._shapes = [(x._data.shape, x._data.dtype) if isinstance(x, tensor) and x._rg
+                    else None for x in inputs]
+    result._grad_fn = node
+    result._rg = True
 
 
 def attach(spec: Spec, inputs: tuple[Any, ...], arrays: tuple[Any, ...], result: Any,

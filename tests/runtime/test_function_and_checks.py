@@ -210,3 +210,9 @@ def test_a_function_with_only_a_forward_rule_refuses_grad() -> None:
     with pytest.raises(RuntimeError, match="has no reverse-mode rule for its input 'x'.*"
                                            "sg.defvjp"):
         wrapped(sg.tensor([1.0], requires_grad=True))
+
+
+def test_gradcheck_with_a_non_contiguous_input() -> None:
+    x = sg.tensor(np.arange(6.0).reshape(2, 3).T.copy(order="F") / 7, requires_grad=True)
+    assert not x._data.flags.c_contiguous
+    assert sg.autograd.gradcheck(lambda a: (a * a).sin(), (x,))

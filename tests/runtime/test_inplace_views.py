@@ -261,3 +261,22 @@ def test_view_written_in_place_second_order() -> None:
     np.testing.assert_allclose(g.detach().numpy(), [2 * 4, 2 * 2 + 2 * 2])
     (h,) = sg.autograd.grad(g[0], x)  # d(2 x0 x1^2)
     np.testing.assert_allclose(h.numpy(), [8.0, 8.0])
+
+
+def test_copyslices_with_a_transposed_incoming_gradient() -> None:
+    # the cotangent reaching CopySlices is F-ordered (it comes through .T)
+    x = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    c = x * 1
+    c[0] = 5.0
+    (c.T * sg.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [2.0, 4.0, 6.0]]
+
+
+def test_write_into_a_transposed_view() -> None:
+    x = sg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    c = x * 1
+    t = c.T
+    t[0] = 0.0  # zeroes c's first column
+    assert c.tolist() == [[0.0, 2.0], [0.0, 4.0]]
+    (c * sg.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0], [0.0, 4.0]]

@@ -189,3 +189,24 @@ def test_numpy_errors_surface_as_runtime_errors() -> None:
     with pytest.raises(RuntimeError, match="concatenate\\(\\): all the input arrays must have "
                                            "same number of dimensions"):
         sg.cat([sg.zeros(2, 2), sg.zeros(3)])
+
+
+@pytest.mark.parametrize("op,name", [
+    (lambda t: t.sign(), "SignBackward0"), (lambda t: t.floor(), "FloorBackward0"),
+    (lambda t: t.ceil(), "CeilBackward0"), (lambda t: t.round(), "RoundBackward0"),
+    (lambda t: np.round(t), "RoundBackward0"), (lambda t: t.trunc(), "TruncBackward0"),
+])
+def test_piecewise_constant_ops_are_recorded_with_zero_gradient(op, name) -> None:
+    x = sg.tensor([1.5, -2.25], requires_grad=True)
+    y = op(x)
+    assert y.requires_grad and type(y.grad_fn).__name__ == name
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_second_derivative_of_a_piecewise_linear_function_is_zero() -> None:
+    x = sg.tensor([1.5, -2.0], requires_grad=True)
+    (g,) = sg.autograd.grad(x.abs().sum(), x, create_graph=True)
+    assert g.requires_grad and g.tolist() == [1.0, -1.0]
+    (h,) = sg.autograd.grad(g.sum(), x)
+    assert h.tolist() == [0.0, 0.0]

@@ -44,8 +44,9 @@ def test_concatenate_and_stack_and_where() -> None:
 def test_zero_derivative_functions_pass_through() -> None:
     x = sg.tensor([1.5, -2.0], requires_grad=True)
     assert np.shape(x) == (2,) and np.ndim(x) == 1
-    s = np.sign(x)
-    assert isinstance(s, sg.Tensor) and not s.requires_grad
+    s = np.sign(x)  # recorded with a zero gradient, as PyTorch does
+    assert isinstance(s, sg.Tensor) and s.tolist() == [1.0, -1.0]
+    assert not (x > 0).requires_grad
     assert np.argmax(x).item() == 0
     z = np.zeros_like(x)
     assert z.tolist() == [0.0, 0.0] and not z.requires_grad
