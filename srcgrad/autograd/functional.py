@@ -17,7 +17,9 @@ from .api import grad
 from .graph import tensor_type
 
 
-def _prepare(inputs: Any) -> tuple[tuple[Any, ...], bool]:
+def _prepare(inputs: Any, create_graph: bool) -> tuple[tuple[Any, ...], bool]:
+    """The inputs to differentiate at: fresh leaves, or (with ``create_graph``) views of
+    inputs that require grad, so the result stays connected to them (as PyTorch)."""
     tensor = tensor_type()
     is_tuple = isinstance(inputs, (tuple, list))
     items = tuple(inputs) if is_tuple else (inputs,)
@@ -25,6 +27,9 @@ def _prepare(inputs: Any) -> tuple[tuple[Any, ...], bool]:
     for x in items:
         if not isinstance(x, tensor):
             raise TypeError(f"jacobian/hessian inputs must be Tensors, got {type(x).__name__}")
+        if create_graph and x.requires_grad:
+            prepared.append(x.view_as(x))
+            continue
         leaf = x.detach()
         leaf._vc = [0]
         prepared.append(leaf.requires_grad_(True))
@@ -36,7 +41,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
              ) -> Any:
     """d func(inputs) / d inputs, densely: shape ``out.shape + in.shape`` per pair."""
     tensor = tensor_type()
-    xs, inputs_tuple = _prepare(inputs)
+    xs, inputs_tuple = _prepare(inputs, create_graph)
     out = func(*xs)
     outputs_tuple = isinstance(out, tuple)
     outs = out if outputs_tuple else (out,)
@@ -78,7 +83,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar ``func``: shape ``in.shape + in.shape`` per pair."""
-    xs, inputs_tuple = _prepare(inputs)
+    xs, inputs_tuple = _prepare(inputs, create_graph)
 
     def gradient(*args: Any) -> Any:
         out = func(*args)

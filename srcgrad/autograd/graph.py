@@ -12,9 +12,10 @@ per name, made once by :func:`node_class` and cached, so ``type(fn).__name__`` a
   the tensors themselves (with their version, checked at backward), the result as its data
   plus the version counter (no reference back to the tensor, so no cycle), shapes and
   static parameters as plain values.
+  :mod:`.fast_backward` compiles the same lookup per call form for speed.
+- :class:`ZeroGradNode` is a piecewise-constant op (``sign``, ``floor``): zero gradient.
 - :class:`AccumulateGrad` ends every path at a leaf and adds into ``leaf.grad``.
-- :class:`CopySlices` is a write into part of a tensor (``t[i] = v``, an in-place op on a
-  view): it routes the gradient of the written region through the write's own node.
+- ``CopySlices`` (:mod:`.copy_slices`) is a write into part of a tensor.
 
 The engine passes ndarrays between nodes, or Tensors when ``create_graph`` is on: then the
 same rule bodies run on Tensors and record the backward pass itself.

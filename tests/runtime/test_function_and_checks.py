@@ -216,3 +216,11 @@ def test_gradcheck_with_a_non_contiguous_input() -> None:
     x = sg.tensor(np.arange(6.0).reshape(2, 3).T.copy(order="F") / 7, requires_grad=True)
     assert not x._data.flags.c_contiguous
     assert sg.autograd.gradcheck(lambda a: (a * a).sin(), (x,))
+
+
+def test_functional_jacobian_with_create_graph_stays_connected() -> None:
+    x = sg.tensor([1.0, 2.0], dtype=sg.float64, requires_grad=True)
+    jac = sg.autograd.functional.jacobian(lambda v: v ** 3, x, create_graph=True)
+    np.testing.assert_allclose(jac.detach().numpy(), np.diag([3.0, 12.0]))
+    jac.sum().backward()  # d/dx of 3 x^2 summed
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
