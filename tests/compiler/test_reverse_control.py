@@ -157,6 +157,30 @@ def recurrent_rows(w, xs):
     return np.sum(np.array(outs) ** 2)
 
 
+def returns_in_loop(x, n):
+    for i in range(n):
+        if np.sum(x) > 2.0:
+            return np.sum(x * x)
+        x = x * 1.5
+    return np.sum(x)
+
+
+def returns_in_while(x):
+    while True:
+        x = x * 1.3
+        if np.sum(x) > 2.0:
+            return np.sum(np.sin(x))
+
+
+def returns_in_nested_loop(x, n):
+    for i in range(n):
+        for j in range(n):
+            x = x * 1.1
+            if np.sum(x) > 1.5:
+                return np.sum(x) * 2.0
+    return np.sum(x)
+
+
 CASES = [
     (branches, (X, 1.5)), (branches, (X, 0.5)), (branches, (X, -0.5)),
     (early_return, (X, 2.0)), (early_return, (X, 0.5)),
@@ -176,6 +200,9 @@ CASES = [
     (while_breaking, (X + 0.5,)), (while_breaking, (X * 0.01,)),
     (recurrent_dynamic, (X, 0.7)),
     (recurrent_rows, (W, XS)),
+    (returns_in_loop, (X, 5)), (returns_in_loop, (X * 0.1, 2)),
+    (returns_in_while, (X + 0.5,)),
+    (returns_in_nested_loop, (X, 3)), (returns_in_nested_loop, (X * 0.1, 2)),
 ]
 
 
@@ -235,16 +262,16 @@ def test_loop_without_saved_values_has_no_tape():
     assert_close(sg.grad(linear)(X, 3), np.full(3, 8.0))
 
 
-def test_return_in_a_run_time_loop_is_a_clear_error():
-    def returns(x, n):
+def test_returning_a_tuple_from_a_run_time_loop_is_a_clear_error():
+    def returns_pair(x, n):
         for i in range(n):
             if np.sum(x) > 1.0:
-                return np.sum(x)
+                return np.sum(x), x
             x = x * 2.0
-        return np.sum(x)
+        return np.sum(x), x
 
-    with pytest.raises(sg.SrcGradError, match="return.*loop"):
-        sg.grad(returns)(X, 3)
+    with pytest.raises(sg.SrcGradError, match="tuple.*loop"):
+        sg.vjp(returns_pair)(X, 3, (1.0, X))
 
 
 def test_if_and_loops_verify_and_print():

@@ -131,7 +131,7 @@ def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
     for k, (r, name) in enumerate(zip(block.results, slots)):
         i = position.get(r.id)
         if i is None or r.id in direct or block.ops[i].regions \
-                or block.ops[i].prim == "const":
+                or block.ops[i].prim == "const" or block.ops[i].prim in control.TAPE_PRIMS:
             continue
         if carried is not None:
             p = carried[k]

@@ -85,8 +85,7 @@ def lower_if_returning(lw: Any, node: Any, cond: Any, rest: list[Any]) -> Any:
         with in_block(lw, block, dict(lw.env)):
             done, value = lw.lower_stmts(stmts)
         if not done:
-            raise lw.err(node, "a path through this `if` ends without `return` while "
-                         "another returns.", "Return a value on every path.")
+            value = None  # falls off the end of the function: returns None
         returned.append(value)
         blocks.append(block)
     (leaves_a, shape_a), (leaves_b, shape_b) = flatten(returned[0]), flatten(returned[1])

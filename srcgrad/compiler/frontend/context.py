@@ -34,6 +34,7 @@ class Context:
     # None for a loop being unrolled (its break/continue are decided at compile time)
     loop_flags: list[dict[str, str] | None] = field(default_factory=list)
     flag_count: int = 0
+    loop_return: tuple[str, str] | None = None  # (flag, value) of a loop that may return
 
     def root(self, v: Value) -> Value:
         return self.roots.get(v.id, v)

@@ -176,11 +176,7 @@ def no_exit(lw: Any, stmts: list[Any], where: str) -> None:
     innermost run-time loop's flags (:func:`.loops.lower_guarded`), ``return`` is refused."""
     flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
     if flags:
-        try:
-            lw.lower_guarded(stmts, flags)
-        except ReturnSignal:
-            raise lw.err(stmts[0], f"`return` {where} is not supported yet.",
-                         "Assign the result to a variable and return after the loop.") from None
+        lw.lower_guarded(stmts, flags)
         return
     for stmt in stmts:
         try:

@@ -25,6 +25,7 @@ from .control import (
     SymRange,
     SymZip,
     assigned_names,
+    contains,
     exits_in,
     in_block,
     join_types,
@@ -47,7 +48,7 @@ def lower_for(lw: Any, node: Any) -> None:
     flags = _flags(lw, node.body)
     targets = assigned_names([node.target])
     carried = [n for n in assigned_names(node.body) if n in lw.env and n not in targets]
-    carried += [flags["break"]] if "break" in flags else []
+    carried += _carried_flags(flags)
     init = [lw.env[n] for n in carried]
 
     def body(env: dict[str, Any], index: Any) -> None:
@@ -61,25 +62,41 @@ def lower_for(lw: Any, node: Any) -> None:
     _finish(lw, carried, outs, flags)
 
 
+_STOPS = ("break", "return")  # flags that end the loop; "continue" ends one iteration
+
+
 def _flags(lw: Any, body: list[Any]) -> dict[str, str]:
-    """Flag variables for the ``break``/``continue`` of a run-time loop (False at first)."""
+    """Flag variables for a run-time loop's ``break``/``continue``/``return`` (False at
+    first); a ``return`` also gets a variable for the value (None at first)."""
+    kinds = exits_in(body) | ({"return"} if contains(body, (gast.Return,)) else set())
     flags = {}
-    for kind in sorted(exits_in(body)):
+    for kind in sorted(kinds):
         lw.ctx.flag_count += 1
         flags[kind] = f"_{kind}{lw.ctx.flag_count}"
         lw.env[flags[kind]] = False
+    if "return" in flags:
+        flags["value"] = f"_returned{lw.ctx.flag_count}"
+        lw.env[flags["value"]] = None
     return flags
 
 
+def _carried_flags(flags: dict[str, str]) -> list[str]:
+    return [flags[k] for k in ("break", "return", "value") if k in flags]
+
+
+def _exit_flags(lw: Any, flags: dict[str, str], kinds: tuple[str, ...]) -> list[Any]:
+    return [lw.env[flags[k]] for k in kinds if k in flags and flags[k] in lw.env]
+
+
 def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
-    """One iteration: skipped entirely once ``break`` ran; ``continue`` starts unset."""
+    """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset."""
     if "continue" in flags:
         lw.env[flags["continue"]] = False
     lw.ctx.loop_flags.append(flags)
     try:
-        if "break" in flags and is_symbolic(lw.env[flags["break"]]):
-            guard = _not_any(lw, [lw.env[flags["break"]]], node)
-            lower_if(lw, _synthetic_if(node.body, node), guard)
+        stopped = _exit_flags(lw, flags, _STOPS)
+        if any(is_symbolic(v) for v in stopped):
+            lower_if(lw, _synthetic_if(node.body, node), _not_any(lw, stopped, node))
         else:
             no_exit(lw, node.body, "inside a loop with a run-time trip count")
     finally:
@@ -89,24 +106,56 @@ def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
 def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str]) -> None:
     for n, out in zip(carried, outs):
         lw.env[n] = Sym(out)
-    for name in flags.values():
-        lw.env.pop(name, None)
+    for kind, name in flags.items():
+        if kind not in ("return", "value"):
+            lw.env.pop(name, None)
+    if "return" in flags:  # the caller continues with `if flag: return value`
+        lw.ctx.loop_return = (flags["return"], flags["value"])
+
+
+def after_loop_return(lw: Any, node: Any) -> list[Any]:
+    """The statement ``if <flag>: return <value>`` to lower right after a loop that may
+    return, or nothing."""
+    pending, lw.ctx.loop_return = lw.ctx.loop_return, None
+    if pending is None:
+        return []
+    flag, value = pending
+    ret = gast.copy_location(gast.Return(value=gast.Name(
+        id=value, ctx=gast.Load(), annotation=None, type_comment=None)), node)
+    test = gast.Name(id=flag, ctx=gast.Load(), annotation=None, type_comment=None)
+    return [gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)]
 
 
 def lower_guarded(lw: Any, stmts: list[Any], flags: dict[str, str]) -> None:
-    """Lower a loop body's statements; after one that may ``break``/``continue``, the rest
-    runs under ``if not (break_flag or continue_flag)``."""
-    for k, stmt in enumerate(stmts):
+    """Lower a loop body's statements; after one that may ``break``/``continue``/``return``,
+    the rest runs under ``if not (any flag)``."""
+    stmts = list(stmts)
+    k = 0
+    while k < len(stmts):
+        stmt = stmts[k]
         kind = "break" if isinstance(stmt, gast.Break) else \
             "continue" if isinstance(stmt, gast.Continue) else None
         if kind is not None:
             lw.env[flags[kind]] = True
             return
+        if isinstance(stmt, gast.Return):
+            with lw.ctx.builder.at_line(lw.line_of(stmt)):
+                value = None if stmt.value is None else lw.expr(stmt.value)
+            if isinstance(value, (tuple, list)):
+                raise lw.err(stmt, "returning a tuple from inside a loop with a run-time trip "
+                             "count is not supported yet.",
+                             "Assign the values to variables, break, and return after the loop.")
+            lw.env[flags["value"]] = value
+            lw.env[flags["return"]] = True
+            return
         lw.stmt(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmts[k + 1:k + 1] = after_loop_return(lw, stmt)
         rest = stmts[k + 1:]
-        if not rest or not exits_in([stmt]):
+        k += 1
+        if not rest or not (exits_in([stmt]) or contains([stmt], (gast.Return,))):
             continue
-        exited = [lw.env[f] for f in flags.values() if f in lw.env]
+        exited = _exit_flags(lw, flags, ("break", "continue", "return"))
         if not any(is_symbolic(e) for e in exited):
             if any(exited):
                 return
@@ -267,7 +316,7 @@ def lower_while(lw: Any, node: Any) -> None:
     for _ in range(MAX_UNROLL):
         with lw.ctx.builder.at_line(lw.line_of(node)):
             test = lw.expr(node.test)
-        if is_symbolic(test) or exits_in(node.body):  # exits may depend on run-time values
+        if is_symbolic(test) or exits_in(node.body) or contains(node.body, (gast.Return,)):
             break
         if not test:
             return
@@ -285,7 +334,7 @@ def lower_while(lw: Any, node: Any) -> None:
                      "known at compile time.", "Check its condition.")
     flags = _flags(lw, node.body)
     carried = [n for n in assigned_names(node.body) if n in lw.env]
-    carried += [flags["break"]] if "break" in flags else []
+    carried += _carried_flags(flags)
     init = [lw.env[n] for n in carried]
 
     def body(env: dict[str, Any], _index: Any) -> None:
@@ -293,11 +342,11 @@ def lower_while(lw: Any, node: Any) -> None:
 
     def cond() -> Any:
         test = lw.expr(node.test)
-        if "break" in flags:
+        stopped = _exit_flags(lw, flags, _STOPS)
+        if stopped:
             from .calls import call_numpy_name
 
-            test = call_numpy_name(lw, "logical_and",
-                                   [test, _not_any(lw, [lw.env[flags["break"]]], node)], {},
+            test = call_numpy_name(lw, "logical_and", [test, _not_any(lw, stopped, node)], {},
                                    node)
         return test
 

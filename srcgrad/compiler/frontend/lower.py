@@ -62,8 +62,14 @@ class Lowerer(AssignMixin, ExpressionsMixin):
 
     def lower_stmts(self, stmts: list[Any]) -> tuple[bool, Any]:
         """Lower ``stmts``; (True, value) if they returned, else (False, None)."""
+        stmts = list(stmts)
         try:
             for k, stmt in enumerate(stmts):
+                if isinstance(stmt, (gast.For, gast.While)) and control.contains(
+                        stmt.body, (gast.Return,)):
+                    self.stmt(stmt)  # a run-time loop may return: `if flag: return value`
+                    stmts[k + 1:k + 1] = loops.after_loop_return(self, stmt)
+                    continue
                 if isinstance(stmt, gast.If) and control.contains(stmt.body + stmt.orelse,
                                                                  (gast.Return,)):
                     with self.ctx.builder.at_line(self.line_of(stmt)):
