@@ -12,7 +12,8 @@ import pytest
 from .probes import probe_features
 
 
-def pytest_addoption(parser):
+def add_fuzz_options(parser) -> None:
+    """Called from ``tests/conftest.py``: options must exist before collection starts."""
     group = parser.getgroup("fuzz", "srcgrad random-program fuzzer")
     group.addoption("--fuzz-count", type=int, default=300,
                     help="number of generated programs (default 300; thousands for a long run)")
