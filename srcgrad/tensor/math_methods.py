@@ -41,11 +41,17 @@ _UNARY = {
     "log2": "log2", "log10": "log10", "log1p": "log1p", "asin": "arcsin",
     "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "asinh": "arcsinh",
     "acosh": "arccosh", "atanh": "arctanh", "reciprocal": "reciprocal",
-    "sign": "sign", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
-    "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
-    "logical_not": "logical_not",
 }
 _UNARY_SPECS = {method: _unary_spec(rule) for method, rule in _UNARY.items()}
+
+def _table_method(rule: str) -> Any:
+    def fn(self: Any) -> Any:
+        return _record(rule_named(rule), (self,))
+
+    fn.__name__ = rule
+    fn.__doc__ = f"Elementwise ``{rule}`` (rule ``{rule}``, looked up on each call)."
+    return fn
+
 
 def _unary_method(method: str) -> Any:
     spec = _UNARY_SPECS[method]
@@ -182,14 +188,16 @@ class MathMethods(InplaceMethods):
     acosh = _unary_method("acosh")
     atanh = _unary_method("atanh")
     reciprocal = _unary_method("reciprocal")
-    sign = _unary_method("sign")
-    floor = _unary_method("floor")
-    ceil = _unary_method("ceil")
-    trunc = _unary_method("trunc")
-    isnan = _unary_method("isnan")
-    isinf = _unary_method("isinf")
-    isfinite = _unary_method("isfinite")
-    logical_not = _unary_method("logical_not")
+    # Zero-derivative ones go through the general path, which reads the table each call
+    # (a straight-through ``sg.defvjp(np.round, ...)`` then serves ``t.round()`` too).
+    sign = _table_method("sign")
+    floor = _table_method("floor")
+    ceil = _table_method("ceil")
+    trunc = _table_method("trunc")
+    isnan = _table_method("isnan")
+    isinf = _table_method("isinf")
+    isfinite = _table_method("isfinite")
+    logical_not = _table_method("logical_not")
 
     def round(self, decimals: int = 0) -> Any:
         return _record(rule_named("round"), (self,), {"decimals": decimals})

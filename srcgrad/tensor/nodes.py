@@ -15,6 +15,7 @@ import numpy as np
 
 from ..autograd.anomaly import ANOMALY, forward_trace
 from ..autograd.graph import Plan, ZeroGradNode, node_class, tensor_type
+from ..rules.registry import NONDIFF
 from .node_builder import compile_builder
 from .spec import Spec, with_defaults
 
@@ -42,6 +43,11 @@ def requires(t: Any) -> bool:
 
 # Zero-derivative rules that PyTorch records anyway (float result, zero gradient).
 ZERO_GRAD_RULES = {"sign", "floor", "ceil", "trunc", "round", "rint"}
+
+
+def zero_grad(rule: Any) -> bool:
+    """Is ``rule`` piecewise constant but recorded (unless a user gave it a VJP)?"""
+    return rule.kind == NONDIFF and rule.name in ZERO_GRAD_RULES
 
 
 def attach_zero(spec: Spec, inputs: tuple[Any, ...], result: Any) -> None:

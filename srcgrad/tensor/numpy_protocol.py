@@ -18,7 +18,7 @@ import numpy as np
 from ..rules import NONDIFF, rule_for
 from ..rules.registry import ELEMENTWISE
 from . import ops as _ops
-from .nodes import ZERO_GRAD_RULES
+from .nodes import zero_grad
 
 _BINARY_SPECS: dict[str, dict[Any, Any]] = {}
 
@@ -100,7 +100,7 @@ class NumpyProtocol:
                             lambda: func(*_unwrap(args), **{k: _unwrap(v)
                                                             for k, v in kwargs.items()}))
         env = rule.bind(args, kwargs)
-        if (rule.kind == NONDIFF or not rule.vjp) and rule.name not in ZERO_GRAD_RULES:
+        if (rule.kind == NONDIFF or not rule.vjp) and not zero_grad(rule):
             if not _any_requires(env.values()) or rule.kind == NONDIFF:
                 plain = {k: _unwrap(v) for k, v in env.items()}
                 return _rewrap(rule.apply(plain))

@@ -20,7 +20,7 @@ import numpy as np
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
 from ..rules.registry import NONDIFF
-from .nodes import NO_EDGE, ZERO_GRAD_RULES, attach, attach_zero, edge, requires
+from .nodes import NO_EDGE, attach, attach_zero, edge, requires, zero_grad
 from .spec import (
     FLOAT_RESULT,
     VIEW_RULES,
@@ -43,7 +43,7 @@ __all__ = ["FLOAT_RESULT", "NO_EDGE", "VIEW_RULES", "Spec", "attach", "binary", 
 
 
 def unary(spec: Spec, a: Any) -> Any:
-    """An elementwise one-input op on Tensor ``a`` (``sin``, ``exp``, ``neg``...)."""
+    """A differentiable elementwise one-input op on Tensor ``a`` (``sin``, ``exp``...)."""
     x = a._data
     if spec.float_result and x.dtype.kind != "f":
         x = x.astype(_F32)
@@ -54,10 +54,6 @@ def unary(spec: Spec, a: Any) -> Any:
     result._data = out
     result._vc = [0]
     if a._rg and STATE.enabled:
-        if not spec.differentiable:
-            if spec.rule.name in ZERO_GRAD_RULES and out.dtype.kind == "f":
-                attach_zero(spec, (a,), result)
-            return result
         build = spec.builders.get(_ONE)
         if build is not None:
             build((a,), (a,), (x,), result, None)
@@ -188,7 +184,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
     if spec.is_view and isinstance(first, tensor) and np.may_share_memory(out, first._data):
         name = rule.inputs[0]
         make_view(result, first, lambda arr: rule.apply({**env, name: arr}))
-    if any(req) and STATE.enabled and rule.name in ZERO_GRAD_RULES and out.dtype.kind == "f":
+    if any(req) and STATE.enabled and zero_grad(rule) and out.dtype.kind == "f":
         attach_zero(spec, tuple(inputs), result)
     elif any(req) and STATE.enabled and rule.kind != NONDIFF:
         missing = [n for n, r in zip(rule.inputs, req) if r and n not in rule.vjp]

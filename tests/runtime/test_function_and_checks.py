@@ -224,3 +224,19 @@ def test_functional_jacobian_with_create_graph_stays_connected() -> None:
     np.testing.assert_allclose(jac.detach().numpy(), np.diag([3.0, 12.0]))
     jac.sum().backward()  # d/dx of 3 x^2 summed
     np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
+
+
+def test_a_straight_through_rule_serves_the_method_too() -> None:
+    from srcgrad.rules.registry import restore, snapshot
+
+    table = snapshot()
+    try:
+        sg.defvjp(np.round, lambda g, out, x, decimals=0: g)
+        x = sg.tensor([0.4, 1.6], requires_grad=True)
+        (x.round() * 2 + np.round(x)).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0]
+    finally:
+        restore(table)
+    x = sg.tensor([0.4, 1.6], requires_grad=True)
+    x.round().sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]  # the table's own rule again: zero gradient
