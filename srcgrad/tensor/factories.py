@@ -24,7 +24,10 @@ def manual_seed(seed: int) -> np.random.Generator:
     return _GENERATOR[0]
 
 
-def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
+def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
+    if device is not None and str(device).split(":")[0] != "cpu":
+        raise RuntimeError(f"srcgrad runs on the CPU only; device {device!r} is not "
+                           "available (use device='cpu' or leave it out)")
     t = Tensor._wrap(data)
     if requires_grad:
         if data.dtype.kind != "f":
@@ -86,7 +89,7 @@ def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False, device:
     if dtype is not None:
         arr = arr.astype(dtypes.to_numpy(dtype))
     dtypes.from_numpy(arr.dtype)
-    return _finish(arr, requires_grad)
+    return _finish(arr, requires_grad, device)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -106,24 +109,24 @@ def _dtype(dtype: Any, default: Any = dtypes.DEFAULT_FLOAT) -> np.dtype:
 
 def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
           ) -> Tensor:
-    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad, device)
 
 
 def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
          ) -> Tensor:
-    return _finish(np.ones(_shape(size), dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.ones(_shape(size), dtype=_dtype(dtype)), requires_grad, device)
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
           ) -> Tensor:
-    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad, device)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
     if dtype is None:
         dtype = _infer(fill_value).dtype
-    return _finish(np.full(_shape((size,)), fill_value, dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.full(_shape((size,)), fill_value, dtype=_dtype(dtype)), requires_grad, device)
 
 
 def _like(t: Any, dtype: Any) -> np.dtype:
@@ -132,17 +135,18 @@ def _like(t: Any, dtype: Any) -> np.dtype:
 
 def zeros_like(input: Any, dtype: Any = None, requires_grad: bool = False,  # noqa: A002
                device: Any = None) -> Tensor:
-    return _finish(np.zeros(input.shape, dtype=_like(input, dtype)), requires_grad)
+    return _finish(np.zeros(input.shape, dtype=_like(input, dtype)), requires_grad, device)
 
 
 def ones_like(input: Any, dtype: Any = None, requires_grad: bool = False,  # noqa: A002
               device: Any = None) -> Tensor:
-    return _finish(np.ones(input.shape, dtype=_like(input, dtype)), requires_grad)
+    return _finish(np.ones(input.shape, dtype=_like(input, dtype)), requires_grad, device)
 
 
 def full_like(input: Any, fill_value: Any, dtype: Any = None,  # noqa: A002
               requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _finish(np.full(input.shape, fill_value, dtype=_like(input, dtype)), requires_grad)
+    data = np.full(input.shape, fill_value, dtype=_like(input, dtype))
+    return _finish(data, requires_grad, device)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
@@ -154,31 +158,31 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
     is_int = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in numbers)
     default = np.int64 if is_int else dtypes.DEFAULT_FLOAT
     data = np.arange(start, end, step, dtype=np.float64 if not is_int else np.int64)
-    return _finish(data.astype(_dtype(dtype, default)), requires_grad)
+    return _finish(data.astype(_dtype(dtype, default)), requires_grad, device)
 
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _finish(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
+    return _finish(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad, device)
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> Tensor:
-    return _finish(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.eye(n, m, dtype=_dtype(dtype)), requires_grad, device)
 
 
 def rand(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
          generator: Any = None) -> Tensor:
     """Uniform samples in [0, 1)."""
     data = _GENERATOR[0].random(_shape(size)).astype(_dtype(dtype))
-    return _finish(data, requires_grad)
+    return _finish(data, requires_grad, device)
 
 
 def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None,
           generator: Any = None) -> Tensor:
     """Standard normal samples."""
     data = _GENERATOR[0].standard_normal(_shape(size)).astype(_dtype(dtype))
-    return _finish(data, requires_grad)
+    return _finish(data, requires_grad, device)
 
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = None,
@@ -186,4 +190,4 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = None
     if high is None:
         low, high = 0, low
     data = _GENERATOR[0].integers(low, high, size=_shape((size,)))
-    return _finish(data.astype(_dtype(dtype, np.int64)), requires_grad)
+    return _finish(data.astype(_dtype(dtype, np.int64)), requires_grad, device)

@@ -164,3 +164,11 @@ def test_deepcopy_of_a_leaf_is_independent() -> None:
 def test_ragged_data_is_refused_clearly() -> None:
     with pytest.raises(ValueError, match="not rectangular"):
         sg.tensor([[1, 2], [3]])
+
+
+def test_devices_other_than_cpu_are_refused() -> None:
+    assert sg.zeros(2, device="cpu").tolist() == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match="CPU only; device 'cuda'"):
+        sg.tensor([1.0], device="cuda")
+    with pytest.raises(RuntimeError, match="CPU only"):
+        sg.ones(2).to("cuda")
