@@ -27,7 +27,7 @@ from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
 from .dispatcher import Dispatcher
-from .frontend import lower, parameter_names
+from .frontend import RecursionNeedsValues, lower, parameter_names
 from .frontend.resolve import Dependency
 from .ir import types as T
 from .ir.builder import clone_function
@@ -176,6 +176,7 @@ class Derivation:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
         self.has_seed = transform == VJP
+        self.int_values = False  # set for a recursive f: int arguments become constants
         self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
         self.signature = self._signature()
         self.function = self._make_function()
@@ -230,14 +231,22 @@ class Derivation:
         bound.apply_defaults()
         return [bound.arguments[n] for n in self.call_names]
 
+    def key(self, primal: Sequence[Any]) -> tuple[Any, ...]:
+        """The abstract signature; plus the int arguments' values for a recursive ``f``."""
+        key = key_of(primal)
+        if self.int_values:
+            ints = tuple((i, a) for i, a in enumerate(primal) if type(a) in (int, bool))
+            key = (*key, ("values", ints))
+        return key
+
     def slow(self, *args: Any) -> Any:
         """A call no compiled version's guards accepted: compile one, install it, run it."""
         primal = args[:len(self.param_names)]
-        key = key_of(primal)
-        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize, key))
+        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize,
+                                      self.key(primal)))
         if entry is None:
             entry = self.entry_for(primal)
-        self.dispatcher.add(key, entry)
+        self.dispatcher.add(self.key(primal), entry)
         try:
             return entry.fn(*args)
         except Exception as e:
@@ -258,10 +267,21 @@ class Derivation:
                     f"{type(primal_args[i]).__name__} "
                     f"({'an integer or bool' if t.kind != 'none' else 'None'}).",
                     advice="Pass a float (e.g. 2.0), or leave it out of wrt.")
-        key = (self.transform, self.wrt, self.optimize, key_of(primal_args))
-        entry = self.compile(arg_types)
+        try:
+            entry = self.compile(arg_types, self.constants(primal_args))
+        except RecursionNeedsValues:
+            if self.int_values or not any(type(a) is int for a in primal_args):
+                raise
+            self.int_values = True  # unroll the recursion for these int values
+            entry = self.compile(arg_types, self.constants(primal_args))
+        key = (self.transform, self.wrt, self.optimize, self.key(primal_args))
         cache.store(self.f, key, entry)
         return entry
+
+    def constants(self, primal_args: Sequence[Any]) -> dict[int, Any] | None:
+        if not self.int_values:
+            return None
+        return {i: a for i, a in enumerate(primal_args) if type(a) in (int, bool)}
 
     def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:
         """The entry for abstract types (None: the generic version)."""
@@ -277,15 +297,18 @@ class Derivation:
         """The generic derivative IR, for inlining into a caller being differentiated."""
         return self.entry(None).ir
 
-    def primal_ir(self, arg_types: list[T.AType] | None) -> tuple[Function, list[Dependency]]:
+    def primal_ir(self, arg_types: list[T.AType] | None,
+                  constants: dict[int, Any] | None = None
+                  ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
             ir, _ = clone_function(self.inner.inline_ir())
             return ir, []
-        return lower(self.f, arg_types)
+        return lower(self.f, arg_types, constants)
 
-    def compile(self, arg_types: list[T.AType] | None) -> cache.Entry:
+    def compile(self, arg_types: list[T.AType] | None,
+                constants: dict[int, Any] | None = None) -> cache.Entry:
         gen = generation()
-        primal, deps = self.primal_ir(arg_types)
+        primal, deps = self.primal_ir(arg_types, constants)
         verify(primal)
         spec = ReverseSpec(self.wrt, self.tuple_wrt, self.transform)
         derived = reverse(primal, spec)

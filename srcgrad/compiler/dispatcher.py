@@ -44,6 +44,7 @@ class Dispatcher:
                  defaults: Callable[[], dict[str, Any]], f: Any) -> None:
         self.name = name
         self.doc = doc
+        self.n_params = len(call_names) - (call_names[-1:] == ["seed"])
         self.signature = signature
         self.call_names = call_names
         self.defaults = defaults  # parameter name -> f's current default
@@ -123,7 +124,9 @@ class Dispatcher:
 
     def _guards(self, key: tuple[Any, ...]) -> list[str]:
         checks = []
-        for name, kind in zip(self.call_names, key):
+        values = [f"{self.call_names[i]} == {value!r}"  # int constants (recursion), last
+                  for extra in key[self.n_params:] for i, value in extra[1]]
+        for name, kind in zip(self.call_names, key[:self.n_params]):
             if kind is None:
                 continue
             if isinstance(kind, tuple):
@@ -135,7 +138,7 @@ class Dispatcher:
             else:
                 self.ns[f"_sg_t_{kind.__name__}"] = kind
                 checks.append(f"type({name}) is _sg_t_{kind.__name__}")
-        return checks
+        return checks + values
 
     def _assumptions(self, k: int, entry: Entry) -> list[str]:
         checks, seen = [], set()

@@ -16,9 +16,9 @@ def compiles(monkeypatch):
     count = {"n": 0}
     original = api.Derivation.compile
 
-    def counting(self, arg_types):
+    def counting(self, *args, **kwargs):
         count["n"] += 1
-        return original(self, arg_types)
+        return original(self, *args, **kwargs)
 
     monkeypatch.setattr(api.Derivation, "compile", counting)
     sg.clear_cache()

@@ -298,3 +298,35 @@ def test_a_write_after_which_the_old_array_is_still_read_copies():
     text = sg.source(sg.grad(reads_old), X)
     assert "index_put(" in text
     assert_close(sg.grad(reads_old)(X), numeric_gradient(reads_old, (X,), {}, 0))
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def branching_recursion(x, depth):
+    if depth <= 0:
+        return np.sin(x)
+    return branching_recursion(x * 1.1, depth - 1) + branching_recursion(x * 0.9, depth - 2)
+
+
+def test_recursion_on_an_int_argument_is_unrolled_per_value():
+    dp = sg.grad(power)
+    assert dp(1.5, 3) == pytest.approx(3 * 1.5 ** 2)
+    assert dp(2.0, 4) == pytest.approx(32.0)
+    assert_close(dp(np.array([1.5]), 2), np.array([3.0]))
+    assert_close(sg.grad(branching_recursion)(0.4, 3),
+                 numeric_gradient(branching_recursion, (0.4, 3), {}, 0))
+
+
+def halving(x):
+    if np.sum(x) < 1.0:
+        return np.sum(x)
+    return halving(x * 0.5)
+
+
+def test_recursion_on_a_run_time_value_is_a_clear_error():
+    with pytest.raises(sg.SrcGradError, match="calls itself"):
+        sg.grad(halving)(X + 3.0)

@@ -15,12 +15,12 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
 from ..symbolic import Sym, to_value
-from .context import Context, error
+from .context import Context, RecursionNeedsValues, error
 from .lower import Lowerer
 from .resolve import Dependency, Scope
 from .source import parse_function
 
-__all__ = ["lower", "parameter_names"]
+__all__ = ["RecursionNeedsValues", "lower", "parameter_names"]
 
 
 def parameter_names(fn: Any) -> list[str]:
@@ -34,9 +34,14 @@ def parameter_names(fn: Any) -> list[str]:
     return [p.id for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
 
 
-def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
-          ) -> tuple[Function, list[Dependency]]:
-    """Lower ``fn`` to IR for arguments of ``arg_types`` (None: the generic version)."""
+def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
+          constants: dict[int, Any] | None = None) -> tuple[Function, list[Dependency]]:
+    """Lower ``fn`` to IR for arguments of ``arg_types`` (None: the generic version).
+
+    ``constants`` (parameter index -> value) are compile-time values for some parameters
+    (the int arguments of a recursive function); raises RecursionNeedsValues when ``fn``
+    recurses and they were not given.
+    """
     parsed = parse_function(fn)
     names = parameter_names(fn)
     types = list(arg_types) if arg_types is not None else [T.ANY] * len(names)
@@ -49,7 +54,11 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
     with Builder(body) as builder:
         ctx = Context(builder)
         ctx.argument_ids = {p.id for p in params}
+        ctx.code_stack.append(getattr(fn, "__code__", None))
+        ctx.constant_ints = constants is not None
         env: dict[str, Any] = {p.name: Sym(p) for p in params}
+        for i, value in (constants or {}).items():
+            env[params[i].name] = value
         lw = Lowerer(ctx, parsed, Scope.of(fn), env)
         if isinstance(node, gast.Lambda):
             result = lw.run_lambda(node)

@@ -28,7 +28,13 @@ from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import methods
-from .context import MAX_INLINE_DEPTH, VIEW_PRIMS, BoundMethod, LocalFunction
+from .context import (
+    MAX_INLINE_DEPTH,
+    VIEW_PRIMS,
+    BoundMethod,
+    LocalFunction,
+    RecursionNeedsValues,
+)
 from .control import RunList, SymEnumerate, SymRange, SymZip
 from .resolve import Dependency, Scope
 from .source import parse_function
@@ -258,7 +264,18 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
-    return _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
+    if fn.__code__ in lw.ctx.code_stack and not lw.ctx.constant_ints:
+        raise RecursionNeedsValues(
+            f"{fn.__qualname__} calls itself; srcgrad differentiates recursion by unrolling "
+            "it for the values of the int arguments, which are not known here.",
+            filename=lw.parsed.filename, lineno=lw.parsed.file_line(node),
+            advice="Recurse on an int argument of the differentiated function, or write "
+                   "the recursion as a loop.")
+    lw.ctx.code_stack.append(fn.__code__)
+    try:
+        return _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
+    finally:
+        lw.ctx.code_stack.pop()
 
 
 def _inline(lw: Any, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
@@ -267,8 +284,9 @@ def _inline(lw: Any, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
 
     ctx = lw.ctx
     if ctx.depth >= MAX_INLINE_DEPTH:
-        raise lw.err(node, "recursion (or calls nested too deeply) is not supported yet.",
-                     "Write it as a loop.")
+        raise lw.err(node, f"calls nested more than {MAX_INLINE_DEPTH} deep (a recursion that "
+                     "does not end at compile time?).",
+                     "Recurse on an int argument that reaches its base case, or use a loop.")
     saved_line = ctx.call_line
     ctx.call_line = saved_line if saved_line is not None else lw.line_of(node)
     ctx.depth += 1

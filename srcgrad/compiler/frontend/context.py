@@ -35,6 +35,8 @@ class Context:
     loop_flags: list[dict[str, str] | None] = field(default_factory=list)
     flag_count: int = 0
     loop_return: tuple[str, str] | None = None  # (flag, value) of a loop that may return
+    code_stack: list[Any] = field(default_factory=list)  # functions being inlined
+    constant_ints: bool = False  # int arguments are compile-time constants (recursion)
 
     def root(self, v: Value) -> Value:
         return self.roots.get(v.id, v)
@@ -61,6 +63,10 @@ class BoundMethod:
 
     obj: Any
     name: str
+
+
+class RecursionNeedsValues(SrcGradError):
+    """A function calls itself: inlining ends only if its int arguments are constants."""
 
 
 def error(parsed: Parsed, node: Any, message: str, advice: str | None = None) -> SrcGradError:
