@@ -353,3 +353,17 @@ def test_a_failing_rule_names_its_node() -> None:
             y.sum().backward()
     finally:
         restore(table)
+
+
+def test_backward_inputs_may_name_a_non_leaf() -> None:
+    x = sg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    (h * h).sum().backward(inputs=[h])
+    assert h.grad.tolist() == [6.0, 12.0] and x.grad is None
+
+
+def test_backward_inputs_cannot_be_empty() -> None:
+    x = sg.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="'inputs' argument to backward\\(\\) cannot be "
+                                           "empty"):
+        (x * 2).sum().backward(inputs=[])
