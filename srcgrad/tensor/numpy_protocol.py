@@ -69,8 +69,12 @@ class NumpyProtocol:
     __array_priority__ = 1000.0
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """The values, sharing memory unless a copy or another dtype is asked for."""
         data = self._data
         if dtype is not None and np.dtype(dtype) != data.dtype:
+            if copy is False:
+                raise ValueError(f"cannot view a {data.dtype} tensor as {np.dtype(dtype)} "
+                                 "without a copy (copy=False was requested)")
             return data.astype(dtype)
         return data.copy() if copy else data
 
