@@ -80,7 +80,7 @@ class Program:
     seed: int
     features: tuple[str, ...]
     arg_shapes: list[tuple[int, ...]]
-    arg_kinds: list[str]  # "float" (a Python float) or "array"
+    arg_kinds: list[str]  # "float" (a Python float), "np.float64" or "array"
     wrt: tuple[int | str, ...]
     must_reject: bool = False
 
@@ -88,7 +88,7 @@ class Program:
         args: list[object] = []
         for shape, kind in zip(self.arg_shapes, self.arg_kinds):
             value = rng.uniform(-1.2, 1.2, size=shape)
-            args.append(float(value) if kind == "float" else np.asarray(value))
+            args.append({"float": float, "np.float64": np.float64}.get(kind, np.asarray)(value))
         return args
 
 
@@ -294,7 +294,8 @@ def generate(seed: int, features: tuple[str, ...] = ()) -> Program:
         module += ["", *gen.helper(index), ""]
     nargs = rng.randint(1, 3)
     shapes = [rng.choice(SHAPES) for _ in range(nargs)]
-    kinds = ["float" if s == () and rng.random() < 0.5 else "array" for s in shapes]
+    kinds = [rng.choice(["float", "float", "np.float64", "array"]) if s == () else "array"
+             for s in shapes]
     params = [f"x{k}" for k in range(nargs)]
     scope = Scope([Var(p, s, p) for p, s in zip(params, shapes)])
     body: list[str] = []

@@ -29,6 +29,9 @@ FD_RTOL, FD_ATOL = 1e-6, 1e-6  # central differences: error ~ step**2 and 1e-16 
 EXACT_RTOL, EXACT_ATOL = 1e-9, 1e-12  # two exact methods: only rounding differs
 
 
+KIND_TYPES = {"float": float, "np.float64": np.float64, "array": np.ndarray}
+
+
 class FuzzFailure(AssertionError):
     pass
 
@@ -61,7 +64,8 @@ def finite_differences(fn: Callable[..., Any], args: Sequence[Any], place: int) 
 
     def value(at: np.ndarray) -> float:
         call = list(args)
-        call[place] = float(at) if isinstance(args[place], float) else at.copy()
+        call[place] = type(args[place])(at) if np.ndim(args[place]) == 0 and not isinstance(
+            args[place], np.ndarray) else at.copy()
         return float(fn(*call))
 
     for i in range(flat.size):
@@ -111,7 +115,7 @@ def check(program: Program, module: ModuleType, seed: int, forward: bool) -> Non
         got = _compiled(program, fn, args, optimize)
         compiled = compiled or got
         for k, (g, want, p) in enumerate(zip(got, reference, places)):
-            if type(g) is not (float if program.arg_kinds[p] == "float" else np.ndarray):
+            if type(g) is not KIND_TYPES[program.arg_kinds[p]]:
                 raise FuzzFailure(describe(
                     program, f"gradient {k} is a {type(g).__name__} for a "
                              f"{program.arg_kinds[p]} argument (optimize={optimize})"))
@@ -169,7 +173,8 @@ def _check_forward(program: Program, fn, args, places, reference, optimize: bool
     rng = np.random.default_rng(len(program.source))
     for p, want in zip(places, reference):
         tangent = rng.standard_normal(np.shape(args[p]))
-        tangent = float(tangent) if program.arg_kinds[p] == "float" else tangent
+        if program.arg_kinds[p] != "array":
+            tangent = KIND_TYPES[program.arg_kinds[p]](tangent)
         try:
             _, derivative = sg.jvp(fn, wrt=p, optimize=optimize)(*args, tangent)
         except Exception as error:  # noqa: BLE001
