@@ -201,7 +201,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
                     dependents[child] = count
                 else:
                     ready.append(child)
-    except (ValueError, IndexError) as e:  # NumPy's complaint inside a rule's VJP
+    except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
         if not isinstance(node, RuleNode):
             raise
         raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "

@@ -22,13 +22,13 @@ _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
 
 # Rules whose result may share memory with their first input: the result is a view.
-VIEW_RULES = {"view", "unsqueeze", "permute", "expand", "select", "slice", "reshape",
-              "squeeze", "transpose", "expand_dims", "broadcast_to", "getitem", "diagonal",
-              "swapaxes", "moveaxis", "ravel", "detach_view"}
-# Elementwise rules that compute in floating point even on integer inputs (like PyTorch).
-FLOAT_RESULT = {"divide", "true_divide", "power_float", "exp", "expm1", "log", "log1p",
-                "log2", "log10", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-                "sinh", "cosh", "tanh", "arctan2", "hypot", "logaddexp", "sigmoid",
+# (they are views only when NumPy's result shares memory, which ``record`` checks)
+VIEW_RULES = {"select", "slice", "reshape", "squeeze", "transpose", "expand_dims",
+              "broadcast_to", "getitem", "swapaxes", "moveaxis", "ravel"}
+# Rules that compute in floating point even on integer inputs (like PyTorch).
+FLOAT_RESULT = {"divide", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt",
+                "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                "arcsinh", "arccosh", "arctanh", "arctan2", "hypot", "logaddexp", "sigmoid",
                 "reciprocal", "softmax", "log_softmax", "mean", "std", "var"}
 
 
