@@ -330,3 +330,29 @@ def halving(x):
 def test_recursion_on_a_run_time_value_is_a_clear_error():
     with pytest.raises(sg.SrcGradError, match="calls itself"):
         sg.grad(halving)(X + 3.0)
+
+
+def cubic_branch(x):
+    if x > 0:
+        y = x * x * x
+    else:
+        y = -x
+    return y
+
+
+def loop_power(x):
+    s = x
+    for i in range(3):
+        s = s * x
+    return s
+
+
+def test_second_order_through_an_if():
+    assert sg.grad(sg.grad(cubic_branch))(1.5) == pytest.approx(9.0)
+    assert sg.grad(sg.grad(cubic_branch))(-1.5) == 0.0
+
+
+def test_second_order_through_a_loop_is_a_clear_error_not_a_wrong_number():
+    assert sg.grad(loop_power)(1.5) == pytest.approx(4 * 1.5 ** 3)
+    with pytest.raises(sg.SrcGradError, match="reverse pass of a loop"):
+        sg.grad(sg.grad(loop_power))(1.5)

@@ -17,11 +17,13 @@ varied in iteration 2 makes its slot varied from the start).
 
 from __future__ import annotations
 
+from srcgrad.errors import SrcGradError
 from srcgrad.rules import NONDIFF, Rule
 
 from ..ir.core import Block, Function, Op, Value
 
 _STRUCTURAL = ("call", "make_tuple", "make_list", "make_slice")
+_TAPE = ("tape_push", "list_pop")  # values saved by a reverse pass: no derivative through
 
 
 def rule_of(op: Op) -> Rule | None:
@@ -61,7 +63,12 @@ def carried_params(op: Op) -> list[list[Value]]:
 def active_values(fn: Function, wrt: list[Value]) -> set[int]:
     """Ids of the values that are both varied (by ``wrt``) and useful (to the results)."""
     varied = {v.id for v in wrt if can_carry(v)}
-    _forward(fn.body, varied)
+    try:
+        _forward(fn.body, varied)
+    except SrcGradError as e:
+        if e.filename is None:
+            raise SrcGradError(str(e), filename=fn.filename, lineno=e.lineno) from None
+        raise
     useful = {r.id for r in fn.body.results if isinstance(r, Value)}
     _backward(fn.body, useful)
     return varied & useful
@@ -93,6 +100,11 @@ def _forward(block: Block, varied: set[int]) -> None:
                 from_init = k < len(init) and init[k].id in varied
                 if can_carry(o) and (from_init or body.results[k].id in varied):
                     varied.add(o.id)
+        elif op.prim in _TAPE and any(v.id in varied for v in op.operands()):
+            raise SrcGradError(
+                "differentiating the reverse pass of a loop (a derivative of a derivative "
+                "through a loop) is not supported yet; differentiate the loop once, or use "
+                "forward-over-reverse when it lands (sg.jvp of sg.grad).", lineno=op.line)
         elif any(v.id in varied for _, v in _differentiable_inputs(op)):
             varied.update(o.id for o in op.outputs if can_carry(o))
 
