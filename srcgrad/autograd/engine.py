@@ -75,7 +75,7 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                    f"{g.shape} and output[{i}] has a shape of "
                                    f"{root._data.shape}.")
-        if create_graph and type(g) is not tensor:
+        if create_graph and not isinstance(g, tensor):
             g = tensor._wrap(np.asarray(g))
         seeds.append(g)
     return seeds
@@ -250,7 +250,7 @@ def _pre_hooks(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
                 accumulate(t, buf[nr], create_graph)
     if node._pre_hooks:
         tensor = tensor_type()
-        wrapped = tuple(None if g is None else (g if type(g) is tensor else tensor._wrap(g))
+        wrapped = tuple(None if g is None else (g if isinstance(g, tensor) else tensor._wrap(g))
                         for g in buf)
         for hook in list(node._pre_hooks):
             new = hook(wrapped)
@@ -264,7 +264,7 @@ def _post_hooks(node: Node, outs: list[Any], buf: list[Any]) -> list[Any]:
     tensor = tensor_type()
 
     def wrap(gs: list[Any]) -> tuple[Any, ...]:
-        return tuple(None if g is None else (g if type(g) is tensor else tensor._wrap(g))
+        return tuple(None if g is None else (g if isinstance(g, tensor) else tensor._wrap(g))
                      for g in gs)
 
     grad_inputs, grad_outputs = wrap(outs), wrap(buf)
@@ -272,7 +272,7 @@ def _post_hooks(node: Node, outs: list[Any], buf: list[Any]) -> list[Any]:
         new = hook(grad_inputs, grad_outputs)
         if new is not None:
             grad_inputs = tuple(new)
-    plain = all(type(g) is not tensor for g in outs)
+    plain = all(not isinstance(g, tensor) for g in outs)
     return [None if g is None else (g._data if plain else g) for g in grad_inputs]
 
 

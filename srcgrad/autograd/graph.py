@@ -277,9 +277,9 @@ class RuleNode(Node):
         depends on them, if only with derivative zero (``relu``'s mask of ``out``): as in
         PyTorch it then requires grad, so differentiating it again gives zeros."""
         tensor = _TENSOR[0]
-        if type(ct) is not tensor or ct._rg:
+        if not isinstance(ct, tensor) or ct._rg:
             return ct
-        sources = [env[n] for n in needs if n != "g" and type(env[n]) is tensor and env[n]._rg]
+        sources = [env[n] for n in needs if n != "g" and isinstance(env[n], tensor) and env[n]._rg]
         if not sources:
             return ct
         stem = type(self).__name__.rsplit("Backward", 1)[0]
@@ -375,10 +375,10 @@ def accumulate(var: Any, g: Any, create_graph: bool) -> None:
     tensor = tensor_type()
     old = var._grad
     if create_graph:
-        gt = g if type(g) is tensor else tensor._wrap(np.asarray(g))
+        gt = g if isinstance(g, tensor) else tensor._wrap(np.asarray(g))
         var._grad = gt if old is None else old + gt
         return
-    data = g._data if type(g) is tensor else g
+    data = g._data if isinstance(g, tensor) else g
     if old is None:
         data = np.array(data, dtype=var._data.dtype, copy=True)
         var._grad = tensor._wrap(data)
@@ -394,10 +394,10 @@ def run_tensor_hooks(hooks: list[Any] | None, g: Any, create_graph: bool) -> Any
     if not hooks:
         return g
     tensor = tensor_type()
-    as_tensor = type(g) is tensor
+    as_tensor = isinstance(g, tensor)
     gt = g if as_tensor else tensor._wrap(g)
     for hook in list(hooks):
         new = hook(gt)
         if new is not None:
-            gt = new if type(new) is tensor else tensor._wrap(np.asarray(new))
+            gt = new if isinstance(new, tensor) else tensor._wrap(np.asarray(new))
     return gt if (as_tensor or create_graph) else gt._data

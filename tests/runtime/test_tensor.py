@@ -172,3 +172,13 @@ def test_devices_other_than_cpu_are_refused() -> None:
         sg.tensor([1.0], device="cuda")
     with pytest.raises(RuntimeError, match="CPU only"):
         sg.ones(2).to("cuda")
+
+
+def test_a_tensor_subclass_takes_part_in_the_graph() -> None:
+    class Parameter(sg.Tensor):
+        pass
+
+    p = Parameter([1.0, 2.0], requires_grad=True)
+    (g,) = sg.autograd.grad((p ** 3).sum(), p, create_graph=True)
+    (h,) = sg.autograd.grad(g.sum(), p)
+    assert g.tolist() == [3.0, 12.0] and h.tolist() == [6.0, 12.0]
