@@ -123,3 +123,19 @@ def test_and_in_an_if_condition_short_circuits():
 def test_and_in_a_conditional_expression_short_circuits():
     np.testing.assert_allclose(sg.grad(_guarded_index_expression)(np.array([0.5, 0.2])),
                                [3.0, 3.0])
+
+
+def _constant_on_one_branch(x):
+    if x > 0.0:
+        b = 0.25  # a constant here, an active value on the other branch
+    else:
+        b = x * 3.0
+    return b
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: a branch assigning a constant where the "
+                   "other branch assigns an active value raises 'internal: no reverse rule "
+                   "for the IR op const'")
+def test_constant_assigned_on_one_branch_differentiates():
+    assert sg.grad(_constant_on_one_branch)(0.5) == 0.0
+    assert sg.grad(_constant_on_one_branch)(-0.5) == 3.0
