@@ -137,7 +137,10 @@ class Scope:
                        "value in sg.stop_gradient if no gradient should flow through it.")
         rule = rule_of(op)
         if rule is None:
-            return
+            if op.prim in ("const", "make_tuple", "make_list", "make_slice"):
+                return  # containers of static data: nothing flows back through them
+            raise SrcGradError(f"internal: no reverse rule for the IR op {op.prim}",
+                               filename=self.fn.filename, lineno=op.line)
         g = self.table[op.outputs[0].id]
         for name in rule.inputs:
             if name not in rule.vjp or name not in op.args:
