@@ -12,6 +12,9 @@ from .errors import SrcGradError
 from .compiler.api import (  # noqa: E402  (the compiler: source-to-source derivatives)
     clear_cache,
     grad,
+    hessian,
+    jacobian,
+    jvp,
     source,
     stop_gradient,
     value_and_grad,

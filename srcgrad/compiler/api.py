@@ -23,6 +23,7 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import generation
 
 from . import cache
+from .ad.forward import JVP, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
@@ -34,14 +35,16 @@ from .ir.builder import clone_function
 from .ir.core import Function
 from .ir.printer import print_function
 from .ir.verify import verify
+from .jacobians import jacobian_of
 from .passes.pipeline import optimize as run_passes
 from .primitives import stop_gradient
 from .signature import key_of, types_of
 
-__all__ = ["grad", "value_and_grad", "vjp", "source", "render", "stop_gradient",
-           "clear_cache"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
+           "stop_gradient", "clear_cache"]
 
-_TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product"}
+_TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
+           JVP: "Jacobian-vector product"}
 
 
 def clear_cache() -> None:
@@ -62,6 +65,30 @@ def value_and_grad(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any
 def vjp(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
     """``pb(*args, seed, **kwargs)`` -> the cotangent(s) of ``wrt`` for output seed ``seed``."""
     return _derive(f, VJP, wrt, optimize)
+
+
+def jvp(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
+    """``fw(*args, tangent, **kwargs)`` -> ``(f(*args), directional derivative)``."""
+    return _derive(f, JVP, wrt, optimize)
+
+
+def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
+    """``J(*args, **kwargs)`` -> array of shape ``out.shape + x.shape`` (tuple ``wrt``: a
+    tuple of blocks), one forward-mode pass per element of ``x``."""
+    if f is None:
+        return lambda g: jacobian(g, wrt=wrt)
+    return jacobian_of(jvp(f, wrt=wrt), wrt)
+
+
+def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
+    """``H(*args, **kwargs)`` -> array of shape ``x.shape + x.shape`` (forward over reverse;
+    tuple ``wrt``: a nested tuple of blocks)."""
+    if f is None:
+        return lambda g: hessian(g, wrt=wrt)
+    if isinstance(wrt, (tuple, list)):
+        rows = [jacobian(grad(f, wrt=wi), wrt=tuple(wrt)) for wi in wrt]
+        return lambda *args, **kwargs: tuple(row(*args, **kwargs) for row in rows)
+    return jacobian(grad(f, wrt=wrt), wrt=wrt)
 
 
 def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
@@ -94,16 +121,13 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
            types: Sequence[str] | None = None, what: str = "source") -> str:
     """The emitted module text (``what="source"``) or printed IR (``"ir"``) of ``f``'s
     derivative; ``types`` are argument kind strings (see :func:`.ir.types.parse`)."""
-    if mode == "forward":
-        raise SrcGradError("forward mode (--mode forward, sg.jvp) is not available yet.",
-                           advice="Use --mode reverse.")
-    if mode != "reverse":
+    if mode not in ("reverse", "forward"):
         raise SrcGradError(f"unknown mode {mode!r}; expected 'reverse' or 'forward'.")
     if what in ("annotate", "graph"):
         raise SrcGradError(f"--{what} is not available yet; use the plain source or --ir.")
     if what not in ("source", "ir"):
         raise SrcGradError(f"unknown what={what!r}; expected 'source' or 'ir'.")
-    d = Derivation(f, GRAD, wrt, optimize)
+    d = Derivation(f, JVP if mode == "forward" else GRAD, wrt, optimize)
     arg_types = None
     if types is not None:
         if isinstance(types, str):
@@ -114,7 +138,7 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
             raise SrcGradError(str(e)) from None
         arg_types = _complete_types(f, arg_types, d.param_names)
     primal, _ = d.primal_ir(arg_types)
-    if primal.meta.get("tuple_result"):
+    if primal.meta.get("tuple_result") and mode == "reverse":
         d = Derivation(f, VJP, wrt, optimize)
     entry = d.entry(arg_types)
     return print_function(entry.ir) if what == "ir" else entry.text
@@ -175,7 +199,7 @@ class Derivation:
         else:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
-        self.has_seed = transform == VJP
+        self.has_seed = transform in (VJP, JVP)  # a seed / tangent: last positional
         self.int_values = False  # set for a recursive f: int arguments become constants
         self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
         self.signature = self._signature()
@@ -189,7 +213,7 @@ class Derivation:
             required = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                         and p.default is p.empty]
             rest = [p.replace(kind=p.KEYWORD_ONLY) for p in params if p not in required]
-            seed = inspect.Parameter("seed", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            seed = inspect.Parameter(self.seed_name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
             params = [*required, seed, *rest]
         return inspect.Signature(params)
 
@@ -208,8 +232,12 @@ class Derivation:
         return fn
 
     @property
+    def seed_name(self) -> str:
+        return "tangent" if self.transform == JVP else "seed"
+
+    @property
     def call_names(self) -> list[str]:
-        return [*self.param_names, "seed"] if self.has_seed else list(self.param_names)
+        return [*self.param_names, self.seed_name] if self.has_seed else list(self.param_names)
 
     def current_defaults(self) -> dict[str, Any]:
         """Parameter name -> ``f``'s current default (it may have been changed)."""
@@ -310,8 +338,10 @@ class Derivation:
         gen = generation()
         primal, deps = self.primal_ir(arg_types, constants)
         verify(primal)
-        spec = ReverseSpec(self.wrt, self.tuple_wrt, self.transform)
-        derived = reverse(primal, spec)
+        if self.transform == JVP:
+            derived = forward(primal, self.wrt, self.tuple_wrt)
+        else:
+            derived = reverse(primal, ReverseSpec(self.wrt, self.tuple_wrt, self.transform))
         verify(derived)
         if self.optimize:
             run_passes(derived, check=verify)

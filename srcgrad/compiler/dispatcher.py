@@ -44,7 +44,7 @@ class Dispatcher:
                  defaults: Callable[[], dict[str, Any]], f: Any) -> None:
         self.name = name
         self.doc = doc
-        self.n_params = len(call_names) - (call_names[-1:] == ["seed"])
+        self.n_params = len(call_names) - (call_names[-1:] in (["seed"], ["tangent"]))
         self.signature = signature
         self.call_names = call_names
         self.defaults = defaults  # parameter name -> f's current default

@@ -115,8 +115,10 @@ def test_render_source_ir_and_types():
     plain = render(on_floats, types=["float"], optimize=False)
     optimized = render(on_floats, types=["float"])
     assert len(optimized.splitlines()) < len(plain.splitlines())
-    with pytest.raises(sg.SrcGradError, match="forward mode"):
-        render(model, mode="forward")
+    forward = render(model, mode="forward", wrt="w")
+    assert "def jvp_model(x, w, tangent):" in forward and "dz_1 = dz * " in forward
+    with pytest.raises(sg.SrcGradError, match="unknown mode"):
+        render(model, mode="sideways")
     with pytest.raises(sg.SrcGradError, match="bad argument kind"):
         render(model, types=["matrix", "float"])
     with pytest.raises(sg.SrcGradError, match="not a parameter"):

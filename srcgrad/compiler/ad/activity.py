@@ -60,8 +60,8 @@ def carried_params(op: Op) -> list[list[Value]]:
     return []
 
 
-def active_values(fn: Function, wrt: list[Value]) -> set[int]:
-    """Ids of the values that are both varied (by ``wrt``) and useful (to the results)."""
+def varied_values(fn: Function, wrt: list[Value]) -> set[int]:
+    """Ids of the values that depend differentiably on ``wrt`` (what forward mode needs)."""
     varied = {v.id for v in wrt if can_carry(v)}
     try:
         _forward(fn.body, varied)
@@ -69,6 +69,12 @@ def active_values(fn: Function, wrt: list[Value]) -> set[int]:
         if e.filename is None:
             raise SrcGradError(str(e), filename=fn.filename, lineno=e.lineno) from None
         raise
+    return varied
+
+
+def active_values(fn: Function, wrt: list[Value]) -> set[int]:
+    """Ids of the values that are both varied (by ``wrt``) and useful (to the results)."""
+    varied = varied_values(fn, wrt)
     useful = {r.id for r in fn.body.results if isinstance(r, Value)}
     _backward(fn.body, useful)
     return varied & useful

@@ -1,0 +1,212 @@
+"""Forward mode: primal IR -> IR computing the primal and its tangent alongside.
+
+Each op a tangent reaches gets its tangent computed right after it, by
+``srcgrad.rules.forward.forward_tangent`` called on symbolic values (so the rule table's
+derivation by kind is recorded as IR, never written here). Control flow carries tangents
+with the values: an ``if`` yields the tangents of its outputs from each branch, a loop
+carries the tangents of its carried values, so no tape is needed. The derived function
+returns ``(f(*args), tangent of the result)``; for a tuple ``wrt`` the tangent argument
+is a tuple and the result is the one summed directional derivative.
+
+    %y = sin(x=%x)          ->   %y = sin(x=%x)
+                                 %0 = cos(x=%x)
+                                 %dy = multiply(x=%tangent, y=%0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from srcgrad.errors import SrcGradError
+from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
+
+from ..ir import types as T
+from ..ir.builder import Builder, clone_function
+from ..ir.core import Block, Function, Op, Value, const_value
+from ..structural import STRUCTURAL
+from ..symbolic import Sym, record_rule, to_value
+from .activity import rule_of, varied_values
+
+JVP = "jvp"
+_STATIC = ("const", "make_tuple", "make_list", "make_slice", "print", "assert", "raise")
+
+
+def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function:
+    fn, _ = clone_function(primal)
+    fn.name = f"jvp_{primal.name}"
+    tangent = Value(name="tangent", type=T.ANY)
+    fn.params.append(tangent)
+    fn.meta["varied"] = varied_values(fn, [fn.params[i] for i in wrt])
+    tangents: dict[int, Value] = {}
+    prelude = Block()
+    with Builder(prelude):
+        for k, i in enumerate(wrt):
+            p = fn.params[i]
+            if p.type is not None and p.type.is_integral:
+                continue
+            t = tangent if not tuple_wrt else record_rule(
+                rule_named("getitem"), [Sym(tangent)], {"index": k}).value
+            _add(tangents, p, t)
+    fn.body.ops[:0] = prelude.ops
+    _block(fn, fn.body, tangents)
+    outputs = list(fn.body.results)
+    if len(outputs) != 1 or fn.meta.get("tuple_result"):
+        raise SrcGradError("sg.jvp needs a function with one result; this one returns a "
+                           "tuple.", filename=fn.filename, lineno=fn.meta.get("return_line"),
+                           advice="Return one value (or call sg.jvp per output).")
+    (out,) = outputs
+    with Builder(fn.body, line=fn.meta.get("return_line")) as b:
+        t_out = tangents.get(out.id)
+        if t_out is None:
+            t_out = record_rule(STRUCTURAL["zeros_of"], [Sym(out)], {}).value
+        elif t_out is tangent:
+            t_out = record_rule(STRUCTURAL["stop_gradient"], [Sym(t_out)], {}).value
+        t_out.adjoint_of = t_out.adjoint_of or out
+        del b
+    fn.body.results = [out, t_out]
+    fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt, returns=[0, 1],
+                   tuple_result=True)
+    return fn
+
+
+def _add(tangents: dict[int, Value], v: Value, t: Value) -> None:
+    old = tangents.get(v.id)
+    if old is not None:
+        t = record_rule(rule_named("add"), [Sym(old), Sym(t)], {}).value
+    if t.adjoint_of is None and t.op is not None:
+        t.adjoint_of = v  # named d + the primal's name, like adjoints
+    tangents[v.id] = t
+
+
+def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
+    """Insert tangent computations after each op of ``block`` a tangent reaches."""
+    old_ops = block.ops
+    block.ops = []
+    for op in old_ops:
+        if op.regions:  # tangent initial values go before the op, its tangents after it
+            before = Block()
+            with Builder(before, line=op.line):
+                if op.prim == "if":
+                    _if(fn, op, tangents)
+                else:
+                    _loop(fn, op, tangents)
+            block.ops += [*before.ops, op]
+            continue
+        block.ops.append(op)
+        with Builder(block, line=op.line):
+            _op(fn, op, tangents)
+
+
+def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+    if op.prim == "call":
+        if any(v.id in tangents for v in op.operands()):
+            name = getattr(op.attrs["fn"], "__qualname__", repr(op.attrs["fn"]))
+            raise SrcGradError(f"the call to {name} has no derivative rule and no Python "
+                               "source to differentiate.", filename=fn.filename,
+                               lineno=op.line, advice=f"Register its derivative with "
+                               f"sg.defjvp({name}, ...).")
+        return
+    rule = rule_of(op)
+    if rule is None:
+        if op.prim in _STATIC or not any(v.id in tangents for v in op.operands()):
+            return
+        raise SrcGradError("forward mode through the reverse pass of a loop (sg.jvp of "
+                           "sg.grad of a function with a loop) is not supported yet.",
+                           filename=fn.filename, lineno=op.line,
+                           advice="Use sg.grad(sg.grad(f)) for a straight-line f, or "
+                                  "finite differences of sg.grad.")
+    if not op.outputs:
+        return
+    given: dict[str, Any] = {}
+    for name in rule.inputs:
+        a = op.args.get(name)
+        if isinstance(a, tuple):
+            ts = [tangents.get(v.id) for v in a]
+            if any(t is not None for t in ts):
+                given[name] = [None if t is None else Sym(t) for t in ts]
+        elif a is not None and a.id in tangents:
+            given[name] = Sym(tangents[a.id])
+    if not given:
+        return
+    env: dict[str, Any] = {"out": _sym(op.outputs[0])}
+    for k, a in op.args.items():
+        env[k] = tuple(_sym(v) for v in a) if isinstance(a, tuple) else _sym(a)
+        if k == rule.variadic or k == rule.call_form.star:
+            env[k] = list(env[k])
+    try:
+        t = forward_tangent(rule, env, given)
+    except NoDerivativeError as e:
+        raise SrcGradError(str(e), filename=fn.filename, lineno=op.line,
+                           advice="Register a forward rule with sg.defjvp.") from None
+    if t is not None:
+        _add(tangents, op.outputs[0], to_value(t))
+
+
+def _sym(v: Value) -> Any:
+    is_const, c = const_value(v)
+    return c if is_const else Sym(v)
+
+
+def _zeros(v: Value) -> Value:
+    return record_rule(STRUCTURAL["zeros_of"], [Sym(v)], {}).value
+
+
+def _if(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+    for region in op.regions:
+        _block(fn, region, tangents)
+    extra = [k for k, o in enumerate(op.outputs)
+             if any(r.results[k].id in tangents for r in op.regions)]
+    if not extra:
+        return
+    for region in op.regions:
+        with Builder(region):
+            region.results += [tangents[region.results[k].id]
+                               if region.results[k].id in tangents
+                               else _zeros(region.results[k]) for k in extra]
+    for k in extra:
+        t = Value(type=op.outputs[k].type)
+        t.op = op
+        op.outputs.append(t)
+        t.adjoint_of = op.outputs[k]
+        tangents[op.outputs[k].id] = t
+
+
+def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+    """Carry a tangent with each carried value that varies (activity decided which)."""
+    body = op.regions[-1]
+    init = list(op.args["init"])
+    n = len(init)
+    carried = body.params[1:] if op.prim == "for_range" else body.params
+    varied = fn.meta["varied"]
+    if any(o.id in varied for o in op.outputs[n:]):
+        raise SrcGradError("forward mode through a list built by a loop with a run-time trip "
+                           "count is not supported yet.", filename=fn.filename,
+                           lineno=op.line, advice="Use sg.grad or sg.vjp for this function.")
+    slots = [k for k in range(n) if carried[k].id in varied]
+    if not slots:
+        return
+    params = []
+    for k in slots:
+        p = Value(type=carried[k].type)
+        p.adjoint_of = carried[k]
+        params.append(p)
+        tangents[carried[k].id] = p
+    _block(fn, body, tangents)
+    with Builder(body):
+        t_results = [tangents[body.results[k].id] if body.results[k].id in tangents
+                     else _zeros(body.results[k]) for k in slots]
+    body.results = [*body.results[:n], *t_results, *body.results[n:]]
+    body.params += params
+    if op.prim == "while":
+        op.regions[0].params += [Value(type=p.type) for p in params]
+    t_init = [tangents[init[k].id] if init[k].id in tangents else _zeros(init[k])
+              for k in slots]
+    op.args["init"] = (*init, *t_init)
+    t_outs = []
+    for k in slots:
+        t = Value(type=op.outputs[k].type)
+        t.op = op
+        t.adjoint_of = op.outputs[k]
+        tangents[op.outputs[k].id] = t
+        t_outs.append(t)
+    op.outputs[n:n] = t_outs
