@@ -37,8 +37,12 @@ def _finish(data: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor
     return t
 
 
-def _infer(values: Any) -> np.ndarray:
-    """PyTorch's dtype inference for Python data (floats -> float32, ints -> int64)."""
+def _infer(values: Any, target: np.dtype | None = None) -> np.ndarray:
+    """PyTorch's dtype inference for Python data (floats -> float32, ints -> int64).
+
+    With a ``target`` dtype the data converts straight to it: Python floats are doubles,
+    and a detour through float32 would round ``-1.2`` before a float64 cast.
+    """
     if isinstance(values, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(values)):
         values = _tensors_to_lists(values)
     try:
@@ -46,6 +50,8 @@ def _infer(values: Any) -> np.ndarray:
     except ValueError:
         raise ValueError("sg.tensor: the data is not rectangular (nested sequences of "
                          "different lengths); every row must have the same length") from None
+    if target is not None and arr.dtype.kind in "fiub":
+        return arr.astype(target, copy=False)
     if arr.dtype.kind == "f" and not isinstance(values, np.ndarray):
         return arr.astype(np.float32)
     if arr.dtype.kind in "iu" and not isinstance(values, np.ndarray):
@@ -74,6 +80,7 @@ def _tensors_to_lists(values: Any) -> Any:
 def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False, device: Any = None
            ) -> Tensor:
     """A new leaf holding a copy of ``data``."""
+    target = None if dtype is None else dtypes.to_numpy(dtype)
     if isinstance(data, Tensor):
         arr = data._data.copy()
     elif isinstance(data, np.ndarray):
@@ -85,9 +92,9 @@ def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False, device:
     elif isinstance(data, np.generic):
         arr = np.array(data)
     else:
-        arr = _infer(data)
-    if dtype is not None:
-        arr = arr.astype(dtypes.to_numpy(dtype))
+        arr = _infer(data, target)
+    if target is not None:
+        arr = arr.astype(target, copy=False)
     dtypes.from_numpy(arr.dtype)
     return _finish(arr, requires_grad, device)
 

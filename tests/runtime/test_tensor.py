@@ -29,6 +29,31 @@ def test_dtype_argument_and_requires_grad() -> None:
     assert t.dtype is sg.float64 and t.requires_grad and t.is_leaf
 
 
+@pytest.mark.parametrize("make", [
+    lambda: sg.tensor([1.0, -1.2], dtype=sg.float64),
+    lambda: sg.tensor([[1.0], [-1.2]], dtype=sg.float64).reshape(-1),
+    lambda: sg.as_tensor([1.0, -1.2], dtype=sg.float64),
+    lambda: sg.Tensor([1.0, -1.2], dtype=sg.float64),
+    lambda: sg.full((2,), -1.2, dtype=sg.float64) * sg.tensor([-1 / 1.2, 1.0],
+                                                              dtype=sg.float64),
+])
+def test_float64_from_python_floats_is_exact(make) -> None:
+    # Python floats are doubles: no detour through float32 before the cast (as PyTorch)
+    assert make().tolist() == [1.0, -1.2]
+
+
+def test_float64_scalar_and_ranges_from_python_floats_are_exact() -> None:
+    assert sg.tensor(-1.2, dtype=sg.float64).item() == -1.2
+    assert sg.full_like(sg.zeros(1, dtype=sg.float64), -1.2).tolist() == [-1.2]
+    assert sg.arange(0, 0.3, 0.1, dtype=sg.float64).tolist() == [0.0, 0.1, 0.2]
+    assert sg.linspace(0, 1.2, 2, dtype=sg.float64).tolist() == [0.0, 1.2]
+
+
+def test_dtype_cast_of_python_data_truncates_like_pytorch() -> None:
+    assert sg.tensor([1.7, -1.7], dtype=sg.int64).tolist() == [1, -1]
+    assert sg.tensor([-1.2], dtype=sg.float32).tolist() == [np.float32(-1.2).item()]
+
+
 def test_tensor_class_constructor_is_float32() -> None:
     t = sg.Tensor([1, 2])
     assert t.dtype is sg.float32 and t.tolist() == [1.0, 2.0]
