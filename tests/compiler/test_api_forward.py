@@ -108,3 +108,19 @@ def test_forward_mode_through_a_vjp_only_rule_points_to_defjvp():
             sg.jvp(uses)(X, np.ones(3))
     finally:
         restore(state)
+
+
+def recurrent(x, w):
+    h = 0.0 * x[0]
+    hs = []
+    for t in range(len(x)):
+        h = np.tanh(w * h + x[t])
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_forward_mode_through_a_list_built_at_run_time(wrt):
+    args = (X, 0.7)
+    assert_close(sg.jacobian(recurrent, wrt=wrt)(*args), numeric_gradient(recurrent, args, {},
+                                                                           wrt))

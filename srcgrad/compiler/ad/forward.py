@@ -178,12 +178,9 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     n = len(init)
     carried = body.params[1:] if op.prim == "for_range" else body.params
     varied = fn.meta["varied"]
-    if any(o.id in varied for o in op.outputs[n:]):
-        raise SrcGradError("forward mode through a list built by a loop with a run-time trip "
-                           "count is not supported yet.", filename=fn.filename,
-                           lineno=op.line, advice="Use sg.grad or sg.vjp for this function.")
     slots = [k for k in range(n) if carried[k].id in varied]
-    if not slots:
+    lists = [k for k in range(n, len(op.outputs)) if op.outputs[k].id in varied]
+    if not slots and not lists:
         return
     params = []
     for k in slots:
@@ -193,9 +190,11 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         tangents[carried[k].id] = p
     _block(fn, body, tangents)
     with Builder(body):
-        t_results = [tangents[body.results[k].id] if body.results[k].id in tangents
-                     else _zeros(body.results[k]) for k in slots]
-    body.results = [*body.results[:n], *t_results, *body.results[n:]]
+        t_results, t_items = ([tangents[body.results[k].id] if body.results[k].id in tangents
+                               else _zeros(body.results[k]) for k in ks]
+                              for ks in (slots, lists))
+    # carried, their tangents, collected lists, then the lists of their items' tangents
+    body.results = [*body.results[:n], *t_results, *body.results[n:], *t_items]
     body.params += params
     if op.prim == "while":
         op.regions[0].params += [Value(type=p.type) for p in params]
@@ -210,3 +209,11 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         tangents[op.outputs[k].id] = t
         t_outs.append(t)
     op.outputs[n:n] = t_outs
+    for k in lists:
+        t = Value(type=T.ANY)
+        t.op = op
+        t.adjoint_of = op.outputs[k + len(slots)]
+        tangents[op.outputs[k + len(slots)].id] = t
+        op.outputs.append(t)
+    if lists:
+        op.attrs["collect"] = op.attrs.get("collect", 0) + len(lists)
