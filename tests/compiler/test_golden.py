@@ -27,8 +27,8 @@ PROGRAMS = _programs()
 
 
 def _derive(fn, transform, wrt):
-    return {"grad": sg.grad, "vjp": sg.vjp, "value_and_grad": sg.value_and_grad}[transform](
-        fn, wrt=wrt)
+    return {"grad": sg.grad, "vjp": sg.vjp, "value_and_grad": sg.value_and_grad,
+            "jvp": sg.jvp}[transform](fn, wrt=wrt)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -50,7 +50,7 @@ def test_golden_module_runs_and_matches_the_derived_function(name):
     namespace = {}
     exec(compile((GOLDEN / f"{name}.py").read_text(), name, "exec"), namespace)
     emitted = namespace[f"{transform}_{fn.__name__}"]
-    flat = list(args[:-1]) + [args[-1]] if transform == "vjp" else list(args)
+    flat = list(args)
     want = _derive(fn, transform, wrt)(*flat)
     got = emitted(*flat)
     for g, w in zip(np.atleast_1d(np.asarray(got, dtype=object)).ravel(),

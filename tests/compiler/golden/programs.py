@@ -95,4 +95,5 @@ PROGRAMS = {
     "stopped_generic": (stopped, "grad", (0, 1), ()),
     "loop_with_branch": (loop_with_branch, "grad", 0, (A, 3)),
     "while_doubling": (while_doubling, "grad", 0, (3.0,)),
+    "loop_with_branch_jvp": (loop_with_branch, "jvp", 0, (A, 3, A)),
 }
