@@ -11,7 +11,7 @@ transform and the backend treat them like any primitive.
 
 from __future__ import annotations
 
-from srcgrad.rules import LINEAR, NONDIFF, Rule
+from srcgrad.rules import ELEMENTWISE, LINEAR, NONDIFF, Rule
 
 from .primitives import stop_gradient
 
@@ -29,7 +29,8 @@ FRESH_PRIMS = frozenset({
 STRUCTURAL: dict[str, Rule] = {
     r.name: r
     for r in (
-        Rule("float", float, inputs=("x",), kind=LINEAR, vjp={"x": lambda g: g}),
+        # elementwise, so forward mode reuses `g -> g` with the tangent (never float(t))
+        Rule("float", float, inputs=("x",), kind=ELEMENTWISE, vjp={"x": lambda g: g}),
         Rule("stop_gradient", stop_gradient, inputs=("x",), kind=NONDIFF),
         Rule("int", int, inputs=("x",), kind=NONDIFF),
     )

@@ -133,6 +133,7 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         env[k] = tuple(_sym(v) for v in a) if isinstance(a, tuple) else _sym(a)
         if k == rule.variadic or k == rule.call_form.star:
             env[k] = list(env[k])
+    env.update(_metadata(rule, op))
     try:
         t = forward_tangent(rule, env, given)
     except NoDerivativeError as e:
@@ -140,6 +141,38 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
                            advice="Register a forward rule with sg.defjvp.") from None
     if t is not None:
         _add(tangents, op.outputs[0], to_value(t))
+
+
+def _metadata(rule: Any, op: Op) -> dict[str, Any]:
+    """The ``x_shape``/``x_dtype`` entries the rule's derivatives read, as IR (or constants
+    where the abstract type knows them), so nothing asks NumPy about a symbolic value."""
+    meta: dict[str, Any] = {}
+    needs = {n for names in (*rule.needs.values(), *rule.jvp_needs.values()) for n in names}
+    for n in needs:
+        base, _, what = n.rpartition("_")
+        if what not in ("shape", "dtype") or base not in rule.inputs or n in rule.params:
+            continue
+        a = op.args.get(base)
+        items = a if isinstance(a, tuple) else (a,)
+        found = tuple(_meta_of(v, what) for v in items if v is not None)
+        meta[n] = found if isinstance(a, tuple) else (found[0] if found else None)
+    return meta
+
+
+def _meta_of(v: Value, what: str) -> Any:
+    import numpy as np
+
+    t = v.type
+    if what == "shape" and t is not None and t.known_ndim == 0:
+        return ()
+    if what == "dtype" and t is not None and t.dtype is not None:
+        return np.dtype(t.dtype)
+    is_const, c = const_value(v)
+    if is_const:
+        return np.shape(c) if what == "shape" else np.result_type(c)
+    out = record_rule(rule_named(what), [Sym(v)], {})
+    out.value.type = T.STATIC
+    return out
 
 
 def _sym(v: Value) -> Any:
