@@ -13,6 +13,11 @@ and returns ``(name, arity)``: the class name and the length of ``next_functions
 (an input without a derivative, such as ``where``'s condition, never has an edge; when
 the arity is smaller than the number of differentiable inputs, PyTorch dropped the
 constants' edges, as for ``3 - x``). Names were checked against torch 2.x.
+
+A zero-derivative rule (``kind=NONDIFF``) with a name here is one PyTorch records anyway:
+``sign floor ceil trunc round`` give a float result that requires grad and a node whose
+gradient is zero (``FloorBackward0``). NONDIFF rules without a name (comparisons,
+``argmax``, factories) record nothing, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -92,6 +97,11 @@ def _fill(form: str | None = None, tensors: tuple[bool, ...] = (True, False),
     return ("FillBackward3", 2) if len(tensors) > 1 and tensors[1] else ("FillBackward2", 1)
 
 
+def _round(form: str | None = None, **_: Any) -> tuple[str, int]:
+    """``x.round()`` is ``RoundBackward0``; with ``decimals=`` given, ``RoundBackward1``."""
+    return ("RoundBackward1" if form == "decimals" else "RoundBackward0"), 1
+
+
 def _max_min(stem: str) -> Namer:
     """PyTorch: full ``x.max()`` is ``MaxBackward1``; along a dim, ``MaxBackward0``."""
 
@@ -141,6 +151,13 @@ NAMERS: dict[str, Namer] = {
     "remainder": _fixed("RemainderBackward0", 2),
     "clip": _clip,
     "where": _fixed("WhereBackward0", 2),
+    # zero-derivative ops PyTorch records (a node with a zero gradient)
+    "sign": _fixed("SignBackward0", 1),
+    "floor": _fixed("FloorBackward0", 1),
+    "ceil": _fixed("CeilBackward0", 1),
+    "trunc": _fixed("TruncBackward0", 1),
+    "round": _round,
+    "rint": _fixed("RoundBackward0", 1),  # torch.round rounds half to even, as np.rint
     # runtime operations
     "relu": _fixed("ReluBackward0"),
     "sigmoid": _fixed("SigmoidBackward0"),

@@ -40,7 +40,7 @@ _MIRRORED = (
     "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "square",
     "neg", "exp2", "expm1", "log2", "log10", "log1p", "asin", "acos", "atan", "sinh",
     "cosh", "asinh", "acosh", "atanh", "reciprocal", "sign", "floor", "ceil", "trunc",
-    "isnan", "isinf", "isfinite", "sum", "mean", "prod", "std", "var", "max", "min",
+    "round", "isnan", "isinf", "isfinite", "sum", "mean", "prod", "std", "var", "max", "min",
     "amax", "amin", "argmax", "argmin", "all", "any", "cumsum", "norm", "softmax",
     "log_softmax", "clamp", "clip", "pow", "add", "sub", "mul", "div", "maximum", "minimum",
     "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "t", "flip",

@@ -199,8 +199,11 @@ class MathMethods(InplaceMethods):
     isfinite = _table_method("isfinite")
     logical_not = _table_method("logical_not")
 
-    def round(self, decimals: int = 0) -> Any:
-        return _record(rule_named("round"), (self,), {"decimals": decimals})
+    def round(self, decimals: int | None = None) -> Any:
+        """Half to even (as PyTorch); ``decimals`` given: ``RoundBackward1``."""
+        if decimals is None:
+            return _record(rule_named("round"), (self,), {"decimals": 0})
+        return _record(rule_named("round"), (self,), {"decimals": decimals}, form="decimals")
 
     def add(self, other: Any, *, alpha: Any = 1) -> Any:
         return _binary(_ADD, self, other if alpha == 1 else other * alpha)

@@ -41,13 +41,11 @@ def requires(t: Any) -> bool:
     return isinstance(t, tensor_type()) and t._rg
 
 
-# Zero-derivative rules that PyTorch records anyway (float result, zero gradient).
-ZERO_GRAD_RULES = {"sign", "floor", "ceil", "trunc", "round", "rint"}
-
-
 def zero_grad(rule: Any) -> bool:
-    """Is ``rule`` piecewise constant but recorded (unless a user gave it a VJP)?"""
-    return rule.kind == NONDIFF and rule.name in ZERO_GRAD_RULES
+    """Is ``rule`` zero-derivative yet recorded, as PyTorch records ``floor``? The table
+    says so by giving the NONDIFF rule a PyTorch node name (:mod:`..rules.torch_names`);
+    a user's ``sg.defvjp`` on the same function replaces the rule, and its VJP wins."""
+    return rule.kind == NONDIFF and rule.node_name is not None
 
 
 def attach_zero(spec: Spec, inputs: tuple[Any, ...], result: Any) -> None:

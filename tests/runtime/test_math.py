@@ -204,6 +204,53 @@ def test_piecewise_constant_ops_are_recorded_with_zero_gradient(op, name) -> Non
     assert x.grad.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("name", ["sign", "floor", "ceil", "trunc", "round"])
+def test_piecewise_constant_module_functions_and_numpy_record_zero_nodes(name) -> None:
+    x = sg.tensor([1.5, -2.25], requires_grad=True)
+    node = f"{name.capitalize()}Backward0"
+    for y in (getattr(sg, name)(x), getattr(np, name)(x)):
+        assert y.requires_grad and type(y.grad_fn).__name__ == node
+        assert y.tolist() == getattr(np, name)(np.array([1.5, -2.25])).tolist()
+        (g,) = sg.autograd.grad(y.sum(), x)
+        assert g.tolist() == [0.0, 0.0]
+
+
+def test_round_with_decimals_is_round_backward1() -> None:
+    x = sg.tensor([1.26, -2.5], requires_grad=True)
+    y = x.round(decimals=1)
+    assert type(y.grad_fn).__name__ == "RoundBackward1"
+    assert type(sg.round(x, decimals=1).grad_fn).__name__ == "RoundBackward1"
+    np.testing.assert_allclose(y.detach().numpy(), [1.3, -2.5])
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_zero_derivative_ops_without_a_pytorch_node_record_nothing() -> None:
+    x = sg.tensor([1.5, -2.25], requires_grad=True)
+    for y in (x > 0, x.argmax(), np.isnan(x), sg.tensor([1, 2]).floor()):
+        assert not y.requires_grad and y.grad_fn is None
+
+
+def test_piecewise_constant_ops_record_no_node_under_no_grad() -> None:
+    x = sg.tensor([1.5, -2.25], requires_grad=True)
+    with sg.no_grad():
+        y = x.floor()
+    assert not y.requires_grad and y.grad_fn is None
+
+
+def test_a_straight_through_floor_serves_method_function_and_numpy() -> None:
+    from srcgrad.rules.registry import restore, snapshot
+
+    table = snapshot()
+    try:
+        sg.defvjp(np.floor, lambda g, out, x: g)
+        x = sg.tensor([0.4, 1.6], requires_grad=True)
+        (x.floor() + 2 * sg.floor(x) + 4 * np.floor(x)).sum().backward()
+        assert x.grad.tolist() == [7.0, 7.0]
+    finally:
+        restore(table)
+
+
 def test_second_derivative_of_a_piecewise_linear_function_is_zero() -> None:
     x = sg.tensor([1.5, -2.0], requires_grad=True)
     (g,) = sg.autograd.grad(x.abs().sum(), x, create_graph=True)

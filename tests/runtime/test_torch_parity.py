@@ -223,9 +223,17 @@ def grad_modes(lib):
     return [t.requires_grad for t in (a, b, c)], [t.is_leaf for t in (a, b, c)]
 
 
+def piecewise_constant(lib):
+    x = f32(lib, [1.5, -2.25, 0.5])
+    ys = [x.round(), x.floor(), x.ceil(), x.sign(), x.trunc(), x.round(decimals=1),
+          lib.round(x), lib.floor(x), lib.ceil(x), lib.sign(x), lib.trunc(x)]
+    sum(y.sum() * (k + 1) for k, y in enumerate(ys)).backward()
+    return [names(y) for y in ys], [y.detach() for y in ys], x.grad
+
+
 PROGRAMS = [seed_graph, chain_rule, accumulation, second_order, operators, methods, products,
             functions, inplace, view_inplace, hooks, promotion, reprs, indexing, kinks,
-            versions, custom_function, functional, grad_modes]
+            versions, custom_function, functional, grad_modes, piecewise_constant]
 
 
 def _plain(value: Any) -> Any:
