@@ -23,6 +23,7 @@ from ..autograd.grad_mode import STATE
 from ..rules import ELEMENTWISE, Rule, rule_named
 from . import dtypes
 from . import ops as _ops
+from .fp_errors import IGNORE, quiet, restore
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "
@@ -61,7 +62,11 @@ def apply_inplace(t: Any, rule: Rule, inputs: tuple[Any, ...],
                             for a in arrays[1:]))
     env = dict(zip(rule.inputs, arrays))
     env.update(params)
-    new = np.asarray(rule.apply(env))
+    token = quiet(IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
+    try:
+        new = np.asarray(rule.apply(env))
+    finally:
+        restore(token)
     req = tuple(isinstance(x, tensor) and x._rg for x in inputs)
     record = grad_on and any(req) and rule.differentiable
     saved_self = t

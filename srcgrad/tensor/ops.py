@@ -20,6 +20,9 @@ import numpy as np
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
 from ..rules.registry import NONDIFF
+from .fp_errors import IGNORE as _IGNORE
+from .fp_errors import quiet as _quiet
+from .fp_errors import restore as _restore
 from .nodes import NO_EDGE, attach, attach_zero, edge, requires, zero_grad
 from .spec import (
     FLOAT_RESULT,
@@ -47,7 +50,11 @@ def unary(spec: Spec, a: Any) -> Any:
     x = a._data
     if spec.float_result and x.dtype.kind != "f":
         x = x.astype(_F32)
-    out = spec.impl(x)
+    token = _quiet(_IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
+    try:
+        out = spec.impl(x)
+    finally:
+        _restore(token)
     if type(out) is not _ndarray:
         out = _asarray(out)
     result = _new(_tm.Tensor)
@@ -93,12 +100,15 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
             raise TypeError(f"unsupported operand types for {spec.rule.name}: "
                             f"{type(a).__name__} and {type(b).__name__}")
         x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
+    token = _quiet(_IGNORE)
     try:
         out = spec.impl(x, y)
     except ValueError as e:
         if "broadcast" not in str(e):
             raise
         raise RuntimeError(_broadcast_message(x, y)) from None
+    finally:
+        _restore(token)
     if type(out) is not _ndarray:
         out = _asarray(out)
     result = _new(tensor)
@@ -166,10 +176,13 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
         arrays_t = promote(spec, arrays_t)
     env = dict(zip(rule.inputs, arrays_t))
     env.update(params)
+    token = _quiet(_IGNORE)
     try:
         out = rule.apply(env)
     except ValueError as e:  # NumPy's complaint, raised as the runtime's error
         raise RuntimeError(f"{rule.name}(): {e}") from None
+    finally:
+        _restore(token)
     if type(out) is not _ndarray:
         out = _asarray(out)
     if out.dtype.kind == "f" and params.get("dtype") is None:

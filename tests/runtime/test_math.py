@@ -257,3 +257,49 @@ def test_second_derivative_of_a_piecewise_linear_function_is_zero() -> None:
     assert g.requires_grad and g.tolist() == [1.0, -1.0]
     (h,) = sg.autograd.grad(g.sum(), x)
     assert h.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("op,expected", [
+    (lambda: sg.tensor([-1.0]).sqrt(), "nan"),
+    (lambda: sg.tensor([0.0]).log(), "-inf"),
+    (lambda: sg.tensor([1.0]) / sg.tensor([0.0]), "inf"),
+    (lambda: sg.tensor([1.0]) / 0, "inf"),
+    (lambda: np.log(sg.tensor([0.0])), "-inf"),
+    (lambda: sg.tensor([1e30]) * 1e30, "inf"),
+    (lambda: sg.tensor([0.0]).log().sum(), "-inf"),
+    (lambda: sg.tensor([1.0]).div_(0), "inf"),
+    (lambda: sg.tensor([-1.0]) ** 0.5, "nan"),
+])
+def test_floating_point_errors_in_the_forward_pass_are_silent(op, expected) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any RuntimeWarning fails the test
+        result = op()
+    assert str(float(result.reshape(-1)[0])) == expected
+
+
+def test_floating_point_errors_in_the_backward_pass_are_silent() -> None:
+    import warnings
+
+    x = sg.tensor([0.0, -1.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x.sqrt().sum().backward()
+    assert str(x.grad.tolist()) == "[inf, nan]"
+
+
+def test_silencing_keeps_the_users_numpy_error_state() -> None:
+    old = np.seterr(divide="raise")
+    try:
+        sg.tensor([1.0]) / 0
+        with pytest.raises(FloatingPointError):
+            np.log(np.zeros(1))
+        with pytest.raises(RuntimeError, match="must match"):  # a failing op restores it too
+            sg.tensor([1.0, 2.0]) / sg.tensor([1.0, 2.0, 3.0])
+        with pytest.raises(FloatingPointError):
+            np.log(np.zeros(1))
+    finally:
+        np.seterr(**old)
+    assert np.geterr() == old
+
