@@ -3,9 +3,11 @@
 Each program is the text of a module: generated helper functions, then an entry function
 ``f`` whose float arguments are all differentiated. Statements are in A-normal form (one
 operation per line) over arguments and earlier results, with shapes tracked so every
-broadcast, matmul and subscript is valid. Only smooth operations are used, or domain-safe
-compositions (``np.log(a * a + 1.0)``), so central differences are a valid reference
-(branch and loop conditions on data are discontinuous only on a set of measure zero).
+broadcast, matmul and subscript is valid. Operations are smooth, domain-safe compositions
+(``np.log(a * a + 1.0)``), or have kinks only on a set of measure zero (``np.abs``,
+``np.clip``, ``np.where``, ``np.maximum``; branch and loop conditions on data), so central
+differences at random points are a valid reference. Exact kinks are the kink table's job
+(``tests/reliability/test_kink_table.py``).
 
 Every program must also run unchanged on the runtime's Tensors (the harness compares its
 gradients), so the generator only writes what means the same in NumPy and in the runtime:
@@ -13,8 +15,9 @@ NumPy functions (``np.sum(a, axis=0)``), operators, ``.T``, ``.reshape(-1)``, ``
 in-place updates only of values no backward pass has saved.
 
 ``FEATURES`` lists the optional constructs; ``generate(seed, features)`` returns a
-``Program``. With the ``reject`` feature the program contains a write the compiler must
-refuse (into an argument, a view of one, or an array another name shares).
+``Program``. With the ``reject`` feature the program contains a construct the compiler must
+refuse (a write into an argument, a view of one, or an array another name shares; ``del``,
+``try``, ``with``, ``global``), its line marked for the harness.
 """
 
 from __future__ import annotations

@@ -133,9 +133,50 @@ def _constant_on_one_branch(x):
     return b
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: a branch assigning a constant where the "
-                   "other branch assigns an active value raises 'internal: no reverse rule "
-                   "for the IR op const'")
 def test_constant_assigned_on_one_branch_differentiates():
+    """Was: 'internal: no reverse rule for the IR op const' (fixed by the compiler's owner)."""
     assert sg.grad(_constant_on_one_branch)(0.5) == 0.0
     assert sg.grad(_constant_on_one_branch)(-0.5) == 3.0
+
+
+def _where_on_a_folded_numpy_bool(x):
+    c = np.maximum(0.05, 0.01)  # folded to np.float64, so `c > 0.1` folds to np.bool(False)
+    y = np.where(c > 0.1, c, x)
+    return np.sum(y)
+
+
+@pytest.mark.xfail(strict=True, reason="compiler (optimize=True): a folded np.bool(False) "
+                   "constant is merged with the Python False of np.sum's keepdims, emitting "
+                   "np.sum(y, keepdims=np.bool(False)), which NumPy rejects with TypeError")
+def test_folded_numpy_bool_is_not_merged_with_python_false():
+    x = np.array([0.3, 0.2, -0.4])
+    np.testing.assert_allclose(sg.grad(_where_on_a_folded_numpy_bool)(x), [1.0, 1.0, 1.0])
+
+
+def _constant_array_indexed_in_a_while_loop(x):
+    c = np.array([0.5, 0.25, 0.125])
+    acc = 0.0
+    k = 0
+    while k < 3 and acc < 10.0:
+        acc = acc + c[k] * x
+        k += 1
+    return acc
+
+
+def _stacked_constants_indexed_in_a_loop(x):
+    c = np.stack([0.5, 0.25, 0.125])
+    acc = 0.0
+    for i in range(3):
+        acc = acc + c[i] * x
+        if x > 10.0:
+            continue
+    return acc
+
+
+@pytest.mark.xfail(strict=True, reason="compiler: a constant array (np.array/np.stack of "
+                   "literals) indexed by a loop counter is refused as 'indexing a Python list "
+                   "or tuple with a value known only at run time ... Use np.stack(...)'")
+@pytest.mark.parametrize("fn", [_constant_array_indexed_in_a_while_loop,
+                                _stacked_constants_indexed_in_a_loop])
+def test_constant_array_indexed_by_a_loop_counter_differentiates(fn):
+    assert sg.grad(fn)(0.5) == pytest.approx(0.875)
