@@ -10,7 +10,8 @@ mean      ``G / N``                                                  (linear)
 prod      ``G * unfold_axes(prod_others(fold_axes(x, axis)), ...)``  exact with zeros
 max, min  ``G * max_weights(x, axis)``: a full reduction splits among ties, along an
           axis the gradient goes to the one index ``argmax`` picks (PyTorch)
-var       ``G * (x - mean(x)) * 2 / (N - ddof)``
+var       ``G * (x - mean(x)) * 2 / (N - ddof)``: arrays on the left, so NumPy divides
+          (NaN at N = ddof, as PyTorch; never Python's ZeroDivisionError)
 std       the var rule on ``g / (2 out)``, 0 where ``out == 0`` (PyTorch masks it)
 cumsum    reversed cumsum of ``g`` along ``axis`` (flattened when ``axis`` is None)
 ========  ==========================================================================
@@ -179,11 +180,11 @@ _VAR_FORM = "x, axis=None, *, ddof=0, keepdims=False"
 _VAR_FIELDS = dict(inputs=("x",), params=("axis", "ddof", "keepdims"), form=_VAR_FORM)
 defrule("var", np.var, **_VAR_FIELDS,
         vjp={"x": lambda g, x, x_shape, axis, ddof, keepdims:
-             unreduce(g, x_shape, axis, keepdims) * _centered(x, axis)
-             * (2.0 / (reduced_count(x_shape, axis) - ddof))},
+             unreduce(g, x_shape, axis, keepdims) * _centered(x, axis) * 2.0
+             / (reduced_count(x_shape, axis) - ddof)},
         jvp={"x": lambda t, x, x_shape, axis, ddof, keepdims:
-             np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims)
-             * (2.0 / (reduced_count(x_shape, axis) - ddof))})
+             np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims) * 2.0
+             / (reduced_count(x_shape, axis) - ddof)})
 defrule("std", np.std, **_VAR_FIELDS,
         vjp={"x": lambda g, x, x_shape, out, axis, ddof, keepdims:
              unreduce(g / _safe(out), x_shape, axis, keepdims) * _centered(x, axis)
