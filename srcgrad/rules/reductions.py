@@ -9,7 +9,9 @@ sum       ``G``                                                      (linear)
 mean      ``G / N``                                                  (linear)
 prod      ``G * unfold_axes(prod_others(fold_axes(x, axis)), ...)``  exact with zeros
 max, min  ``G * max_weights(x, axis)``: a full reduction splits among ties, along an
-          axis the gradient goes to the one index ``argmax`` picks (PyTorch)
+          axis the gradient goes to the one index ``argmax`` picks (PyTorch); a NaN is
+          the maximum (it gets the gradient), and ``G`` is masked before the product, so
+          an infinite ``G`` gives 0, not NaN, where the weight is 0
 var       ``G * (x - mean(x)) * 2 / (N - ddof)``: arrays on the left, so NumPy divides
           (NaN at N = ddof, as PyTorch; never Python's ZeroDivisionError)
 std       the var rule on ``g / (2 out)``, 0 where ``out == 0`` (PyTorch masks it)
@@ -87,15 +89,20 @@ def eye_mask(x: Any) -> Any:
     return np.eye(np.shape(x)[-1], dtype=bool)
 
 
-def _share(x: Any, axis: Any, pick: Any) -> Any:
-    """Weights of the selected elements: ties split evenly (axis None) or first one."""
+def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
+    """Weights of the selected elements: ties split evenly (axis None) or first one.
+
+    NumPy's max/min is NaN when a NaN is there; like PyTorch, the NaNs are then the
+    selected elements (``arg`` = ``argmax``/``argmin`` returns the first NaN too).
+    """
     x = np.asarray(x)
     dtype = x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64
     if axis is None:
-        hits = x == pick(x)
+        value = pick(x)
+        hits = np.isnan(x) if np.isnan(value) else x == value
         return (hits / np.count_nonzero(hits)).astype(dtype)
     folded = fold_axes(x, axis)
-    first = np.argmax(folded == pick(folded, axis=-1, keepdims=True), axis=-1)
+    first = arg(folded, axis=-1)
     onehot = np.arange(folded.shape[-1]) == first[..., None]
     return unfold_axes(onehot.astype(dtype), x.shape, axis)
 
@@ -103,13 +110,13 @@ def _share(x: Any, axis: Any, pick: Any) -> Any:
 @dispatching
 def max_weights(x: Any, axis: Any = None) -> Any:
     """How ``max``'s gradient is shared among ``x``'s elements (PyTorch's convention)."""
-    return _share(x, axis, np.max)
+    return _share(x, axis, np.max, np.argmax)
 
 
 @dispatching
 def min_weights(x: Any, axis: Any = None) -> Any:
     """How ``min``'s gradient is shared among ``x``'s elements (PyTorch's convention)."""
-    return _share(x, axis, np.min)
+    return _share(x, axis, np.min, np.argmin)
 
 
 defrule("fold_axes", fold_axes, inputs=("x",), params=("axis",), kind=LINEAR,
@@ -141,6 +148,12 @@ def _reduction(name: str, impl: Any, vjp: Any, jvp: Any = None, kind: Any = None
             kind=kind, vjp={"x": vjp}, jvp={"x": jvp} if jvp else {}, **fields)
 
 
+def _weighted(g: Any, weights: Any) -> Any:
+    """``g * weights`` with 0 where the weight is 0, even for an infinite ``g`` (PyTorch
+    fills the unselected elements with zeros; ``inf * 0`` would be NaN)."""
+    return np.where(weights != 0, g, 0) * weights
+
+
 def _others(x: Any, x_shape: Any, axis: Any) -> Any:
     return unfold_axes(prod_others(fold_axes(x, axis)), x_shape, axis)
 
@@ -157,14 +170,14 @@ _reduction("prod", np.prod,
                np.sum(t * _others(x, x_shape, axis), axis=axis, keepdims=keepdims))
 _reduction("max", np.max, aliases=(np.amax,),
            vjp=lambda g, x, x_shape, axis, keepdims:
-               unreduce(g, x_shape, axis, keepdims) * max_weights(x, axis),
+               _weighted(unreduce(g, x_shape, axis, keepdims), max_weights(x, axis)),
            jvp=lambda t, x, axis, keepdims:
-               np.sum(t * max_weights(x, axis), axis=axis, keepdims=keepdims))
+               np.sum(_weighted(t, max_weights(x, axis)), axis=axis, keepdims=keepdims))
 _reduction("min", np.min, aliases=(np.amin,),
            vjp=lambda g, x, x_shape, axis, keepdims:
-               unreduce(g, x_shape, axis, keepdims) * min_weights(x, axis),
+               _weighted(unreduce(g, x_shape, axis, keepdims), min_weights(x, axis)),
            jvp=lambda t, x, axis, keepdims:
-               np.sum(t * min_weights(x, axis), axis=axis, keepdims=keepdims))
+               np.sum(_weighted(t, min_weights(x, axis)), axis=axis, keepdims=keepdims))
 
 
 def _centered(x: Any, axis: Any) -> Any:

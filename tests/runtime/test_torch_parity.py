@@ -231,9 +231,28 @@ def piecewise_constant(lib):
     return [names(y) for y in ys], [y.detach() for y in ys], x.grad
 
 
+def extremes_with_inf_and_nan(lib):
+    inf, nan = float("inf"), float("nan")
+    x = f32(lib, [[1.0, inf, -inf], [2.0, 0.0, nan]])
+    y = x[0].max() * x[0].min() + (x.max(dim=1).values * inf).sum() + x.min(dim=0).values.sum()
+    y.backward()
+    z = f32(lib, [1.0, nan, 2.0])
+    z.max().backward()
+    return x.grad, z.grad
+
+
+def variance_without_degrees_of_freedom(lib):
+    x = f32(lib, [3.0])
+    rows = f32(lib, [[3.0], [1.0]])
+    (x.var() + x.std()).backward()
+    rows.var(dim=1).sum().backward()
+    return x.grad, rows.grad
+
+
 PROGRAMS = [seed_graph, chain_rule, accumulation, second_order, operators, methods, products,
             functions, inplace, view_inplace, hooks, promotion, reprs, indexing, kinks,
-            versions, custom_function, functional, grad_modes, piecewise_constant]
+            versions, custom_function, functional, grad_modes, piecewise_constant,
+            extremes_with_inf_and_nan, variance_without_degrees_of_freedom]
 
 
 def _plain(value: Any) -> Any:
