@@ -130,6 +130,7 @@ def check(program: Program, module: ModuleType, seed: int, forward: bool) -> Non
 
 
 def _compiled(program: Program, fn, args, optimize: bool) -> list[Any]:
+    snapshot = [np.array(a, copy=True) for a in args]
     try:
         result = sg.grad(fn, wrt=program.wrt, optimize=optimize)(*args)
     except sg.SrcGradError as error:
@@ -139,6 +140,10 @@ def _compiled(program: Program, fn, args, optimize: bool) -> list[Any]:
         raise FuzzFailure(describe(program, f"sg.grad raised {type(error).__name__} "
                                             f"(optimize={optimize}):\n"
                                             f"{traceback.format_exc()}")) from error
+    for k, (before, after) in enumerate(zip(snapshot, args)):
+        if not np.array_equal(before, after, equal_nan=True):
+            raise FuzzFailure(describe(program, f"sg.grad modified argument x{k} "
+                                                f"(optimize={optimize})"))
     return list(result)
 
 
