@@ -105,7 +105,10 @@ def source(df: Any, *example_args: Any) -> str:
     if not example_args:
         return d.entry(None).text
     n = len(d.param_names)
-    args = d.bind(example_args, {}) if len(example_args) != n + d.has_seed else example_args
+    if len(example_args) in (n, n + d.has_seed):  # the seed/tangent may be left out
+        args = list(example_args)
+    else:
+        args = d.bind([*example_args, None] if d.has_seed else example_args, {})
     return d.entry_for(args[:n]).text
 
 

@@ -70,7 +70,7 @@ def backprop_if(scope: Scope, op: Op) -> None:
         with child.builder:
             block.results = [child.table[v.id] if v.id in child.table else child.zeros_like(v)
                              for v in free.values()]
-    types = [v.type if v.type is not None else T.ANY for v in free.values()]
+    types = [T.ANY] * len(free)  # adjoints may be NumPy scalars where primals are floats
     adj_op = scope.builder.emit("if", {"cond": scope.visible(op.args["cond"])}, types=types,
                                 n_out=len(free))
     adj_op.regions = [b for b, _ in branches]
@@ -131,7 +131,7 @@ def backprop_loop(scope: Scope, op: Op) -> None:
         return popped
 
     child = _child(scope, body, adj_body, local)
-    d_params = [Value(type=op.outputs[k].type) for k in slots]
+    d_params = [Value(type=T.ANY) for _ in slots]
     for p, k in zip(d_params, slots):
         p.adjoint_of = op.outputs[k]
     with child.builder:
@@ -148,7 +148,7 @@ def backprop_loop(scope: Scope, op: Op) -> None:
                  for p, k in zip(d_params, slots)]
         free = [(v, adj) for v, adj in child.free_contributions()
                 if v.id in scope.active and v not in carried]
-        acc_params = [Value(type=v.type) for v, _ in free]
+        acc_params = [Value(type=T.ANY) for _ in free]
         acc_results = [record_rule(_add_rule(), [Sym(a), Sym(adj)], {}).value
                        for a, (_v, adj) in zip(acc_params, free)]
     adj_body.params = [index_param, *d_params, *acc_params]
@@ -167,7 +167,7 @@ def backprop_loop(scope: Scope, op: Op) -> None:
         bounds = {"start": scope.builder.const(0), "stop": count,
                   "step": scope.builder.const(1)}
         attrs = {}
-    types = [v.type or T.ANY for v in (*d_init, *acc_init)]
+    types = [T.ANY] * (len(d_init) + len(acc_init))
     adj_op = scope.builder.emit("for_range", {**bounds, "init": (*d_init, *acc_init)},
                                 attrs=attrs, types=types, n_out=len(types))
     adj_op.regions = [adj_body]

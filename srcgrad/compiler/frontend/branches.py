@@ -97,11 +97,16 @@ def lower_if_returning(lw: Any, node: Any, cond: Any, rest: list[Any]) -> Any:
 
 
 def lower_ifexp(lw: Any, node: Any, cond: Any) -> Any:
+    return lower_lazy_if(lw, cond, lambda: lw.expr(node.body), lambda: lw.expr(node.orelse))
+
+
+def lower_lazy_if(lw: Any, cond: Any, then: Any, other: Any) -> Any:
+    """``then() if cond else other()``, each evaluated only inside its own branch."""
     blocks, values = [], []
-    for expr in (node.body, node.orelse):
+    for branch in (then, other):
         block = Block()
         with in_block(lw, block, dict(lw.env)):
-            values.append([lw.expr(expr)])
+            values.append([branch()])
         blocks.append(block)
     (out,) = _emit_if(lw, cond, blocks, values)
     return Sym(out)

@@ -73,7 +73,9 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
     r = rule_for(func)
     if r is not None:
         if not symbolic:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            if not _made_at_run_time(result, func):
+                return result
         out = record_rule(r, args, kwargs, fn=func)
         if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
             lw.ctx.note_view(out.value, args[0].value)
@@ -87,7 +89,12 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
                                            zip, slice, dict):
         return call_builtin(lw, func, args, kwargs, node)
     if not symbolic and _pure(func):
-        return func(*args, **kwargs)
+        result = func(*args, **kwargs)
+        if not _made_at_run_time(result, func):
+            return result
+        out = opaque(lw, func, args, kwargs)
+        out.value.type = T.of_value(result)
+        return out
     if isinstance(func, type) and issubclass(func, np.generic) and len(args) == 1:
         if not symbolic:
             return func(*args)
@@ -127,6 +134,14 @@ def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: 
     if kwargs.get("dtype") is not None:
         out = record_rule(rule("astype"), [out, kwargs["dtype"]], {})
     return out
+
+
+def _made_at_run_time(result: Any, func: Any) -> bool:
+    """An array built from constants (``np.zeros(3)``) is made by the emitted code, not
+    baked in as a literal: it stays small in the text and is a fresh array each call (the
+    function may write into it). Methods of constant arrays stay folded."""
+    return (isinstance(result, np.ndarray) and result.ndim > 0
+            and not isinstance(getattr(func, "__self__", None), np.ndarray))
 
 
 def _pure(func: Any) -> bool:

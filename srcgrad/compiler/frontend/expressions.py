@@ -113,17 +113,28 @@ class ExpressionsMixin:
         return result
 
     def expr_BoolOp(self, node: Any) -> Any:
-        values = [self.expr(v) for v in node.values]
-        if any(is_symbolic(v) for v in values):  # a run-time condition: combine elementwise
-            name = "logical_and" if isinstance(node.op, gast.And) else "logical_or"
-            result = values[0]
-            for v in values[1:]:
-                result = calls.call_numpy_name(self, name, [result, v], {}, node)
-            return result
-        result = values[0]
-        for v in values[1:]:
-            result = (result and v) if isinstance(node.op, gast.And) else (result or v)
-        return result
+        """``a and b`` / ``a or b`` with Python's short circuit: ``b`` is evaluated only when
+        needed, at compile time if ``a`` is known, else inside an ``if`` op."""
+        is_and = isinstance(node.op, gast.And)
+        return self._bool_chain(node, node.values, is_and)
+
+    def _bool_chain(self, node: Any, operands: list[Any], is_and: bool) -> Any:
+        first = self.expr(operands[0])
+        if len(operands) == 1:
+            return first
+        if not is_symbolic(first):
+            if bool(first) != is_and:  # `False and ...` / `True or ...`: decided
+                return first
+            return self._bool_chain(node, operands[1:], is_and)
+
+        def rest() -> Any:
+            return self._bool_chain(node, operands[1:], is_and)
+
+        def keep() -> Any:
+            return first
+
+        return branches.lower_lazy_if(self, first, rest if is_and else keep,
+                                      keep if is_and else rest)
 
     def expr_IfExp(self, node: Any) -> Any:
         test = self.expr(node.test)

@@ -31,7 +31,7 @@ def _attr_key(attrs: dict[str, Any]) -> Any:
             hash(v)
         except TypeError:
             return None
-        parts.append((k, type(v).__name__, v))
+        parts.append((k, type(v), v))  # the type itself: np.bool_(False) is not False
     return tuple(parts)
 
 

@@ -21,4 +21,5 @@ def grad_while_doubling(x):
         tape.pop()
         # line 80: x = x * 2.0
         dx = dx * 2.0
-    return dx
+    dx_1 = float(dx)
+    return dx_1
