@@ -356,3 +356,40 @@ def test_second_order_through_a_loop_is_a_clear_error_not_a_wrong_number():
     assert sg.grad(loop_power)(1.5) == pytest.approx(4 * 1.5 ** 3)
     with pytest.raises(sg.SrcGradError, match="reverse pass of a loop"):
         sg.grad(sg.grad(loop_power))(1.5)
+
+
+def guarded(x):
+    s = np.sum(x)
+    if len(x) > 3 and x[3] > 0.0:  # x[3] is never evaluated for a short x
+        s = s * 2.0
+    if s > 0.0 or x[7] > 0.0:  # run-time `or`: x[7] only when s <= 0
+        s = s * 3.0
+    return s
+
+
+def test_and_or_short_circuit_like_python():
+    assert_close(sg.grad(guarded)(np.array([0.5, 0.2])), np.array([3.0, 3.0]))
+
+
+def float_through_branch(x):
+    if x > 5.0:
+        y = np.cos(x)
+    else:
+        y = x ** 2
+    return y * 2.0
+
+
+def test_a_float_gradient_through_a_branch_is_a_float():
+    d = sg.grad(float_through_branch)(0.5)
+    assert d == 2.0 and type(d) is float
+
+
+def writes_into_zeros(x):
+    z = np.zeros((3,))
+    z[0] = x
+    return np.sum(z * z)
+
+
+def test_an_array_built_from_constants_is_made_at_run_time_and_writable():
+    assert sg.grad(writes_into_zeros)(0.3) == pytest.approx(0.6)
+    assert "np.zeros((3,))" in sg.source(sg.grad(writes_into_zeros), 0.3)
