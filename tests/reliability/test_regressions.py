@@ -21,10 +21,8 @@ def _sum_then_loop(x, y):
     return total + acc
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: the gradient of a Python float argument "
-                   "accumulated in a loop adjoint is returned as np.float64, not float "
-                   "(the final cast to the argument's type is missing)")
 def test_float_gradient_through_a_loop_stays_a_python_float():
+    """Was: np.float64 for a float argument whose adjoint accumulates in a loop."""
     gradient = sg.grad(_sum_then_loop, wrt=1)(np.array([0.2, 0.1]), 0.7)
     assert gradient == -1.0
     assert type(gradient) is float
@@ -48,10 +46,8 @@ def _square_in_a_branch(x):
     return y * 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: a Python float argument's gradient computed "
-                   "inside if/else is returned as np.float64 (no cast back to float after "
-                   "the branch adjoints)")
 def test_float_gradient_through_a_branch_stays_a_python_float():
+    """Was: np.float64 for a float argument differentiated inside if/else."""
     gradient = sg.grad(_square_in_a_branch)(0.5)
     assert gradient == 2.0
     assert type(gradient) is float
@@ -63,9 +59,8 @@ def _early_return_of_a_float(x, y):
     return np.sum(x) * y
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: through an early return, the gradient of a "
-                   "Python float argument is a 0-d ndarray, not a float")
 def test_float_gradient_through_an_early_return_stays_a_python_float():
+    """Was: a 0-d ndarray for a float argument, through an early return."""
     gradient = sg.grad(_early_return_of_a_float, wrt=1)(np.array([0.5, 0.2]), 0.3)
     assert gradient == 1.0
     assert type(gradient) is float
@@ -92,10 +87,8 @@ def _write_into_new_zeros(x):
     return np.sum(z)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: `z = np.zeros((3,)); z[0] = x` is refused "
-                   "with 'this subscript assignment is not supported. Assign to a local array "
-                   "...' although z is a local array the function created")
 def test_write_into_a_new_constant_array_differentiates():
+    """Was: refused as 'this subscript assignment is not supported'."""
     assert sg.grad(_write_into_new_zeros)(0.3) == 1.0
 
 
@@ -111,16 +104,13 @@ def _guarded_index_expression(x):
     return np.sum(y)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: `and` in an if condition is evaluated "
-                   "eagerly (np.logical_and of both sides), so a guarded `x[3]` raises "
-                   "IndexError where Python short-circuits")
 def test_and_in_an_if_condition_short_circuits():
+    """Was: both sides of `and` evaluated (np.logical_and), IndexError."""
     np.testing.assert_allclose(sg.grad(_guarded_index)(np.array([0.5, 0.2])), [1.0, 1.0])
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: `and` in a conditional expression's test is "
-                   "evaluated eagerly, so a guarded `x[5]` raises IndexError")
 def test_and_in_a_conditional_expression_short_circuits():
+    """Was: both sides of `and` evaluated in a conditional expression."""
     np.testing.assert_allclose(sg.grad(_guarded_index_expression)(np.array([0.5, 0.2])),
                                [3.0, 3.0])
 
@@ -145,10 +135,8 @@ def _where_on_a_folded_numpy_bool(x):
     return np.sum(y)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler (optimize=True): a folded np.bool(False) "
-                   "constant is merged with the Python False of np.sum's keepdims, emitting "
-                   "np.sum(y, keepdims=np.bool(False)), which NumPy rejects with TypeError")
 def test_folded_numpy_bool_is_not_merged_with_python_false():
+    """Was: np.sum(y, keepdims=np.bool(False)) emitted, TypeError."""
     x = np.array([0.3, 0.2, -0.4])
     np.testing.assert_allclose(sg.grad(_where_on_a_folded_numpy_bool)(x), [1.0, 1.0, 1.0])
 
@@ -173,10 +161,8 @@ def _stacked_constants_indexed_in_a_loop(x):
     return acc
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: a constant array (np.array/np.stack of "
-                   "literals) indexed by a loop counter is refused as 'indexing a Python list "
-                   "or tuple with a value known only at run time ... Use np.stack(...)'")
 @pytest.mark.parametrize("fn", [_constant_array_indexed_in_a_while_loop,
                                 _stacked_constants_indexed_in_a_loop])
 def test_constant_array_indexed_by_a_loop_counter_differentiates(fn):
+    """Was: refused as indexing a Python list with a run-time value."""
     assert sg.grad(fn)(0.5) == pytest.approx(0.875)
