@@ -25,9 +25,25 @@ def _axis(dim: Any) -> Any:
     return tuple(dim) if isinstance(dim, list) else dim
 
 
+class _NoDim:
+    """The default of ``dim``: not given at all (``x.sum()``), unlike ``dim=None``."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+NO_DIM: Any = _NoDim()
+
+
 def _reduce(self: Any, rule: str, dim: Any, keepdim: bool, **extra: Any) -> Any:
-    if dim is None and keepdim and self._data.ndim:
-        dim = tuple(range(self._data.ndim))  # PyTorch: keepdim without dim keeps all dims
+    """Record reduction ``rule``. PyTorch reduces every dimension for ``dim=None``, ``()``
+    or ``[]`` given explicitly and names that form ``SumBackward1`` (the dim overload),
+    as it does ``keepdim=True`` without a dim; only ``x.sum()`` is ``SumBackward0``. The
+    explicit forms become the tuple of all axes, which the table's namer tells apart."""
+    if dim is NO_DIM:
+        dim = tuple(range(self._data.ndim)) if keepdim and self._data.ndim else None
+    elif dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        dim = tuple(range(self._data.ndim))
     return _record(rule_named(rule), (self,), {"axis": _axis(dim), "keepdims": keepdim,
                                                **extra})
 
@@ -82,27 +98,27 @@ class ReduceMethods:
     def __rmatmul__(self, other: Any) -> Any:
         return matmul(other, self)
 
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+    def sum(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Any:
         x = self if dtype is None else self.to(dtype)
         return _reduce(x, "sum", dim, keepdim)
 
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+    def mean(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Any:
         x = self if dtype is None else self.to(dtype)
         _check_float(x, "mean")
         return _reduce(x, "mean", dim, keepdim)
 
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+    def prod(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Any:
         x = self if dtype is None else self.to(dtype)
         return _reduce(x, "prod", dim, keepdim)
 
-    def var(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-            correction: Any = None) -> Any:
+    def var(self, dim: Any = NO_DIM, unbiased: bool | None = None, keepdim: bool = False,
+            *, correction: Any = None) -> Any:
         ddof = correction if correction is not None else (0 if unbiased is False else 1)
         _check_float(self, "var")
         return _reduce(self, "var", dim, keepdim, ddof=ddof)
 
-    def std(self, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-            correction: Any = None) -> Any:
+    def std(self, dim: Any = NO_DIM, unbiased: bool | None = None, keepdim: bool = False,
+            *, correction: Any = None) -> Any:
         ddof = correction if correction is not None else (0 if unbiased is False else 1)
         _check_float(self, "std")
         return _reduce(self, "std", dim, keepdim, ddof=ddof)
@@ -115,7 +131,7 @@ class ReduceMethods:
             raise RuntimeError(f"{rule}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
-        values = _reduce(self, rule, dim, keepdim)
+        values = _reduce(self, rule, NO_DIM if dim is None else dim, keepdim)
         if dim is None:
             return values
         index = arg(self._data, axis=dim, keepdims=keepdim)
@@ -131,10 +147,10 @@ class ReduceMethods:
             return self.minimum(dim)
         return self._extreme("min", np.argmin, dim, keepdim)
 
-    def amax(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def amax(self, dim: Any = NO_DIM, keepdim: bool = False) -> Any:
         return _reduce(self, "max", dim, keepdim)
 
-    def amin(self, dim: Any = None, keepdim: bool = False) -> Any:
+    def amin(self, dim: Any = NO_DIM, keepdim: bool = False) -> Any:
         return _reduce(self, "min", dim, keepdim)
 
     def argmax(self, dim: Any = None, keepdim: bool = False) -> Any:

@@ -303,3 +303,28 @@ def test_silencing_keeps_the_users_numpy_error_state() -> None:
         np.seterr(**old)
     assert np.geterr() == old
 
+
+@pytest.mark.parametrize("reduce,name", [
+    (lambda x: x.sum(), "SumBackward0"), (lambda x: x.sum(dim=None), "SumBackward1"),
+    (lambda x: x.sum(None), "SumBackward1"), (lambda x: x.sum(dim=()), "SumBackward1"),
+    (lambda x: x.sum(dim=[]), "SumBackward1"), (lambda x: sg.sum(x, dim=None), "SumBackward1"),
+    (lambda x: x.mean(), "MeanBackward0"), (lambda x: x.mean(dim=None), "MeanBackward1"),
+    (lambda x: x.mean(()), "MeanBackward1"), (lambda x: x.var(dim=None), "VarBackward0"),
+    (lambda x: x.std(dim=()), "StdBackward0"),
+])
+def test_an_explicit_dim_none_or_empty_reduces_everything_with_the_dim_overloads_name(
+        reduce, name) -> None:
+    x = sg.tensor([[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]], requires_grad=True)
+    y = reduce(x)
+    assert type(y.grad_fn).__name__ == name and y.shape == ()
+    whole = reduce(sg.tensor(x.detach().numpy().reshape(-1)))  # the same over all elements
+    assert y.item() == pytest.approx(whole.item())
+
+
+def test_dim_none_with_keepdim_keeps_every_dimension() -> None:
+    x = sg.ones(2, 3, requires_grad=True)
+    y = x.sum(dim=None, keepdim=True)
+    assert y.shape == (1, 1) and type(y.grad_fn).__name__ == "SumBackward1"
+    y.backward(sg.ones(1, 1))
+    assert x.grad.tolist() == [[1.0] * 3] * 2
+

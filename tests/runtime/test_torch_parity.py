@@ -242,17 +242,33 @@ def extremes_with_inf_and_nan(lib):
 
 
 def variance_without_degrees_of_freedom(lib):
+    import warnings
+
     x = f32(lib, [3.0])
     rows = f32(lib, [[3.0], [1.0]])
-    (x.var() + x.std()).backward()
-    rows.var(dim=1).sum().backward()
+    with warnings.catch_warnings():  # both warn "degrees of freedom <= 0" in the forward
+        warnings.simplefilter("ignore")
+        (x.var() + x.std()).backward()
+        rows.var(dim=1).sum().backward()
     return x.grad, rows.grad
+
+
+def reduction_forms(lib):
+    x = f32(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    ys = [x.sum(), x.sum(dim=None), x.sum(None), x.sum(dim=()), x.sum(dim=[]),
+          x.sum(dim=None, keepdim=True), x.mean(), x.mean(dim=None), x.mean(()),
+          x.mean(dim=None, keepdim=True), x.var(dim=None), x.std(dim=None),
+          lib.sum(x, dim=None), lib.mean(x, None), x.sum(0)]
+    # (not x.var(()): torch 2.13 reduces all in the forward but its backward divides by
+    # N - 1 = 0 as if nothing were reduced, giving +-inf; srcgrad's gradient is finite)
+    sum(y.sum() for y in ys).backward()
+    return [names(y) for y in ys], [list(y.shape) for y in ys], [y.detach() for y in ys], x.grad
 
 
 PROGRAMS = [seed_graph, chain_rule, accumulation, second_order, operators, methods, products,
             functions, inplace, view_inplace, hooks, promotion, reprs, indexing, kinks,
             versions, custom_function, functional, grad_modes, piecewise_constant,
-            extremes_with_inf_and_nan, variance_without_degrees_of_freedom]
+            extremes_with_inf_and_nan, variance_without_degrees_of_freedom, reduction_forms]
 
 
 def _plain(value: Any) -> Any:
