@@ -17,6 +17,9 @@ copy_into      x: zeros; src: ``g`` (``dst.copy_(src)``: PyTorch's CopyBackwards
 fill           x: zeros; value: ``sum(g)`` (``fill_`` / ``zero_``)
 take_flat      ``put_flat(g, x_shape, region)``: elements at flat positions ``region``
 put_flat       ``take_flat(g, region)``
+amax, amin     ``G * tie_share(x, out, axis, keepdims)``: PyTorch's ``amax``/``amin``
+               split the gradient evenly among ties along every reduced axis (``max``
+               along an axis picks one index); like PyTorch, ``G / count * mask``
 =============  =================================================================
 """
 
@@ -28,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from .dispatch import dispatching
-from .helpers import getitem, scatter_add
-from .registry import ELEMENTWISE, LINEAR, defrule
+from .helpers import getitem, scatter_add, unreduce
+from .registry import ELEMENTWISE, LINEAR, NONDIFF, defrule
 
 
 @dispatching
@@ -146,3 +149,37 @@ defrule("take_flat", take_flat, inputs=("x",), params=("region",), kind=LINEAR,
         vjp={"x": lambda g, x_shape, region: put_flat(g, x_shape, region)})
 defrule("put_flat", put_flat, inputs=("x",), params=("shape", "region"), kind=LINEAR,
         vjp={"x": lambda g, region: take_flat(g, region)})
+
+
+# --- amax / amin: ties share the gradient along every reduced axis ---------------------
+@dispatching
+def amax(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``np.max`` as ``torch.amax`` (its gradient differs: see ``tie_share``)."""
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+@dispatching
+def amin(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``np.min`` as ``torch.amin`` (its gradient differs: see ``tie_share``)."""
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+@dispatching
+def tie_share(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``1 / count`` where ``x`` equals the reduced ``out``, else 0 (NaN rows: 0 / 0)."""
+    x = np.asarray(x)
+    hits = x == unreduce(out, x.shape, axis, keepdims)
+    share = hits / np.sum(hits, axis=axis, keepdims=True)
+    return share.astype(x.dtype) if x.dtype.kind == "f" else share
+
+
+_AMAX_FORM = "x, axis=None, keepdims=False"
+defrule("tie_share", tie_share, inputs=("x", "out"), params=("axis", "keepdims"),
+        kind=NONDIFF, form="x, out, axis=None, keepdims=False")
+for _name, _impl in (("amax", amax), ("amin", amin)):
+    defrule(_name, _impl, inputs=("x",), params=("axis", "keepdims"), form=_AMAX_FORM,
+            vjp={"x": lambda g, x, x_shape, out, axis, keepdims:
+                 unreduce(g, x_shape, axis, keepdims) * tie_share(x, out, axis, keepdims)},
+            jvp={"x": lambda t, x, out, axis, keepdims:
+                 np.sum(t * tie_share(x, out, axis, keepdims), axis=axis, keepdims=keepdims)})
+

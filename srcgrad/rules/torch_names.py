@@ -174,6 +174,8 @@ NAMERS: dict[str, Namer] = {
     "sum": _by_axis("SumBackward0", "SumBackward1"),
     "mean": _by_axis("MeanBackward0", "MeanBackward1"),
     "prod": _by_axis("ProdBackward0", "ProdBackward1"),
+    "amax": _fixed("AmaxBackward0", 1),
+    "amin": _fixed("AminBackward0", 1),
     "max": _max_min("Max"),
     "min": _max_min("Min"),
     "var": _fixed("VarBackward0", 1),

@@ -148,10 +148,10 @@ class ReduceMethods:
         return self._extreme("min", np.argmin, dim, keepdim)
 
     def amax(self, dim: Any = NO_DIM, keepdim: bool = False) -> Any:
-        return _reduce(self, "max", dim, keepdim)
+        return _reduce(self, "amax", dim, keepdim)
 
     def amin(self, dim: Any = NO_DIM, keepdim: bool = False) -> Any:
-        return _reduce(self, "min", dim, keepdim)
+        return _reduce(self, "amin", dim, keepdim)
 
     def argmax(self, dim: Any = None, keepdim: bool = False) -> Any:
         return _record(rule_named("argmax"), (self,), {"axis": dim, "keepdims": keepdim})

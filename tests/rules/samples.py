@@ -337,3 +337,8 @@ each("copy_into", [{"x": R((10, 5)), "src": R((5,))}, {"x": R((5,)), "src": R((5
 each("fill", [{"x": R((10, 5)), "value": R(())}])
 each("take_flat", [{"x": R((10, 5)), "region": np.array([[0, 7], [12, 49]])}])
 each("put_flat", [{"x": R((2, 2)), "shape": (10, 5), "region": np.array([[0, 7], [12, 49]])}])
+each("amax", reduction_envs())
+each("amin", reduction_envs())
+_TIED = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])
+each("tie_share", [{"x": _TIED, "out": np.max(_TIED, axis=a, keepdims=k), "axis": a,
+                    "keepdims": k} for a in (None, 1, (0, 1)) for k in (False, True)])

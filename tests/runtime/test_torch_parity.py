@@ -253,6 +253,17 @@ def variance_without_degrees_of_freedom(lib):
     return x.grad, rows.grad
 
 
+def amax_amin_share_ties(lib):
+    inf = float("inf")
+    x = f32(lib, [[1.0, 3.0, 3.0], [2.0, -inf, 2.0]])
+    ys = [x.amax(), x.amax(1), x.amin(0, keepdim=True), x.amax((0, 1)), lib.amax(x, dim=1),
+          x.amin(dim=None)]
+    sum(y.sum() for y in ys).backward()
+    z = f32(lib, [[1.0, 3.0, 3.0], [2.0, -inf, 0.0]])
+    (z.amax(1) * inf).sum().backward()  # PyTorch: G / count * mask, so inf * 0 is NaN here
+    return [names(y) for y in ys], [y.detach() for y in ys], x.grad, z.grad
+
+
 def reduction_forms(lib):
     x = f32(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     ys = [x.sum(), x.sum(dim=None), x.sum(None), x.sum(dim=()), x.sum(dim=[]),
@@ -268,7 +279,8 @@ def reduction_forms(lib):
 PROGRAMS = [seed_graph, chain_rule, accumulation, second_order, operators, methods, products,
             functions, inplace, view_inplace, hooks, promotion, reprs, indexing, kinks,
             versions, custom_function, functional, grad_modes, piecewise_constant,
-            extremes_with_inf_and_nan, variance_without_degrees_of_freedom, reduction_forms]
+            extremes_with_inf_and_nan, variance_without_degrees_of_freedom, reduction_forms,
+            amax_amin_share_ties]
 
 
 def _plain(value: Any) -> Any:
