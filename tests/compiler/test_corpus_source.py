@@ -22,18 +22,7 @@ NOT_IMPORTABLE = {"defvjp_for_function_without_source"}
 _BOUND_METHOD = ("compiler: a method of a constant array (np.arange(6.0).reshape(2, 3)) is "
                  "emitted as a call of `_ndarray_reshape`, which the module text never defines "
                  "(NameError when the text runs on its own)")
-PENDING_SOURCE: dict[str, str] = {
-    "method_transpose": _BOUND_METHOD,
-    "np_outer": _BOUND_METHOD,
-    "np_inv": _BOUND_METHOD,
-    "np_diag_of_vector": _BOUND_METHOD,
-    "np_transpose": _BOUND_METHOD,
-    "np_broadcast_to": _BOUND_METHOD,
-    "np_concatenate": _BOUND_METHOD,
-    "np_tile": _BOUND_METHOD,
-    "np_repeat": _BOUND_METHOD,
-    "np_flip": _BOUND_METHOD,
-}
+PENDING_SOURCE: dict[str, str] = {}
 
 
 def cases():
@@ -77,8 +66,6 @@ def test_emitted_module_runs_on_its_own(program, kind):
         assert_close(g, w, rtol=0, atol=0, what=f"{program.name}: emitted module vs df")
 
 
-@pytest.mark.xfail(strict=True, reason="compiler: the text names a bound method of a constant "
-                   "array by its repr, memory address included ('... object at 0x...')")
 def test_source_text_is_the_same_in_every_process():
     # no memory addresses or ids in the text: golden files and diffs must be stable
     program = next(p for p in PROGRAMS if p.name == "np_flip")
