@@ -183,11 +183,15 @@ def emit_return(gen: Generator, scope: Scope, body: list[str]) -> None:
 
 
 def emit_write(gen: Generator, scope: Scope, body: list[str]) -> None:
+    """Writes into an array the function made. It is made from an argument, so that on the
+    runtime it is a Tensor too: a Tensor written into a plain ndarray leaves the graph."""
     from .generator import Var
 
-    arrays = [v for v in scope.vars if len(v.shape) >= 1]
+    params = [v for v in scope.vars if v.name.startswith("x")]
+    arrays = [v for v in params if len(v.shape) >= 1]
     if not arrays:
-        source = gen.pick(scope)
+        source = gen.rng.choice(params)
+        scope.used(source.name)
         name = gen.fresh("z")
         body.append(f"{IND}{name} = np.zeros((3,)) + {source.name}")
         base = scope.add(Var(name, (3,), name))
