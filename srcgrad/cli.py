@@ -1,9 +1,10 @@
 """The ``srcgrad`` command (top of the stack, beside the public API): view generated code.
 
 ``srcgrad show TARGET`` loads a user's function and prints what the compiler emits for it
-(``--ir``: the IR). TARGET is ``path/to/file.py:function`` or ``package.module:function``;
-a file is loaded under a module name of its own, so its ``if __name__ == "__main__":``
-block does not run.
+(``--ir``: the IR; ``--annotate``: the emitted code with the user's source lines above the
+statements each produced; ``--graph``: the IR as Graphviz DOT). TARGET is
+``path/to/file.py:function`` or ``package.module:function``; a file is loaded under a
+module name of its own, so its ``if __name__ == "__main__":`` block does not run.
 
 Exit status: 0 on success; 2 with exactly one line on stderr for anything the user can fix
 (a bad target, an unsupported construct, bad options); 1 for an internal error (a bug in
@@ -189,15 +190,23 @@ def use_color(choice: str, stream: Any) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def highlight(text: str, python: bool) -> str:
-    """Python syntax highlighting for a terminal, when pygments is installed."""
+# the pygments lexer for each view's text: the emitted and annotated code are Python
+LEXERS = {"source": "python", "annotate": "python", "graph": "graphviz", "ir": "text"}
+
+
+def highlight(text: str, language: str) -> str:
+    """Syntax highlighting for a terminal, when pygments (and its lexer) is installed."""
     try:
         from pygments import highlight as pygments_highlight
         from pygments.formatters import TerminalFormatter
-        from pygments.lexers import PythonLexer, TextLexer
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
     except ImportError:
         return text
-    lexer = PythonLexer() if python else TextLexer()
+    try:
+        lexer = get_lexer_by_name(language)
+    except ClassNotFound:  # an old pygments without this language: plain text
+        return text
     return pygments_highlight(text, lexer, TerminalFormatter())
 
 
@@ -206,19 +215,12 @@ def show(args: argparse.Namespace) -> str:
     function = load_target(args.target)
     from .compiler.api import render  # the compiler loads only when there is work for it
 
-    try:
-        text = render(function, wrt=args.wrt, mode=args.mode, optimize=args.optimize,
-                      types=args.types, what=what)
-    except SrcGradError as e:
-        # a compiler without this view names it as unknown: say so in the CLI's own terms
-        if what in ("annotate", "graph") and repr(what) in str(e):
-            raise UsageError(f"srcgrad show: --{what} is not available yet in this version "
-                             "of srcgrad; use the default view or --ir") from None
-        raise
+    text = render(function, wrt=args.wrt, mode=args.mode, optimize=args.optimize,
+                  types=args.types, what=what)
     if not text.endswith("\n"):
         text += "\n"
     if use_color(args.color, sys.stdout):
-        text = highlight(text, python=what in ("source", "annotate"))
+        text = highlight(text, LEXERS[what])
     return text
 
 

@@ -25,6 +25,7 @@ from srcgrad.rules import generation
 from . import cache
 from .ad.forward import JVP, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
+from .backend.annotate import annotate
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
 from .dispatcher import Dispatcher
@@ -33,6 +34,7 @@ from .frontend.resolve import Dependency
 from .ir import types as T
 from .ir.builder import clone_function
 from .ir.core import Function
+from .ir.dot import to_dot
 from .ir.printer import print_function
 from .ir.verify import verify
 from .jacobians import jacobian_of
@@ -122,14 +124,14 @@ def _derivation(df: Any) -> Derivation:
 
 def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True,
            types: Sequence[str] | None = None, what: str = "source") -> str:
-    """The emitted module text (``what="source"``) or printed IR (``"ir"``) of ``f``'s
-    derivative; ``types`` are argument kind strings (see :func:`.ir.types.parse`)."""
+    """The emitted module text (``what="source"``), printed IR (``"ir"``), the text
+    annotated with ``f``'s source (``"annotate"``) or the IR as Graphviz DOT (``"graph"``) of
+    ``f``'s derivative; ``types`` are argument kind strings (see :func:`.ir.types.parse`)."""
     if mode not in ("reverse", "forward"):
         raise SrcGradError(f"unknown mode {mode!r}; expected 'reverse' or 'forward'.")
-    if what in ("annotate", "graph"):
-        raise SrcGradError(f"--{what} is not available yet; use the plain source or --ir.")
-    if what not in ("source", "ir"):
-        raise SrcGradError(f"unknown what={what!r}; expected 'source' or 'ir'.")
+    if what not in ("source", "ir", "annotate", "graph"):
+        raise SrcGradError(f"unknown what={what!r}; expected 'source', 'ir', 'annotate' or "
+                           "'graph'.")
     d = Derivation(f, JVP if mode == "forward" else GRAD, wrt, optimize)
     arg_types = None
     if types is not None:
@@ -144,6 +146,10 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
     if primal.meta.get("tuple_result") and mode == "reverse":
         d = Derivation(f, VJP, wrt, optimize)
     entry = d.entry(arg_types)
+    if what == "annotate":
+        return annotate(entry.text, entry.ir.source_lines, entry.ir.filename)
+    if what == "graph":
+        return to_dot(entry.ir)
     return print_function(entry.ir) if what == "ir" else entry.text
 
 

@@ -170,13 +170,11 @@ def test_options_the_compiler_rejects_exit_2(flags, how):
     assert_usage_error(run("show", f"{SAMPLE}:loss", *flags, how=how))
 
 
-@pytest.mark.parametrize("flag", ["--annotate", "--graph"])
-def test_annotate_and_graph_either_print_or_say_not_available(flag):
-    result = run("show", f"{SAMPLE}:loss", flag)
-    if result.returncode == 0:
-        assert result.stdout and result.stderr == ""
-    else:
-        assert_usage_error(result, flag, "not available")
+@pytest.mark.parametrize("flag, what", [("--annotate", "annotate"), ("--graph", "graph")])
+def test_annotate_and_graph_print_what_render_gives(flag, what):
+    result = run("show", f"{SAMPLE}:loss", flag, "--wrt", "0,1")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert result.stdout == expected_text(f"{SAMPLE}:loss", what=what, wrt=(0, 1))
 
 
 def test_forward_mode_prints_or_exits_2():
