@@ -25,6 +25,8 @@ COMPILER_FUNCTIONS = [
     ("custom_rule.py", "loss", [], "def grad_loss(w, x, y):"),
     ("custom_rule.py", "quantize", [], "def grad_quantize(w):"),
     ("rnn_loop.py", "rnn_loss", ["--wrt", "W,U"], "for i_1 in reversed(range("),
+    ("newton_hessian.py", "rosenbrock", ["--annotate"], "def grad_rosenbrock(p):"),
+    ("newton_hessian.py", "gradient", [], "def grad_grad_rosenbrock(p):"),
 ]
 
 
@@ -41,7 +43,7 @@ def losses(output: str) -> list[float]:
 
 def test_every_example_is_exercised_here():
     tested = {"seed_tour.py", "logistic_regression.py", "mlp_runtime.py", "custom_rule.py",
-              "rnn_loop.py"}
+              "rnn_loop.py", "newton_hessian.py"}
     lead_owned = {"quickstart.py"}
     assert {p.name for p in EXAMPLES.glob("*.py")} - lead_owned == tested
 
@@ -98,6 +100,22 @@ def test_rnn_loop_gradient_matches_finite_differences(tmp_path):
     errors = [float(v) for v in re.findall(r"finite differences\| = (\S+)", out)]
     assert len(errors) == 2 and max(errors) < 1e-6
     assert "gradient check passed for a sequence of 6 steps" in out
+
+
+def test_newton_hessian_converges_quadratically_to_the_minimum(tmp_path):
+    out = run_example("newton_hessian.py", tmp_path)
+    assert "matches finite differences of the gradient: True" in out.splitlines()
+    steps = re.findall(r"^step (\d+): .* f = (\S+)  \|grad\| = (\S+)$", out, re.M)
+    assert [int(k) for k, _, _ in steps] == list(range(len(steps)))
+    values = [float(f) for _, f, _ in steps]
+    norms = [float(g) for _, _, g in steps]
+    assert values[0] == pytest.approx(6.776, abs=1e-3)  # f(-1.2, 1, 1)
+    assert all(a >= b for a, b in zip(values, values[1:]))  # every step lowers f
+    assert len(steps) < 20 and norms[-1] < 1e-12  # converged, not out of steps
+    small = [g for g in norms if 0 < g < 1e-2]  # near the minimum: quadratic convergence
+    assert any(b < a * a * 10 for a, b in zip(small, small[1:]))
+    error = float(re.search(r"minimum found at .* error (\S+)$", out, re.M).group(1))
+    assert error < 1e-8
 
 
 @pytest.mark.parametrize("example, function, options, expected", COMPILER_FUNCTIONS,
