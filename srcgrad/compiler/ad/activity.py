@@ -21,9 +21,10 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import NONDIFF, Rule
 
 from ..ir.core import Block, Function, Op, Value
+from .tape import Tapes, pair_tapes, useful_through, varied_through
 
 _STRUCTURAL = ("call", "make_tuple", "make_list", "make_slice")
-_TAPE = ("tape_push", "list_pop")  # values saved by a reverse pass: no derivative through
+_TAPE = ("tape_push", "list_pop")  # a reverse pass's saved values: see .tape
 
 
 def rule_of(op: Op) -> Rule | None:
@@ -64,7 +65,7 @@ def varied_values(fn: Function, wrt: list[Value]) -> set[int]:
     """Ids of the values that depend differentiably on ``wrt`` (what forward mode needs)."""
     varied = {v.id for v in wrt if can_carry(v)}
     try:
-        _forward(fn.body, varied)
+        _forward(fn.body, varied, pair_tapes(fn))
     except SrcGradError as e:
         if e.filename is None:
             raise SrcGradError(str(e), filename=fn.filename, lineno=e.lineno) from None
@@ -76,15 +77,15 @@ def active_values(fn: Function, wrt: list[Value]) -> set[int]:
     """Ids of the values that are both varied (by ``wrt``) and useful (to the results)."""
     varied = varied_values(fn, wrt)
     useful = {r.id for r in fn.body.results if isinstance(r, Value)}
-    _backward(fn.body, useful)
+    _backward(fn.body, useful, pair_tapes(fn))
     return varied & useful
 
 
-def _forward(block: Block, varied: set[int]) -> None:
+def _forward(block: Block, varied: set[int], tapes: Tapes) -> None:
     for op in block.ops:
         if op.prim == "if":
             for r in op.regions:
-                _forward(r, varied)
+                _forward(r, varied, tapes)
             for k, o in enumerate(op.outputs):
                 if can_carry(o) and any(r.results[k].id in varied for r in op.regions):
                     varied.add(o.id)
@@ -99,29 +100,26 @@ def _forward(block: Block, varied: set[int]) -> None:
                                              or body.results[k].id in varied):
                             varied.add(p.id)
                 for r in op.regions:
-                    _forward(r, varied)
+                    _forward(r, varied, tapes)
                 if len(varied) == before:
                     break
             for k, o in enumerate(op.outputs):  # carried, then collected (no init)
                 from_init = k < len(init) and init[k].id in varied
                 if can_carry(o) and (from_init or body.results[k].id in varied):
                     varied.add(o.id)
-        elif op.prim in _TAPE and any(v.id in varied for v in op.operands()):
-            raise SrcGradError(
-                "differentiating the reverse pass of a loop (a derivative of a derivative "
-                "through a loop) is not supported yet; differentiate the loop once, or use "
-                "forward-over-reverse when it lands (sg.jvp of sg.grad).", lineno=op.line)
+        elif op.prim in _TAPE:
+            varied_through(op, varied, tapes)
         elif any(v.id in varied for _, v in _differentiable_inputs(op)):
             varied.update(o.id for o in op.outputs if can_carry(o))
 
 
-def _backward(block: Block, useful: set[int]) -> None:
+def _backward(block: Block, useful: set[int], tapes: Tapes) -> None:
     for op in reversed(block.ops):
         if op.prim == "if":
             for r in op.regions:
                 useful.update(r.results[k].id for k, o in enumerate(op.outputs)
                               if o.id in useful)
-                _backward(r, useful)
+                _backward(r, useful, tapes)
         elif op.prim in ("for_range", "while"):
             body = op.regions[-1]
             init = op.args["init"]
@@ -131,12 +129,14 @@ def _backward(block: Block, useful: set[int]) -> None:
                     if o.id in useful or (k < len(init) and any(
                             ps[k].id in useful for ps in carried_params(op))):
                         useful.add(body.results[k].id)
-                _backward(body, useful)
+                _backward(body, useful, tapes)
                 if len(useful) == before:
                     break
             for k in range(len(init)):
                 if op.outputs[k].id in useful or any(ps[k].id in useful
                                                      for ps in carried_params(op)):
                     useful.add(init[k].id)
+        elif op.prim in _TAPE:
+            useful_through(op, useful, tapes)
         elif any(o.id in useful for o in op.outputs):
             useful.update(v.id for _, v in _differentiable_inputs(op))

@@ -26,6 +26,7 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule, to_value
 from .activity import rule_of, varied_values
+from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
 _STATIC = ("const", "make_tuple", "make_list", "make_slice", "print", "assert", "raise")
@@ -37,6 +38,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     tangent = Value(name="tangent", type=T.ANY)
     fn.params.append(tangent)
     fn.meta["varied"] = varied_values(fn, [fn.params[i] for i in wrt])
+    fn.meta["tapes"] = pair_tapes(fn)
     tangents: dict[int, Value] = {}
     prelude = Block()
     with Builder(prelude):
@@ -64,6 +66,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
         t_out.adjoint_of = t_out.adjoint_of or out
         del b
     fn.body.results = [out, t_out]
+    del fn.meta["varied"], fn.meta["tapes"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt, returns=[0, 1],
                    tuple_result=True)
     return fn
@@ -106,15 +109,15 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
                                lineno=op.line, advice=f"Register its derivative with "
                                f"sg.defjvp({name}, ...).")
         return
+    if op.prim in TAPE_PRIMS:
+        forward_tape_op(op, tangents, fn.meta["tapes"])
+        return
     rule = rule_of(op)
     if rule is None:
         if op.prim in _STATIC or not any(v.id in tangents for v in op.operands()):
             return
-        raise SrcGradError("forward mode through the reverse pass of a loop (sg.jvp of "
-                           "sg.grad of a function with a loop) is not supported yet.",
-                           filename=fn.filename, lineno=op.line,
-                           advice="Use sg.grad(sg.grad(f)) for a straight-line f, or "
-                                  "finite differences of sg.grad.")
+        raise SrcGradError(f"internal: no forward rule for the IR op {op.prim}",
+                           filename=fn.filename, lineno=op.line)
     if not op.outputs:
         return
     given: dict[str, Any] = {}

@@ -26,11 +26,17 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Op, Value
 from ..symbolic import Sym, record_rule
 from .scope import Scope
+from .tape import backprop_tape_op, pushes_adjoints
 
 
 def backprop_block(scope: Scope) -> None:
     for op in reversed(list(scope.primal.ops)):
-        if not any(o.id in scope.table for o in op.outputs):
+        if op.prim in ("tape_pop", "tape_push", "list_pop"):
+            with scope.builder.at_line(op.line):
+                backprop_tape_op(scope, op)
+            continue
+        if not any(o.id in scope.table for o in op.outputs) and not (
+                op.regions and pushes_adjoints(scope, op)):
             continue
         with scope.builder.at_line(op.line):
             if op.prim == "if":

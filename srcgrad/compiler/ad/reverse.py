@@ -32,6 +32,7 @@ from ..symbolic import Sym, record_rule
 from .activity import active_values
 from .regions import backprop_block
 from .scope import Scope, owners
+from .tape import pair_tapes
 
 GRAD, VALUE_AND_GRAD, VJP = "grad", "value_and_grad", "vjp"
 
@@ -49,6 +50,7 @@ def reverse(primal: Function, spec: ReverseSpec) -> Function:
     outputs = list(fn.body.results)
     wrt_params = [fn.params[i] for i in spec.wrt]
     active = active_values(fn, wrt_params)
+    fn.meta["tapes"] = pair_tapes(fn)  # a reverse pass being differentiated: see .tape
     with Builder(fn.body, line=primal.meta.get("return_line")) as b:
         top = Scope(fn, fn.body, b, active, owners(fn))
         seeds = _seeds(fn, b, outputs, spec)
@@ -56,6 +58,7 @@ def reverse(primal: Function, spec: ReverseSpec) -> Function:
             if out.id in active:
                 top.accumulate(out, seed)
         backprop_block(top)
+        del fn.meta["tapes"]
         with b.at_line(None):
             grads = [_cast_back(b, top.table.get(p.id), p) for p in wrt_params]
     n = len(grads)
