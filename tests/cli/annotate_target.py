@@ -1,5 +1,5 @@
 """Functions whose source shapes the ``--annotate`` listing: a statement over several
-lines, a loop, a branch, and a method (indented in its file)."""
+lines, a loop, a branch, a method (indented in its file) and a lambda."""
 
 import numpy as np
 
@@ -18,6 +18,9 @@ def looped(x, n=3):
     if n > 2:
         acc = acc + x
     return np.sum(acc)
+
+
+squared = lambda x: np.sum(x * x)  # noqa: E731 (a lambda target on purpose)
 
 
 class Model:

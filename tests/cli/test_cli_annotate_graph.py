@@ -41,7 +41,7 @@ def code_only(text: str) -> list[str]:
 
 # --- --annotate ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["spread", "looped", "Model.energy"])
+@pytest.mark.parametrize("name", ["spread", "looped", "Model.energy", "squared"])
 def test_annotate_keeps_every_emitted_statement_in_order(name):
     f = load(name)
     plain = render(f)
@@ -51,7 +51,7 @@ def test_annotate_keeps_every_emitted_statement_in_order(name):
     compile(annotated, "<annotated>", "exec")  # still Python: annotations are comments
 
 
-@pytest.mark.parametrize("name", ["spread", "looped", "Model.energy"])
+@pytest.mark.parametrize("name", ["spread", "looped", "Model.energy", "squared"])
 def test_listed_lines_are_the_users_file_lines(name):
     source = file_lines(TARGET)
     annotated = render(load(name), what="annotate")
@@ -82,6 +82,13 @@ def test_the_def_header_is_listed_above_the_emitted_def_and_indentation_is_relat
     assert annotated[at_def - 2].endswith("| @staticmethod")
     # the method body is listed with one level of indentation, as a top-level function's
     assert any(line.endswith("|     y = np.exp(x)") for line in annotated)
+
+
+def test_a_lambda_is_headed_by_the_statement_holding_it():
+    annotated = render(load("squared"), what="annotate").splitlines()
+    at_def = next(i for i, line in enumerate(annotated) if line.startswith("def "))
+    assert annotated[at_def - 1].endswith("| squared = lambda x: np.sum(x * x)  "
+                                          "# noqa: E731 (a lambda target on purpose)")
 
 
 def test_the_reverse_pass_lists_a_line_again_above_its_adjoint_code():

@@ -3,12 +3,13 @@
 It sits after the backend (:mod:`.emit`), reading only its text: every ``# line N: ...``
 marker the emitter wrote before the statements that came from user line N is replaced by
 a listing of that user statement (all of its lines when it spans several), numbered as in
-the user's file. The function's own header (decorators and ``def`` line) is listed above
-the emitted ``def``. The result is still valid Python: every annotation is a comment::
+the user's file. The function's own header (decorators and ``def`` line; for a lambda, the
+statement holding it) is listed above the emitted ``def``. The result is still valid
+Python: every annotation is a comment::
 
-    #   6 | def loss(x, y, scale=2.0):
+    # 6 | def loss(x, y, scale=2.0):
     def grad_loss(x, y, scale):
-        #   8 |     z = np.sin(x) * y
+        # 8 |     z = np.sin(x) * y
         _t1 = np.sin(x)
         z = _t1 * y
 """
@@ -98,4 +99,6 @@ def _statement_spans(source_lines: Mapping[int, str]) -> tuple[dict[int, list[in
             decorators = [d.lineno for d in node.decorator_list]
             header = [n + offset for n in range(min([start, *decorators]), end + 1)]
         spans.setdefault(start + offset, lines)
+    if not header and tree.body:  # a lambda: the statement that holds it heads the listing
+        header = spans.get(tree.body[0].lineno + offset, [])
     return spans, header
