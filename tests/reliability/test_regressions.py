@@ -166,3 +166,18 @@ def _stacked_constants_indexed_in_a_loop(x):
 def test_constant_array_indexed_by_a_loop_counter_differentiates(fn):
     """Was: refused as indexing a Python list with a run-time value."""
     assert sg.grad(fn)(0.5) == pytest.approx(0.875)
+
+
+def _negated_sum_plus_mean(x):
+    v7 = -x
+    v9 = np.mean(x, axis=0)
+    return -1.37 * np.sum(v7) + 1.41 * v9
+
+
+@pytest.mark.xfail(strict=True, reason="compiler (optimize=True): the simplifier drops "
+                   "unreduce(...) and the final like(...) when the seeds fold to constants, so "
+                   "a (3,) argument gets the float 1.84 instead of [1.84, 1.84, 1.84]")
+def test_folded_constant_adjoint_keeps_the_arguments_shape():
+    got = sg.grad(_negated_sum_plus_mean)(np.array([0.2, 0.4, 0.1]))
+    assert type(got) is np.ndarray
+    np.testing.assert_allclose(got, [1.84, 1.84, 1.84])
