@@ -22,6 +22,8 @@ COMPILER_FUNCTIONS = [
     ("logistic_regression.py", "loss", ["--wrt", "w,b"], "def grad_loss(w, b, X, y):"),
     # a derived function as the target: the CLI differentiates it once more
     ("logistic_regression.py", "loss_grad", [], "grad_loss_grad(w, b, X, y"),
+    ("quickstart.py", "loss", ["--types", "array[2],array[1],array[1]"],
+     "def grad_loss(W, x, y):"),
     ("custom_rule.py", "loss", [], "def grad_loss(w, x, y):"),
     ("custom_rule.py", "quantize", [], "def grad_quantize(w):"),
     ("rnn_loop.py", "rnn_loss", ["--wrt", "W,U"], "for i_1 in reversed(range("),
@@ -42,10 +44,16 @@ def losses(output: str) -> list[float]:
 
 
 def test_every_example_is_exercised_here():
-    tested = {"seed_tour.py", "logistic_regression.py", "mlp_runtime.py", "custom_rule.py",
-              "rnn_loop.py", "newton_hessian.py"}
-    lead_owned = {"quickstart.py"}
-    assert {p.name for p in EXAMPLES.glob("*.py")} - lead_owned == tested
+    tested = {"quickstart.py", "seed_tour.py", "logistic_regression.py", "mlp_runtime.py",
+              "custom_rule.py", "rnn_loop.py", "newton_hessian.py"}
+    assert {p.name for p in EXAMPLES.glob("*.py")} == tested
+
+
+def test_quickstart_prints_a_gradient_the_runtime_confirms_and_its_source(tmp_path):
+    out = run_example("quickstart.py", tmp_path)
+    assert "runtime agrees: True" in out
+    assert "def grad_loss(W, x, y):" in out
+    assert "# line 14: h = np.tanh(W @ x)" in out
 
 
 def test_seed_tour_prints_the_seeds_values(tmp_path):
