@@ -112,7 +112,7 @@ def backprop_loop(scope: Scope, op: Op) -> None:
              if op.outputs[k].id in scope.active or carried[k].id in scope.active]
     collected = [k for k in range(len(init), len(op.outputs))
                  if op.outputs[k].id in scope.table]
-    if not slots and not collected:
+    if not slots and not collected and not pushes_adjoints(scope, op):
         return
     # the tape: made just before the primal loop, pushed at the end of its body
     tape_op = Op("tape_new", {}, [Value(name="tape", type=T.STATIC)])
@@ -166,7 +166,7 @@ def backprop_loop(scope: Scope, op: Op) -> None:
                 for v, _ in free]
     if is_for:
         bounds = {k: scope.visible(op.args[k]) for k in ("start", "stop", "step")}
-        attrs = {"reverse": True}
+        attrs = {"reverse": not op.attrs.get("reverse", False)}  # an adjoint loop's: forward
     else:
         count = scope.builder.emit("tape_len", {"tape": scope.visible(tape)},
                                    types=[T.INT]).out

@@ -9,7 +9,7 @@ value at the same position:
 - forward mode pushes the tangents of the items alongside them (the tape holds
   ``(values..., tangents...)``) and the pop gets them back as extra outputs;
 - reverse mode: the adjoint of a pop is a push of the popped values' adjoints onto a
-  second tape made next to the first (``tape_new``); the adjoint of the push pops them.
+  second tape (made at the top of the function); the adjoint of the push pops them.
   The reverse pass runs the adjoint loop's iterations in the primal's order and the primal
   loop's backwards, so the stack order matches without any bookkeeping.
 
@@ -149,14 +149,15 @@ def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes) -> None:
 
 # --- reverse mode -------------------------------------------------------------------------
 
-def adjoint_tape(tapes: Tapes, root: int, owner: dict[int, Block]) -> Value:
-    """The tape for the adjoints of tape ``root``'s items, made right after it."""
+def adjoint_tape(tapes: Tapes, root: int, fn: Function, owner: dict[int, Block]) -> Value:
+    """The tape for the adjoints of tape ``root``'s items, made first thing in the function:
+    one tape serves every instance of a tape made inside a loop (nested loops), as the
+    reverse pass visits them in exactly the reverse order of their pops."""
     if root not in tapes.adjoint_tape:
-        new = tapes.new_of[root]
-        block = owner[new.out.id]
-        made = Op("tape_new", {}, [Value(name="dtape", type=T.STATIC)], line=new.line)
-        block.ops.insert(block.ops.index(new) + 1, made)
-        owner[made.out.id] = block
+        made = Op("tape_new", {}, [Value(name="dtape", type=T.STATIC)],
+                  line=tapes.new_of[root].line)
+        fn.body.ops.insert(0, made)
+        owner[made.out.id] = fn.body
         tapes.adjoint_tape[root] = (made.out, [])
     return tapes.adjoint_tape[root][0]
 
@@ -173,7 +174,7 @@ def backprop_tape_op(scope: Any, op: Op) -> None:
         if root not in tapes.new_of:
             raise SrcGradError("internal: a tape pop whose tape_new was not found",
                                filename=scope.fn.filename, lineno=op.line)
-        dtape = adjoint_tape(tapes, root, scope.owner)
+        dtape = adjoint_tape(tapes, root, scope.fn, scope.owner)
         positions = tapes.adjoint_tape[root][1]
         positions[:] = [k for k, _ in adjoints]
         scope.builder.emit("tape_push", {"tape": scope.visible(dtape),
