@@ -10,7 +10,9 @@ indices are recomputed, not stored) carrying the adjoints of the loop-carried va
 the accumulated adjoints of outer values the body reads. The primal values the adjoint
 body reads are exactly what the primal body pushes onto a tape (a list made before the
 loop), one tuple per iteration; the adjoint body pops them. A ``while`` loop's adjoint
-runs ``len(tape)`` times, so data-dependent trip counts work.
+runs ``len(tape)`` times, so data-dependent trip counts work. Differentiating such a
+derived program again (Hessians) goes through the tape ops' own derivatives, in
+:mod:`.tape`; the adjoint of an adjoint loop runs forwards.
 
     for i in range(n):            _tape = []
         s = s * x[i]              for i in range(n): _t = x[i]; s_1 = s * _t; _tape.append((s, _t))
