@@ -274,7 +274,9 @@ class _Emitter:
         for v in op.operands():
             name = self.names.names.get(v.id)
             if name is not None and self.names.base.get(name) == family \
-                    and self.last_use.get(v.id) == index and v not in self.fn.params:
+                    and self.last_use.get(v.id) == index and v not in self.fn.params \
+                    and (v.adjoint_of is None) == (out.adjoint_of is None):
+                # (a user's variable ``dx`` and the adjoint of ``x`` share a family name)
                 return name
         return None
 

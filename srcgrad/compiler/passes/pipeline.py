@@ -12,9 +12,11 @@ from collections.abc import Callable
 from ..ir.core import Function
 from .cse import cse
 from .dce import dce
+from .shapes import shapes
 from .simplify import simplify
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
+    ("shapes", shapes),
     ("simplify", simplify),
     ("cse", cse),
     ("dce", dce),

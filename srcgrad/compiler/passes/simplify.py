@@ -89,7 +89,7 @@ def simplify(fn: Function) -> None:
         if new is not None and new is not op.out:
             if new.name is None and op.out.name is not None and new.op is not None:
                 new.name = op.out.name
-            if new.adjoint_of is None and op.out.adjoint_of is not None:
+            if new.adjoint_of is None and op.out.adjoint_of is not None and new.name is None:
                 new.adjoint_of = op.out.adjoint_of
             mapping[op.out] = new
     replace_uses(fn, mapping)

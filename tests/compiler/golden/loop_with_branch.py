@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, seed_one, zeros_of
+from srcgrad.compiler.support import like, zeros_of
 from srcgrad.rules.helpers import unbroadcast, unreduce
 
 
@@ -25,32 +25,30 @@ def grad_loop_with_branch(x, n):
         tape.append((acc, _t3, _t2))
         acc = acc_1
     # line 74: return np.sum(acc)
-    _t5 = np.sum(acc)
-    _t6 = seed_one(_t5)
-    _t7 = np.shape(acc)
-    dacc = unreduce(_t6, _t7)
+    _t5 = np.shape(acc)
+    dacc = unreduce(1.0, _t5)
     # line 69: for i in range(n):
     dx = zeros_of(x)
     dx_1 = dx
     for i_1 in reversed(range(n)):
-        acc_2, _t8, _t9 = tape.pop()
+        acc_2, _t6, _t7 = tape.pop()
         # line 70: if i % 2 == 0:
-        if _t9:
+        if _t7:
             # line 71: acc = acc * x
-            _t10 = dacc * x
-            _t11 = np.shape(acc_2)
-            dacc_1 = unbroadcast(_t10, _t11)
-            _t12 = dacc * acc_2
-            _t13 = np.shape(x)
-            dx_2 = unbroadcast(_t12, _t13)
+            _t8 = dacc * x
+            _t9 = np.shape(acc_2)
+            dacc_1 = unbroadcast(_t8, _t9)
+            _t10 = dacc * acc_2
+            _t11 = np.shape(x)
+            dx_2 = unbroadcast(_t10, _t11)
         else:
             # line 73: acc = acc + np.sin(acc)
-            _t14 = np.shape(acc_2)
-            dacc_2 = unbroadcast(dacc, _t14)
-            _t15 = unbroadcast(dacc, _t8)
-            _t16 = np.cos(acc_2)
-            _t17 = _t15 * _t16
-            dacc_1 = dacc_2 + _t17
+            _t12 = np.shape(acc_2)
+            dacc_2 = unbroadcast(dacc, _t12)
+            _t13 = unbroadcast(dacc, _t6)
+            _t14 = np.cos(acc_2)
+            _t15 = _t13 * _t14
+            dacc_1 = dacc_2 + _t15
             dx_2 = dx
         # line 69: for i in range(n):
         dx_1 = dx_1 + dx_2

@@ -1,0 +1,218 @@
+"""Shape classes: drop ``unbroadcast``/``like`` where shapes are provably equal, and
+broadcast a full reduction's adjoint lazily.
+
+Runs in the pipeline before ``simplify``. A forward walk over the top-level block puts every
+value in a *shape class*: values of one class provably have the same shape at run time. An
+elementwise primitive (a table rule of kind elementwise without parameters) whose
+non-scalar inputs all share one class has that class (a known 0-d input broadcasts to
+anything); ``unreduce(g, shape(v))`` and ``matmul_adjoint_*(..., shape(v))`` have ``v``'s
+class. Nothing is assumed about values of unknown rank. With the classes:
+
+    %7 = shape(x=%4)          # %4 = power(%3, 2)       %7 = shape(x=%3)
+    %14 = unbroadcast(x=%12, shape=%13)   ->   (uses of %14 -> %12, when %12 ~ %13's value)
+    %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
+    %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar)
+    %8 = unreduce(x=%6, shape=%7, ...)    ->   (uses of %8 -> %6, when %6 is a scalar and
+    %10 = divide(x=%8, y=%9)                    every use chain ends in an elementwise op
+    %12 = multiply(x=%10, y=%11)                with an operand of %7's class, float64)
+
+so ``np.sum``/``np.mean``'s adjoint is a scalar multiplied in, never a materialised array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...rules.registry import ELEMENTWISE, RULES
+from ..ir.core import Block, Function, Op, Value
+from ..ir.types import FLOAT
+from .rewrite import replace_uses
+
+_SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
+
+
+def _elementwise(op: Op) -> bool:
+    rule = RULES.get(op.prim)
+    return (rule is not None and rule.kind == ELEMENTWISE and not rule.params
+            and not rule.user and not op.regions and len(op.outputs) == 1)
+
+
+def _unknown(v: Value) -> bool:
+    return v.type is None or v.type.kind == "any"
+
+
+def _rank0(v: Value) -> bool:
+    if v.op is not None and v.op.prim == "reduced_count":
+        return True  # a Python int
+    return v.type is not None and v.type.known_ndim == 0
+
+
+def _float64_array(v: Value, classes: _Classes | None = None) -> bool:
+    t = v.type
+    if _unknown(v) and classes is not None:  # an adjoint: float64 and shaped like an array
+        rep = classes.of(v)
+        return classes.is_float64(v) and rep is not v and _float64_array(rep)
+    return t is not None and t.kind == "array" and t.dtype == "float64" and bool(t.ndim)
+
+
+class _Classes:
+    """Union of values by provably equal shape; ``rep`` is each class's first value."""
+
+    def __init__(self) -> None:
+        self.rep: dict[int, Value] = {}
+        self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
+        self.weak: set[int] = set()  # untyped values known to be Python numbers
+
+    def is_weak(self, v: Value) -> bool:
+        """A Python number (NEP 50: it does not change an array's dtype)."""
+        if v.type is not None and v.type.is_python_number:
+            return True
+        return v.id in self.weak or (v.op is not None and v.op.prim == "reduced_count")
+
+    def is_float64(self, v: Value) -> bool:
+        t = v.type
+        if t is not None and t.kind in ("array", "scalar"):
+            return t.dtype == "float64"
+        return v.id in self.float64
+
+    def of(self, v: Value) -> Value:
+        return self.rep.get(v.id, v)
+
+    def same(self, a: Value, b: Value) -> bool:
+        return self.of(a) is self.of(b)
+
+    def visit(self, op: Op) -> None:
+        if _elementwise(op):
+            shaped = {self.of(v).id: self.of(v) for v in op.operands() if not _rank0(v)}
+            if len(shaped) == 1:
+                self.rep[op.out.id] = next(iter(shaped.values()))
+            # float64 with Python numbers (weakly typed under NEP 50) stays float64
+            strong = [v for v in op.operands() if not self.is_weak(v)]
+            if not strong:
+                self.weak.add(op.out.id)
+            elif all(self.is_float64(v) for v in strong):
+                self.float64.add(op.out.id)
+        elif op.prim == "unbroadcast":
+            # in an adjoint ``x`` is the broadcast of the operand, so the sum has its shape
+            source = _shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            if self.is_float64(op.args["x"]):
+                self.float64.add(op.out.id)  # a sum of float64 is float64
+        elif op.prim in _SHAPED_BY_ARG and len(op.outputs) == 1:
+            source = _shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
+            if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
+                self.float64.add(op.out.id)
+
+
+def _shape_source(s: Any) -> Value | None:
+    """``v`` when ``s`` is ``shape(x=v)``."""
+    if isinstance(s, Value) and s.op is not None and s.op.prim == "shape":
+        return s.op.args["x"]
+    return None
+
+
+def shapes(fn: Function) -> None:
+    classes = _Classes()
+    mapping: dict[Value, Value] = {}
+    for op in fn.body.ops:
+        op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
+        classes.visit(op)
+        new = _rewrite(op, classes)
+        if new is not None:
+            mapping[op.out] = new
+    replace_uses(fn, mapping)
+    _lazy_unreduce(fn, classes)
+
+
+def _rewrite(op: Op, classes: _Classes) -> Value | None:
+    a = op.args
+    if op.prim == "shape" and isinstance(a.get("x"), Value):
+        rep = classes.of(a["x"])
+        if rep is not a["x"] and _known_rank(rep):
+            op.args = {**a, "x": rep}
+        return None
+    if op.prim == "unbroadcast":
+        source = _shape_source(a.get("shape"))
+        if source is not None and classes.same(a["x"], source):
+            return a["x"]
+    if op.prim == "like" and _float64_array(a["x"]) and isinstance(a["d"], Value):
+        d = a["d"]
+        fresh = d.op is not None and (_elementwise(d.op) or d.op.prim in _SHAPED_BY_ARG[1:])
+        if fresh and classes.is_float64(d) and classes.same(d, a["x"]) and (
+                _unknown(d) or d.type == a["x"].type):
+            return d
+    if op.prim == "seed_one" and a["out"].type is not None and (
+            a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"):
+        op.prim, op.args, op.attrs = "const", {}, {"value": 1.0}
+        op.out.type = FLOAT
+    return None
+
+
+def _known_rank(v: Value) -> bool:
+    return v.type is not None and v.type.known_ndim is not None
+
+
+def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
+    """Replace a full reduction's broadcast adjoint by the scalar itself where safe."""
+    users: dict[int, list[Op]] = {}
+    results = {r.id for r in fn.body.results}  # and, below, anything a region reads
+    for op in fn.body.ops:
+        for v in op.operands():
+            users.setdefault(v.id, []).append(op)
+        for region in op.regions:
+            results.update(_read_inside(region))
+    mapping: dict[Value, Value] = {}
+    for op in fn.body.ops:
+        if op.prim != "unreduce" or op.out.id not in classes.rep:
+            continue
+        g = op.args["x"]
+        if not (_rank0(g) and g.type.dtype in (None, "float64")):
+            continue
+        if g.type.kind not in ("float", "scalar"):
+            continue
+        if _stays_lazy(op.out, classes.of(op.out), classes, users, results):
+            mapping[op.out] = g
+    replace_uses(fn, mapping)
+
+
+def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],
+                results: set[int]) -> bool:
+    """Every use of ``u`` (through scalar-only elementwise ops) meets a float64 ``cls``."""
+    lazy = {u.id}
+    todo = [u]
+    while todo:
+        v = todo.pop()
+        if v.id in results:
+            return False
+        for op in users.get(v.id, []):
+            if not _elementwise(op):
+                return False
+            partners = [w for w in op.operands() if w.id not in lazy]
+            if any(not _rank0(w) for w in partners):
+                if not all(_rank0(w) or (classes.same(w, cls) and _float64_array(w, classes))
+                           for w in partners):
+                    return False
+                continue  # the partner gives the result its full shape
+            if op.out.id not in lazy:
+                lazy.add(op.out.id)
+                todo.append(op.out)
+    return True
+
+
+def _read_inside(block: Block) -> set[int]:
+    read = {r.id for r in block.results}
+    for op in block.ops:
+        read.update(v.id for v in op.operands())
+        for region in op.regions:
+            read |= _read_inside(region)
+    return read
+
+
+def _remap(a: Any, mapping: dict[Value, Value]) -> Any:
+    if isinstance(a, tuple):
+        return tuple(_remap(x, mapping) for x in a)
+    return mapping.get(a, a) if isinstance(a, Value) else a
