@@ -24,6 +24,10 @@ COMPILER_FUNCTIONS = [
     ("logistic_regression.py", "loss_grad", [], "grad_loss_grad(w, b, X, y"),
     ("quickstart.py", "loss", ["--types", "array[2],array[1],array[1]"],
      "def grad_loss(W, x, y):"),
+    ("gallery.py", "softplus_loss", ["--types", "array[1],array[2]"],
+     "def grad_softplus_loss(w, X):"),
+    ("gallery.py", "scalar_loop", ["--types", "float"], "in reversed(range(3)):"),
+    ("gallery.py", "fixed_point", ["--types", "float"], "def grad_fixed_point(a):"),
     ("custom_rule.py", "loss", [], "def grad_loss(w, x, y):"),
     ("custom_rule.py", "quantize", [], "def grad_quantize(w):"),
     ("rnn_loop.py", "rnn_loss", ["--wrt", "W,U"], "for i_1 in reversed(range("),
@@ -44,9 +48,16 @@ def losses(output: str) -> list[float]:
 
 
 def test_every_example_is_exercised_here():
-    tested = {"quickstart.py", "seed_tour.py", "logistic_regression.py", "mlp_runtime.py",
+    tested = {"quickstart.py", "gallery.py", "seed_tour.py", "logistic_regression.py", "mlp_runtime.py",
               "custom_rule.py", "rnn_loop.py", "newton_hessian.py"}
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
+
+
+def test_gallery_gradients_match_finite_differences(tmp_path):
+    out = run_example("gallery.py", tmp_path)
+    got, want = re.search(r"at 5: (\S+) \(finite differences: (\S+)\)", out).groups()
+    assert float(got) == pytest.approx(float(want), abs=1e-7)
+    assert "d scalar_loop / dx at 0.5: 4.14164476" in out
 
 
 def test_quickstart_prints_a_gradient_the_runtime_confirms_and_its_source(tmp_path):
@@ -136,4 +147,4 @@ def test_srcgrad_show_prints_each_compiler_function(tmp_path, example, function,
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert expected in done.stdout
-    assert done.stdout.startswith("import numpy as np")
+    assert done.stdout.startswith(("import numpy as np", "import math"))
