@@ -14,12 +14,14 @@ from .cse import cse
 from .dce import dce
 from .shapes import shapes
 from .simplify import simplify
+from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
     ("cse", cse),
     ("dce", dce),
+    ("dedupe_tape", dedupe_tape),
 ]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.core import Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value, const_value
 from .rewrite import replace_uses
 
 
@@ -81,7 +81,15 @@ def _float_one(one: Value, other: Value) -> bool:
 
 def simplify(fn: Function) -> None:
     mapping: dict[Value, Value] = {}
-    for op in fn.body.ops:
+    _block(fn.body, mapping)
+    replace_uses(fn, mapping)
+
+
+def _block(block: Block, mapping: dict[Value, Value]) -> None:
+    """Simplify ``block`` and its regions (a replacement always dominates what it replaces)."""
+    for op in block.ops:
+        for region in op.regions:
+            _block(region, mapping)
         if len(op.outputs) != 1:
             continue
         op.args = {k: _remap(x, mapping) for k, x in op.args.items()}
@@ -92,7 +100,6 @@ def simplify(fn: Function) -> None:
             if new.adjoint_of is None and op.out.adjoint_of is not None and new.name is None:
                 new.adjoint_of = op.out.adjoint_of
             mapping[op.out] = new
-    replace_uses(fn, mapping)
 
 
 def _remap(a: Any, mapping: dict[Value, Value]) -> Any:

@@ -1,0 +1,56 @@
+"""Loop passes: a value is saved on the tape once, a one-value tape pushes it bare, and
+simplification reaches loop bodies (``-(-a)`` is ``a``). Values match ``optimize=False``."""
+
+import math
+import re
+
+import pytest
+
+import srcgrad as sg
+
+
+def newton(a):
+    x = 1.0
+    delta = 1.0
+    steps = 0
+    while abs(delta) >= 1e-10 and steps < 50:
+        fx = x - math.cos(a * x)
+        dfx = 1.0 + a * math.sin(a * x)
+        delta = fx / dfx
+        x = x - delta
+        steps = steps + 1
+    return x
+
+
+def scalar_loop(x, steps):
+    y = x
+    for _ in range(steps):
+        y = y * x + math.sin(y)
+    return y
+
+
+def _pushed(text: str) -> list[list[str]]:
+    return [[item.strip() for item in m.group(1).strip("()").split(",") if item.strip()]
+            for m in re.finditer(r"tape\.append\((.*)\)\n", text)]
+
+
+def test_a_value_is_pushed_once():
+    text = sg.source(sg.grad(newton), 5.0)
+    pushes = _pushed(text)
+    assert pushes and all(len(items) == len(set(items)) for items in pushes), text
+    assert sg.grad(newton)(5.0) == pytest.approx(sg.grad(newton, optimize=False)(5.0),
+                                                 rel=1e-12)
+
+
+def test_no_double_negation_in_the_loop_body():
+    text = sg.source(sg.grad(newton), 5.0)
+    negated = dict(re.findall(r"(\w+) = -(\w+)\n", text))
+    assert not any(src in negated for src in negated.values()), text
+
+
+def test_one_saved_value_is_pushed_bare():
+    text = sg.source(sg.grad(scalar_loop), 0.5, 20)
+    assert "tape.append(y)" in text and "= tape.pop()" in text
+    assert "(y,)" not in text and "y_2, =" not in text
+    assert sg.grad(scalar_loop)(0.5, 20) == pytest.approx(
+        sg.grad(scalar_loop, optimize=False)(0.5, 20), rel=1e-12)
