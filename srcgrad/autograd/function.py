@@ -154,7 +154,7 @@ def _overrides(cls: type) -> set[str]:
 
 def _connect(cls: type, ctx: FunctionCtx, args: tuple[Any, ...], output: Any) -> Any:
     """Give the outputs of ``cls.forward`` a ``<Name>Backward`` node."""
-    from ..tensor.ops import edge
+    from ..tensor.ops import edge, requires
 
     tensor = tensor_type()
     node = node_class(f"{cls.__name__}Backward", FunctionNode).__new__(
@@ -163,7 +163,7 @@ def _connect(cls: type, ctx: FunctionCtx, args: tuple[Any, ...], output: Any) ->
     for i, a in enumerate(args):
         if isinstance(a, tensor):
             slots[i] = (len(edges), (a._data.shape, a._data.dtype))
-            edges.append(edge(a) if a._rg else (None, 0))
+            edges.append(edge(a) if requires(a) else (None, 0))
     node.next_functions = tuple(edges)
     node._fn_cls, node._ctx, node._arg_slots, node._n_args = cls, ctx, slots, len(args)
     ctx._owner = node

@@ -9,7 +9,9 @@ PyTorch's rules, followed here:
   becomes that node's first edge);
 - a write into a *view* (``t[0:2].mul_(2)``, ``t[i] = v``) rewires the view's base instead:
   the base's new ``grad_fn`` is a ``CopySlices`` wrapping the write's node, and every view
-  of the base reads its history afresh (``AsStridedBackward0``) from then on.
+  of the base reads its history afresh (``AsStridedBackward0``) from then on; a view made
+  before the write learns it requires grad when an op reads it (``nodes.view_requires``),
+  which is what keeps ``x``'s gradient in ``z[0] += x`` for a ``z`` that did not need one.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def apply_inplace(t: Any, rule: Rule, inputs: tuple[Any, ...],
         new = np.asarray(rule.apply(env))
     finally:
         restore(token)
-    req = tuple(isinstance(x, tensor) and x._rg for x in inputs)
+    req = tuple(_ops.requires(x) for x in inputs)  # fresh for views of a written base
     record = grad_on and any(req) and rule.differentiable
     saved_self = t
     if record:

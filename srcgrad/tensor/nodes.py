@@ -38,7 +38,18 @@ def edge(t: Any) -> tuple[Any, int]:
 
 
 def requires(t: Any) -> bool:
-    return isinstance(t, tensor_type()) and t._rg
+    """Does ``t`` (any value) require grad now? (See :func:`view_requires`.)"""
+    return isinstance(t, tensor_type()) and (t._rg or t._base is not None and view_requires(t))
+
+
+def view_requires(view: Any) -> bool:
+    """Does ``view`` require grad now? Its ``_rg`` is stale when its base was written in
+    place after the view was made: ``z = zeros(3); v = z[0]; z[1] += x`` gives the base
+    (and so every view of it) a history through ``CopySlices``. PyTorch regenerates the
+    view's ``grad_fn`` then; so do we, before deciding whether to record an operation."""
+    if view._base_fn is not view._base._grad_fn:
+        view._refresh_view()
+    return view._rg
 
 
 def zero_grad(rule: Any) -> bool:
@@ -52,11 +63,8 @@ def attach_zero(spec: Spec, inputs: tuple[Any, ...], result: Any) -> None:
     """Give ``result`` of a piecewise-constant op a node whose gradient is zero."""
     cls = node_class(spec.node_cls.__name__, ZeroGradNode)
     node = _new(cls)
-    tensor = tensor_type()
-    node.next_functions = tuple(edge(x) if isinstance(x, tensor) and x._rg else NO_EDGE
-                                for x in inputs)
-    node._shapes = [(x._data.shape, x._data.dtype) if isinstance(x, tensor) and x._rg
-                    else None for x in inputs]
+    node.next_functions = tuple(edge(x) if requires(x) else NO_EDGE for x in inputs)
+    node._shapes = [(x._data.shape, x._data.dtype) if requires(x) else None for x in inputs]
     result._grad_fn = node
     result._rg = True
 

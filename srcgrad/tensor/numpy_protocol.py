@@ -48,7 +48,7 @@ def _rewrap(value: Any) -> Any:
 def _any_requires(values: Any) -> bool:
     tensor = _ops._tm.Tensor
     for v in values:
-        if isinstance(v, tensor) and v._rg:
+        if isinstance(v, tensor) and _ops.requires(v):
             return True
         if isinstance(v, (list, tuple)) and _any_requires(v):
             return True

@@ -23,7 +23,7 @@ from ..rules.registry import NONDIFF
 from .fp_errors import IGNORE as _IGNORE
 from .fp_errors import quiet as _quiet
 from .fp_errors import restore as _restore
-from .nodes import NO_EDGE, attach, attach_zero, edge, requires, zero_grad
+from .nodes import NO_EDGE, attach, attach_zero, edge, requires, view_requires, zero_grad
 from .spec import (
     FLOAT_RESULT,
     VIEW_RULES,
@@ -60,7 +60,8 @@ def unary(spec: Spec, a: Any) -> Any:
     result = _new(_tm.Tensor)
     result._data = out
     result._vc = [0]
-    if a._rg and STATE.enabled:
+    # a view may require grad without knowing it yet (nodes.view_requires)
+    if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
         build = spec.builders.get(_ONE)
         if build is not None:
             build((a,), (a,), (x,), result, None)
@@ -114,8 +115,8 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     result = _new(tensor)
     result._data = out
     result._vc = [0]
-    ra = ta and a._rg
-    rb = tb and b._rg
+    ra = ta and (a._rg or a._base is not None and view_requires(a))
+    rb = tb and (b._rg or b._base is not None and view_requires(b))
     if (ra or rb) and STATE.enabled and spec.differentiable:
         req = (ra, rb)
         arrays = (a._data if ta else x, b._data if tb else y)
@@ -163,7 +164,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
         elif isinstance(x, tensor):
             arrays.append(x._data)
             tensors.append(True)
-            req.append(x._rg)
+            req.append(x._rg or x._base is not None and view_requires(x))
         else:
             arrays.append(x)
             tensors.append(False)

@@ -206,7 +206,7 @@ class ShapeMethods:
         np_dtype = dtypes.to_numpy(dtype)
         if np_dtype == self._data.dtype:
             return self  # PyTorch returns the tensor itself when nothing changes
-        if self._rg and np_dtype.kind != "f":
+        if self.requires_grad and np_dtype.kind != "f":
             out = _record(rule_named("astype"), (self.detach(),), {"dtype": np_dtype})
             return out
         return _record(rule_named("astype"), (self,), {"dtype": np_dtype})

@@ -16,8 +16,6 @@ KNOWN_BUGS: list[tuple[str, str]] = [
      "test_folded_constant_adjoint_keeps_the_arguments_shape"),
     (r"IndexError: too many indices for array: array is 0-dimensional",
      "test_write_adjoint_of_a_folded_constant_keeps_its_shape"),
-    (r"runtime gradient of x\d+ differs(?s:.*)= np\.zeros_like(?s:.*)\] \+= ",
-     "test_runtime_augmented_subscript_write_into_a_no_grad_array_keeps_the_gradient"),
 ]
 
 
