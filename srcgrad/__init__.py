@@ -2,14 +2,14 @@
 
 Layers, bottom to top (each imports only those below it):
 ``rules`` (the one table of derivative rules) -> ``compiler`` | ``tensor`` + ``autograd``
-(never each other) -> this package's public API and the ``cli``.
+(never each other) -> this package's public API, ``optim`` and the ``cli``.
 """
 
 from __future__ import annotations
 
-from . import rules
-from .errors import SrcGradError
-from .compiler.api import (  # noqa: E402  (the compiler: source-to-source derivatives)
+from . import autograd, optim, rules, viz
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .compiler.api import (
     clear_cache,
     grad,
     hessian,
@@ -20,15 +20,21 @@ from .compiler.api import (  # noqa: E402  (the compiler: source-to-source deriv
     value_and_grad,
     vjp,
 )
-from .rules.user import defjvp, defvjp  # noqa: E402  (sg.defvjp rules, honoured by the compiler)
+from .errors import SrcGradError
+from .rules.user import defjvp, defvjp
+from .tensor import *  # noqa: F403  (Tensor, dtypes, tensor(), zeros(), ...: its __all__)
+from .tensor import __all__ as _tensor_names
+from .tensor.functions import *  # noqa: F403  (sg.sin, sg.sum, sg.cat, ...: its __all__)
+from .tensor.functions import __all__ as _function_names
 
 __version__ = "0.1.0"
 
-# The runtime: a PyTorch-style Tensor and autograd (names listed in each module's __all__).
-from . import autograd, viz  # noqa: E402
-from . import optim  # noqa: E402  (sg.optim.SGD, sg.optim.Adam: on the runtime)
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
-from .tensor import *  # noqa: E402,F403  (Tensor, dtypes, tensor(), zeros()...)
-from .tensor.functions import *  # noqa: E402,F403  (sg.sin, sg.sum, sg.cat, sg.where...)
-
-__all__ = ["SrcGradError", "rules", "__version__"]
+__all__ = [
+    # the compiler (API.md section 1)
+    "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source",
+    "defvjp", "defjvp", "stop_gradient", "clear_cache", "SrcGradError",
+    # the runtime (API.md section 3)
+    "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
+    "is_grad_enabled", *_tensor_names, *_function_names,
+    "rules", "__version__",
+]
