@@ -2,6 +2,8 @@
 provably equal, and nothing dropped where they are not (values checked against
 ``optimize=False``)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -69,3 +71,14 @@ def test_a_scalar_factor_keeps_the_broadcast_seed():
     got = sg.grad(scaled_sum)(x, 2)
     assert got.shape == (3,) and got.flags.writeable
     np.testing.assert_allclose(got, [2.0, 2.0, 2.0])
+
+
+def test_a_dead_temporary_is_freed_where_it_dies():
+    """``x @ w`` is read after ``tanh`` only for its shape: the shape is taken early and
+    the product's name is rebound by ``tanh`` (so the array is freed there)."""
+    rng = np.random.default_rng(1)
+    w, x = rng.standard_normal((4, 3)), rng.standard_normal((5, 4))
+    text = _code(sg.source(sg.grad(mean_square), w, x))
+    product = re.search(r"(_t\d+) = x @ w", text).group(1)
+    assert f"{product} = np.tanh({product})" in text, text
+    assert text.index(f"np.shape({product})") < text.index("np.tanh")

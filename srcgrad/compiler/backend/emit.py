@@ -270,13 +270,27 @@ class _Emitter:
         """Rebind an input's name (``z = z * z``) when that input dies here."""
         family = self.names.family(out)
         if family is None:
-            return None
+            return self._reusable_temporary(op, index)
         for v in op.operands():
             name = self.names.names.get(v.id)
             if name is not None and self.names.base.get(name) == family \
                     and self.last_use.get(v.id) == index and v not in self.fn.params \
                     and (v.adjoint_of is None) == (out.adjoint_of is None):
                 # (a user's variable ``dx`` and the adjoint of ``x`` share a family name)
+                return name
+        return None
+
+    def _reusable_temporary(self, op: Op, index: int) -> str | None:
+        """A temporary takes the name of a temporary operand that dies here, so the old
+        array is freed now (as in a nested expression), not when the function returns."""
+        if op.prim == "shape":
+            return None  # a shape tuple keeps its own name (and frees nothing)
+        for v in op.operands():
+            if v.op is not None and v.op.prim == "shape":
+                continue
+            name = self.names.names.get(v.id)
+            if name is not None and name.startswith("_t") and self.names.family(v) is None \
+                    and self.last_use.get(v.id) == index and v not in self.fn.params:
                 return name
         return None
 

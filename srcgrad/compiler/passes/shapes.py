@@ -17,6 +17,13 @@ class. Nothing is assumed about values of unknown rank. With the classes:
     %12 = multiply(x=%10, y=%11)                with an operand of %7's class, float64)
 
 so ``np.sum``/``np.mean``'s adjoint is a scalar multiplied in, never a materialised array.
+Last, each ``shape(x=v)`` moves right after ``v``'s definition, so a large ``v`` read later
+only for its shape dies early (the backend then rebinds its name and frees it):
+
+    %0 = matmul(x=%x, y=%w)                  %0 = matmul(x=%x, y=%w)
+    %1 = tanh(x=%0)                  ->      %5 = shape(x=%0)
+    ...                                      %1 = tanh(x=%0)
+    %5 = shape(x=%0)                         ...
 """
 
 from __future__ import annotations
@@ -126,6 +133,41 @@ def shapes(fn: Function) -> None:
             mapping[op.out] = new
     replace_uses(fn, mapping)
     _lazy_unreduce(fn, classes)
+    _shapes_early(fn)
+
+
+def _shapes_early(fn: Function) -> None:
+    """Move each top-level ``shape(x=v)`` right after ``v`` is defined, so a large ``v``
+    read later only for its shape can be freed early."""
+    ops = fn.body.ops
+    moved = [op for op in ops if op.prim == "shape" and isinstance(op.args.get("x"), Value)]
+    if not moved:
+        return
+    rest = [op for op in ops if op not in moved]
+    after: dict[int, list[Op]] = {}
+    for op in moved:
+        after.setdefault(op.args["x"].id, []).append(op)
+        source = op.args["x"].op
+        op.line = source.line if source is not None else None  # no stray line comment
+    order = after.pop(-1, [])
+    for p in fn.params:
+        order += after.pop(p.id, [])
+    for op in rest:
+        order.append(op)
+        for out in op.outputs:
+            order += after.pop(out.id, [])
+    for pending in after.values():  # defined in a region or elsewhere: keep in place
+        for op in pending:
+            order.insert(order.index(_next_op(ops, op, moved)) if _next_op(ops, op, moved)
+                         in order else len(order), op)
+    fn.body.ops = order
+
+
+def _next_op(ops: list[Op], op: Op, moved: list[Op]) -> Op | None:
+    for later in ops[ops.index(op) + 1:]:
+        if later not in moved:
+            return later
+    return None
 
 
 def _rewrite(op: Op, classes: _Classes) -> Value | None:

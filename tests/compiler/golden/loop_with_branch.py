@@ -24,8 +24,9 @@ def grad_loop_with_branch(x, n):
             acc_1 = acc + _t4
         tape.append((acc, _t3, _t2))
         acc = acc_1
-    # line 74: return np.sum(acc)
+    # line 69: for i in range(n):
     _t5 = np.shape(acc)
+    # line 74: return np.sum(acc)
     dacc = unreduce(1.0, _t5)
     # line 69: for i in range(n):
     dx = zeros_of(x)

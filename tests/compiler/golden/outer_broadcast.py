@@ -6,20 +6,20 @@ from srcgrad.rules.helpers import scatter_add, unbroadcast
 
 
 def grad_outer_broadcast(x, y):
+    _t1 = np.shape(x)
+    _t2 = np.shape(y)
     # line 30: table = x[:, None] * y
-    _t1 = x[:, None]
-    table = _t1 * y
+    _t3 = x[:, None]
+    _t4 = np.shape(_t3)
+    table = _t3 * y
     # line 31: return np.sum(table * table)
     dtable = table + table
     # line 30: table = x[:, None] * y
-    _t2 = dtable * y
-    _t3 = np.shape(_t1)
-    _t4 = unbroadcast(_t2, _t3)
-    _t5 = dtable * _t1
-    _t6 = np.shape(y)
-    dy = unbroadcast(_t5, _t6)
-    _t7 = np.shape(x)
-    dx = scatter_add(_t4, _t7, (slice(None, None, None), None))
+    _t5 = dtable * y
+    _t5 = unbroadcast(_t5, _t4)
+    _t3 = dtable * _t3
+    dy = unbroadcast(_t3, _t2)
+    dx = scatter_add(_t5, _t1, (slice(None, None, None), None))
     dx = like(dx, x)
     dy = like(dy, y)
     return dx, dy

@@ -6,18 +6,18 @@ from srcgrad.rules.helpers import unbroadcast
 
 
 def vjp_pair(x, y, seed):
+    _t1 = np.shape(x)
+    _t2 = np.shape(y)
     # line 35: return x * y, np.sin(x)
-    _t1 = seed[0]
-    _t2 = seed[1]
-    _t3 = np.cos(x)
-    dx = _t2 * _t3
-    _t4 = _t1 * y
-    _t5 = np.shape(x)
-    _t6 = unbroadcast(_t4, _t5)
+    _t3 = seed[0]
+    _t4 = seed[1]
+    _t5 = np.cos(x)
+    dx = _t4 * _t5
+    _t6 = _t3 * y
+    _t6 = unbroadcast(_t6, _t1)
     dx = dx + _t6
-    _t7 = _t1 * x
-    _t8 = np.shape(y)
-    dy = unbroadcast(_t7, _t8)
+    _t3 = _t3 * x
+    dy = unbroadcast(_t3, _t2)
     dx = like(dx, x)
     dy = like(dy, y)
     return dx, dy

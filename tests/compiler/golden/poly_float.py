@@ -10,7 +10,7 @@ def grad_poly(x):
     _t3 = 2 * x
     dx = _t1 * _t3
     _t4 = math.cos(x)
-    _t5 = _t2 * _t4
-    dx = dx + _t5
+    _t2 = _t2 * _t4
+    dx = dx + _t2
     dx = float(dx)
     return dx

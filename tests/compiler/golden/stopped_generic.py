@@ -6,22 +6,22 @@ from srcgrad.rules.helpers import unbroadcast, unreduce
 
 
 def grad_stopped(x, y, n):
+    _t1 = np.shape(x)
     # line 63: scale = sg.stop_gradient(np.max(x))
-    _t1 = np.max(x)
-    scale = _t1
+    _t2 = np.max(x)
+    scale = _t2
     # line 64: return np.sum(x * scale * n)
-    _t2 = x * scale
-    _t3 = _t2 * n
-    _t4 = np.sum(_t3)
-    _t5 = seed_one(_t4)
-    _t6 = np.shape(_t3)
-    _t7 = unreduce(_t5, _t6)
-    _t8 = _t7 * n
-    _t9 = np.shape(_t2)
-    _t10 = unbroadcast(_t8, _t9)
-    _t11 = _t10 * scale
-    _t12 = np.shape(x)
-    dx = unbroadcast(_t11, _t12)
+    _t3 = x * scale
+    _t4 = np.shape(_t3)
+    _t3 = _t3 * n
+    _t5 = np.shape(_t3)
+    _t3 = np.sum(_t3)
+    _t3 = seed_one(_t3)
+    _t3 = unreduce(_t3, _t5)
+    _t3 = _t3 * n
+    _t3 = unbroadcast(_t3, _t4)
+    _t3 = _t3 * scale
+    dx = unbroadcast(_t3, _t1)
     dx = like(dx, x)
     dy = zeros_of(y)
     return dx, dy
