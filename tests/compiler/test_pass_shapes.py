@@ -45,6 +45,7 @@ def test_mean_adjoint_is_a_scalar_multiplied_in():
     text = _code(sg.source(sg.grad(mean_square), w, x))
     assert "unreduce" not in text and "np.mean" not in text and "like(" not in text
     assert "reduced_count" in text  # 1 / n stays a scalar
+    assert "matmul_adjoint" not in text and "= np.transpose(x)" in text  # 2-d: x.T @ g
     np.testing.assert_allclose(sg.grad(mean_square)(w, x),
                                sg.grad(mean_square, optimize=False)(w, x))
 

@@ -32,10 +32,11 @@ from typing import Any
 
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Block, Function, Op, Value
-from ..ir.types import FLOAT
+from ..ir.types import FLOAT, NONE
 from .rewrite import replace_uses
 
 _SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
+_FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new array
 
 
 def _elementwise(op: Op) -> bool:
@@ -69,6 +70,7 @@ class _Classes:
         self.rep: dict[int, Value] = {}
         self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
         self.weak: set[int] = set()  # untyped values known to be Python numbers
+        self.shaped_like: dict[int, Value] = {}
 
     def is_weak(self, v: Value) -> bool:
         """A Python number (NEP 50: it does not change an array's dtype)."""
@@ -99,6 +101,11 @@ class _Classes:
                 self.weak.add(op.out.id)
             elif all(self.is_float64(v) for v in strong):
                 self.float64.add(op.out.id)
+        elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
+            if op.out.id in self.shaped_like:
+                self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
+            if all(self.is_float64(v) for v in op.operands() if v.type != NONE):
+                self.float64.add(op.out.id)
         elif op.prim == "unbroadcast":
             # in an adjoint ``x`` is the broadcast of the operand, so the sum has its shape
             source = _shape_source(op.args.get("shape"))
@@ -110,6 +117,9 @@ class _Classes:
             source = _shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
+            x = op.args.get("x")
+            if op.prim == "unreduce" and isinstance(x, Value) and x.type == FLOAT:
+                self.float64.add(op.out.id)  # np.broadcast_to(1.0, shape)
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
@@ -124,6 +134,7 @@ def _shape_source(s: Any) -> Value | None:
 
 def shapes(fn: Function) -> None:
     classes = _Classes()
+    classes.shaped_like = _plain_matmul_adjoints(fn)
     mapping: dict[Value, Value] = {}
     for op in fn.body.ops:
         op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
@@ -134,6 +145,32 @@ def shapes(fn: Function) -> None:
     replace_uses(fn, mapping)
     _lazy_unreduce(fn, classes)
     _shapes_early(fn)
+
+
+def _plain_matmul_adjoints(fn: Function) -> dict[int, Value]:
+    """``matmul_adjoint_x(c, y, shape(x))`` of 2-d ``x`` and ``y`` is ``c @ y.T`` (and
+    ``matmul_adjoint_y(x, c, shape(y))`` is ``x.T @ c``): no reshaping helper call."""
+    ops: list[Op] = []
+    shaped_like: dict[int, Value] = {}  # the new matmul's result -> the operand it matches
+    for op in fn.body.ops:
+        ops.append(op)
+        if op.prim not in _SHAPED_BY_ARG[1:]:
+            continue
+        source = _shape_source(op.args.get("shape"))
+        plain = op.args["y"] if op.prim == "matmul_adjoint_x" else op.args["x"]
+        if source is None or not all(v.type is not None and v.type.kind == "array"
+                                     and v.type.ndim == 2 for v in (source, plain)):
+            continue
+        none = Op("const", {}, [Value(type=NONE)], {"value": None}, line=op.line)
+        flipped = Op("transpose", {"x": plain, "axes": none.out}, [Value(type=plain.type)],
+                     {"rule": RULES["transpose"]}, line=op.line)
+        pair = ({"x": op.args["c"], "y": flipped.out} if op.prim == "matmul_adjoint_x"
+                else {"x": flipped.out, "y": op.args["c"]})
+        ops[-1:] = [none, flipped, op]
+        op.prim, op.args, op.attrs = "matmul", pair, {**op.attrs, "rule": RULES["matmul"]}
+        shaped_like[op.out.id] = source
+    fn.body.ops = ops
+    return shaped_like
 
 
 def _shapes_early(fn: Function) -> None:
@@ -183,7 +220,7 @@ def _rewrite(op: Op, classes: _Classes) -> Value | None:
             return a["x"]
     if op.prim == "like" and _float64_array(a["x"]) and isinstance(a["d"], Value):
         d = a["d"]
-        fresh = d.op is not None and (_elementwise(d.op) or d.op.prim in _SHAPED_BY_ARG[1:])
+        fresh = d.op is not None and (_elementwise(d.op) or d.op.prim in _FRESH)
         if fresh and classes.is_float64(d) and classes.same(d, a["x"]) and (
                 _unknown(d) or d.type == a["x"].type):
             return d
