@@ -1,9 +1,11 @@
-"""Loop passes: a value is saved on the tape once, a one-value tape pushes it bare, and
-simplification reaches loop bodies (``-(-a)`` is ``a``). Values match ``optimize=False``."""
+"""Loop and algebra passes: a value is saved on the tape once, a one-value tape pushes it bare,
+simplification reaches loop bodies (``-(-a)`` is ``a``) and scalar factors are gathered
+before they meet an array. Values match ``optimize=False``."""
 
 import math
 import re
 
+import numpy as np
 import pytest
 
 import srcgrad as sg
@@ -54,3 +56,15 @@ def test_one_saved_value_is_pushed_bare():
     assert "(y,)" not in text and "y_2, =" not in text
     assert sg.grad(scalar_loop)(0.5, 20) == pytest.approx(
         sg.grad(scalar_loop, optimize=False)(0.5, 20), rel=1e-12)
+
+
+def scaled_twice(x):
+    return np.mean((x - 1.0) ** 2)
+
+
+def test_scalar_factors_meet_the_array_once():
+    x = np.linspace(0.0, 2.0, 7)
+    text = sg.source(sg.grad(scaled_twice), x)
+    array_products = re.findall(r"= (\w+) \* (\w+)\n", text)
+    assert len(array_products) == 2, text  # (1/n) * 2, then that times (x - 1)
+    np.testing.assert_allclose(sg.grad(scaled_twice)(x), 2.0 * (x - 1.0) / x.size)

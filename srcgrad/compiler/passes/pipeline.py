@@ -13,12 +13,13 @@ from ..ir.core import Function
 from .cse import cse
 from .dce import dce
 from .shapes import shapes
-from .simplify import simplify
+from .simplify import scalar_factors, simplify
 from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
+    ("scalar_factors", scalar_factors),
     ("cse", cse),
     ("dce", dce),
     ("dedupe_tape", dedupe_tape),

@@ -141,6 +141,8 @@ def shapes(fn: Function) -> None:
         classes.visit(op)
         new = _rewrite(op, classes)
         if new is not None:
+            if new.name is None and new.adjoint_of is None and new.op is not None:
+                new.name, new.adjoint_of = op.out.name, op.out.adjoint_of  # keep ``dx``
             mapping[op.out] = new
     replace_uses(fn, mapping)
     _lazy_unreduce(fn, classes)

@@ -85,6 +85,57 @@ def simplify(fn: Function) -> None:
     replace_uses(fn, mapping)
 
 
+def scalar_factors(fn: Function) -> None:
+    """Gather scalar factors before they meet an array: ``s * (c * A)`` with scalars ``s``
+    and ``c`` (``c * A`` read nowhere else) is ``(s * c) * A``, one pass over ``A``, not two.
+
+        %5 = multiply(x=2, y=%3)           %5 = multiply(x=%4, y=2)
+        %6 = multiply(x=%4, y=%5)   ->     %6 = multiply(x=%5, y=%3)
+    """
+    uses: dict[int, int] = {}
+    _count_uses(fn.body, uses)
+    for op in fn.body.ops:
+        if op.prim != "multiply" or len(op.outputs) != 1:
+            continue
+        x, y = op.args.get("x"), op.args.get("y")
+        if not (isinstance(x, Value) and isinstance(y, Value)):
+            continue
+        scalar, inner = (x, y) if _scalar(x) else (y, x) if _scalar(y) else (None, None)
+        if scalar is None or inner.op is None or inner.op.prim != "multiply" \
+                or uses.get(inner.id) != 1 or _scalar(inner):
+            continue
+        a, b = inner.op.args["x"], inner.op.args["y"]
+        factor, array = (a, b) if _scalar(a) else (b, a) if _scalar(b) else (None, None)
+        if factor is None or not _floating(array):
+            continue
+        # the inner op now multiplies the two scalars; this op applies their product
+        inner.op.args = {"x": scalar, "y": factor}
+        inner.type = None
+        op.args = {"x": inner, "y": array}
+        fn.body.ops.remove(inner.op)
+        fn.body.ops.insert(fn.body.ops.index(op), inner.op)
+
+
+def _scalar(v: Value) -> bool:
+    """A Python number (or a NumPy scalar), not an array."""
+    t = v.type
+    if t is not None and t.kind in ("float", "int"):
+        return True
+    return v.op is not None and v.op.prim == "divide" and all(
+        _scalar(w) or (w.op is not None and w.op.prim == "reduced_count")
+        for w in v.op.operands())
+
+
+def _count_uses(block: Block, uses: dict[int, int]) -> None:
+    for op in block.ops:
+        for v in op.operands():
+            uses[v.id] = uses.get(v.id, 0) + 1
+        for region in op.regions:
+            _count_uses(region, uses)
+    for r in block.results:
+        uses[r.id] = uses.get(r.id, 0) + 1
+
+
 def _block(block: Block, mapping: dict[Value, Value]) -> None:
     """Simplify ``block`` and its regions (a replacement always dominates what it replaces)."""
     for op in block.ops:

@@ -16,15 +16,15 @@ def grad_mlp_loss(w, b, x):
     # line 26: return np.mean(h ** 2)
     _t5 = reduced_count(_t4)
     _t5 = 1.0 / _t5
-    _t6 = 2 * h
-    dh = _t5 * _t6
+    _t5 = _t5 * 2
+    dh = _t5 * h
     # line 25: h = np.tanh(x @ w + b)
-    _t7 = h * h
-    _t7 = 1 - _t7
-    _t7 = dh * _t7
-    _t8 = unbroadcast(_t7, _t3)
-    db = unbroadcast(_t7, _t1)
-    _t9 = np.transpose(x)
-    dw = _t9 @ _t8
+    _t6 = h * h
+    _t6 = 1 - _t6
+    _t6 = dh * _t6
+    _t7 = unbroadcast(_t6, _t3)
+    db = unbroadcast(_t6, _t1)
+    _t8 = np.transpose(x)
+    dw = _t8 @ _t7
     db = like(db, b)
     return dw, db
