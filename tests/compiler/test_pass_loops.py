@@ -68,3 +68,9 @@ def test_scalar_factors_meet_the_array_once():
     array_products = re.findall(r"= (\w+) \* (\w+)\n", text)
     assert len(array_products) == 2, text  # (1/n) * 2, then that times (x - 1)
     np.testing.assert_allclose(sg.grad(scaled_twice)(x), 2.0 * (x - 1.0) / x.size)
+
+
+def test_the_adjoint_loop_accumulator_is_named_after_the_variable():
+    text = sg.source(sg.grad(scalar_loop), 0.5, 20)
+    assert re.search(r"\n    dy = 1\.0\n", text), text
+    assert not re.search(r"\n    _t\d+ = 1\.0\n", text), text

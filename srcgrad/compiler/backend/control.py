@@ -65,7 +65,13 @@ def _slot_names(em: Any, op: Op, index: int | None) -> list[str]:
     names = []
     read_inside = {v.id for r in op.regions for inner in r.ops for v in _reads(inner)}
     read_inside |= {v.id for r in op.regions for v in r.results}
-    for init, out in zip(op.args["init"], op.outputs):
+    body = op.regions[-1]
+    carried = body.params[1:] if op.prim == "for_range" else body.params
+    for k, (init, out) in enumerate(zip(op.args["init"], op.outputs)):
+        param = carried[k] if k < len(carried) else out
+        if em.names.family(out) is None and em.names.family(param) is not None:
+            # an adjoint loop's accumulator is named after the user's variable (``dy``)
+            out.name, out.adjoint_of = param.name, param.adjoint_of
         own = em.names.names.get(init.id)
         is_const, _ = const_value(init)
         if (own is not None and not is_const and index is not None
