@@ -31,8 +31,6 @@ PENDING: dict[str, str] = {
     "defined_on_one_branch_used_under_the_same_test": (
         "a name assigned on one branch of an if and read after a second if with the same "
         "test is rejected at compile time: `name `extra` is not defined`"),
-    "conditional_expression_of_tuples": (
-        "`a, b = (x, y) if c else (y, x)` silently gives zero gradients"),
     "enumerate_with_a_start": (
         "enumerate(x, 2) on an array is rejected ('builtin enumerate() on a value known "
         "only at run time is not supported'); enumerate(x) works"),
@@ -41,7 +39,7 @@ PENDING: dict[str, str] = {
         "`name `row` is not defined`"),
 }
 # Forward mode is checked against reverse mode, so a program neither mode can compile fails
-# it too. (conditional_expression_of_tuples passes it: sg.jvp is wrong the same way, zero.)
+# it too.
 PENDING_FORWARD: dict[str, str] = {
     **{name: PENDING[name] for name in (
         "defined_on_one_branch_used_under_the_same_test", "enumerate_with_a_start",

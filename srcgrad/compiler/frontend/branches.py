@@ -12,7 +12,15 @@ from typing import Any
 
 from ..ir.core import Block
 from ..symbolic import Sym, is_symbolic, to_value
-from .control import assigned_names, flatten, in_block, join_types, no_exit, unflatten
+from .control import (
+    assigned_names,
+    describe_shape,
+    flatten,
+    in_block,
+    join_types,
+    no_exit,
+    unflatten,
+)
 
 
 def lower_if(lw: Any, node: Any, cond: Any) -> None:
@@ -27,26 +35,66 @@ def lower_if(lw: Any, node: Any, cond: Any) -> None:
             no_exit(lw, stmts, "inside an `if` on a run-time condition")
         envs.append(env)
         blocks.append(block)
-    merged = []
+    merged: list[tuple[str, Any, Any]] = []
     for n in names:
         a, b = envs[0].get(n, _MISSING), envs[1].get(n, _MISSING)
         if a is _MISSING or b is _MISSING:
             lw.env.pop(n, None)  # defined on one path only: not usable after the if
             continue
-        if a is b or (not is_symbolic(a) and not is_symbolic(b) and _same_static(a, b)):
-            lw.env[n] = a
-            continue
-        for v in (a, b):
-            if isinstance(v, (list, dict)) or (isinstance(v, tuple) and is_symbolic(v)):
-                raise lw.err(node, f"`{n}` holds a different list or tuple on each branch of "
-                             "an `if` on a run-time condition.",
-                             "Assign arrays or numbers in the branches, or stack the list "
-                             "before the if.")
-        merged.append(n)
-    outs = _emit_if(lw, cond, blocks, [[envs[k][n] for n in merged] for k in (0, 1)])
-    for n, out in zip(merged, outs):
-        out.name = n
-        lw.env[n] = Sym(out)
+        if isinstance(a, dict) or isinstance(b, dict):
+            if a is b:
+                lw.env[n] = a
+                continue
+            raise lw.err(node, f"`{n}` holds a different dict on each branch of an `if` on a "
+                         "run-time condition.", "Assign arrays or numbers in the branches.")
+        merged.append((n, a, b))
+    values = merge_values(lw, node, cond, blocks, [(a, b) for _, a, b in merged],
+                          [f"`{n}`" for n, _, _ in merged])
+    for (n, _, _), value in zip(merged, values):
+        lw.env[n] = _name_leaves(value, n)
+
+
+def merge_values(lw: Any, node: Any, cond: Any, blocks: list[Block],
+                 pairs: list[tuple[Any, Any]], what: list[str]) -> list[Any]:
+    """The value of each (then, else) pair after an ``if`` whose blocks are ``blocks``:
+    tuples and lists are merged item by item, values that are the same on both paths are
+    kept as they are (a constant stays a constant), the others become the if's outputs."""
+    shapes, leaf_pairs = [], []
+    for (a, b), name in zip(pairs, what):
+        (leaves_a, shape_a), (leaves_b, shape_b) = flatten(a), flatten(b)
+        if shape_a != shape_b:
+            raise lw.err(node, f"{name} holds {_kind(shape_a)} on one branch of an `if` on a "
+                         f"run-time condition and {_kind(shape_b)} on the other.",
+                         "Give it the same tuple or list shape on both paths (or stack the "
+                         "items into an array).")
+        shapes.append(shape_a)
+        leaf_pairs.append(list(zip(leaves_a, leaves_b)))
+    varying = [(a, b) for leaves in leaf_pairs for a, b in leaves if not _same(a, b)]
+    # emitted even with no outputs: the blocks may print, assert or raise
+    outs = iter(_emit_if(lw, cond, blocks, [[a for a, _ in varying], [b for _, b in varying]]))
+    merged = []
+    for shape, leaves in zip(shapes, leaf_pairs):
+        merged.append(unflatten([a if _same(a, b) else Sym(next(outs)) for a, b in leaves],
+                                shape))
+    return merged
+
+
+def _kind(shape: Any) -> str:
+    if shape is None:
+        return "a single value"
+    return f"a {shape[0]} of shape {describe_shape(shape)}"
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (not is_symbolic(a) and not is_symbolic(b) and _same_static(a, b))
+
+
+def _name_leaves(value: Any, name: str) -> Any:
+    leaves, shape = flatten(value)
+    for leaf in leaves:
+        if isinstance(leaf, Sym) and leaf.value.name is None:
+            leaf.value.name = name
+    return unflatten(leaves, shape)
 
 
 _MISSING = object()
@@ -88,25 +136,26 @@ def lower_if_returning(lw: Any, node: Any, cond: Any, rest: list[Any]) -> Any:
             value = None  # falls off the end of the function: returns None
         returned.append(value)
         blocks.append(block)
-    (leaves_a, shape_a), (leaves_b, shape_b) = flatten(returned[0]), flatten(returned[1])
-    if shape_a != shape_b:
+    if flatten(returned[0])[1] != flatten(returned[1])[1]:
         raise lw.err(node, "the branches of this `if` return different numbers of values.",
                      "Return the same tuple shape on every path.")
-    outs = _emit_if(lw, cond, blocks, [leaves_a, leaves_b])
-    return unflatten([Sym(o) for o in outs], shape_a)
+    (value,) = merge_values(lw, node, cond, blocks, [(returned[0], returned[1])],
+                            ["the returned value"])
+    return value
 
 
 def lower_ifexp(lw: Any, node: Any, cond: Any) -> Any:
-    return lower_lazy_if(lw, cond, lambda: lw.expr(node.body), lambda: lw.expr(node.orelse))
+    return lower_lazy_if(lw, cond, lambda: lw.expr(node.body), lambda: lw.expr(node.orelse),
+                         node, "this conditional expression")
 
 
-def lower_lazy_if(lw: Any, cond: Any, then: Any, other: Any) -> Any:
+def lower_lazy_if(lw: Any, cond: Any, then: Any, other: Any, node: Any, what: str) -> Any:
     """``then() if cond else other()``, each evaluated only inside its own branch."""
     blocks, values = [], []
     for branch in (then, other):
         block = Block()
         with in_block(lw, block, dict(lw.env)):
-            values.append([branch()])
+            values.append(branch())
         blocks.append(block)
-    (out,) = _emit_if(lw, cond, blocks, values)
-    return Sym(out)
+    (value,) = merge_values(lw, node, cond, blocks, [(values[0], values[1])], [what])
+    return value

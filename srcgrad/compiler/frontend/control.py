@@ -145,15 +145,43 @@ def join_types(a: T.AType | None, b: T.AType | None) -> T.AType:
 
 
 def flatten(value: Any) -> tuple[list[Any], Any]:
-    if isinstance(value, (tuple, list)):
-        return list(value), ("tuple" if isinstance(value, tuple) else "list", len(value))
+    """The leaves of a (nested) tuple or list and its shape, to rebuild it with
+    :func:`unflatten`. Tuples and lists never cross a block boundary as IR values: an
+    ``if`` or loop yields their leaves, so derivatives flow through each one."""
+    if type(value) in (tuple, list):
+        leaves: list[Any] = []
+        shapes = []
+        for item in value:
+            item_leaves, item_shape = flatten(item)
+            leaves += item_leaves
+            shapes.append(item_shape)
+        return leaves, ("tuple" if type(value) is tuple else "list", tuple(shapes))
     return [value], None
 
 
 def unflatten(leaves: list[Any], shape: Any) -> Any:
+    return _unflatten(iter(leaves), shape)
+
+
+def _unflatten(leaves: Iterator[Any], shape: Any) -> Any:
     if shape is None:
-        return leaves[0]
-    return tuple(leaves) if shape[0] == "tuple" else list(leaves)
+        return next(leaves)
+    items = [_unflatten(leaves, s) for s in shape[1]]
+    return tuple(items) if shape[0] == "tuple" else items
+
+
+def leaf_count(shape: Any) -> int:
+    return 1 if shape is None else sum(leaf_count(s) for s in shape[1])
+
+
+def describe_shape(shape: Any) -> str:
+    """``shape`` as the user wrote it: ``(_, _)``, ``[_, (_, _)]``, ``a value``."""
+    if shape is None:
+        return "_"
+    inner = ", ".join(describe_shape(s) for s in shape[1])
+    if shape[0] == "tuple":
+        return f"({inner},)" if len(shape[1]) == 1 else f"({inner})"
+    return f"[{inner}]"
 
 
 def exits_in(stmts: list[Any]) -> set[str]:

@@ -122,7 +122,7 @@ class ExpressionsMixin:
         first = self.expr(operands[0])
         if len(operands) == 1:
             return first
-        if not is_symbolic(first):
+        if not isinstance(first, Sym):  # a tuple's truth is its length, known now
             if bool(first) != is_and:  # `False and ...` / `True or ...`: decided
                 return first
             return self._bool_chain(node, operands[1:], is_and)
@@ -134,11 +134,12 @@ class ExpressionsMixin:
             return first
 
         return branches.lower_lazy_if(self, first, rest if is_and else keep,
-                                      keep if is_and else rest)
+                                      keep if is_and else rest, node,
+                                      "this `and`/`or` expression")
 
     def expr_IfExp(self, node: Any) -> Any:
         test = self.expr(node.test)
-        if is_symbolic(test):
+        if isinstance(test, Sym):
             return branches.lower_ifexp(self, node, test)
         return self.expr(node.body if test else node.orelse)
 

@@ -26,11 +26,15 @@ from .control import (
     SymZip,
     assigned_names,
     contains,
+    describe_shape,
     exits_in,
+    flatten,
     in_block,
     join_types,
+    leaf_count,
     mutated_lists,
     no_exit,
+    unflatten,
 )
 
 
@@ -105,7 +109,7 @@ def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
 
 def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str]) -> None:
     for n, out in zip(carried, outs):
-        lw.env[n] = Sym(out)
+        lw.env[n] = out
     for kind, name in flags.items():
         if kind not in ("return", "value"):
             lw.env.pop(name, None)
@@ -232,17 +236,20 @@ def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any],
 
 def _emit_loop(lw: Any, node: Any, prim: str, args: dict[str, Any], carried: list[str],
                init: list[Any], body_fn: Any, cond_expr: Any = None) -> list[Any]:
-    """Lower a loop body (and condition), joining carried types until they settle.
+    """Lower a loop body (and condition), joining carried types until they settle; the
+    carried values after the loop.
 
+    A carried tuple or list is carried item by item (its shape must stay the same).
     Lists the body appends to (empty before the loop) are *collected*: the body yields the
     appended value as an extra result and the op an extra output, the list at run time.
     """
     lists = _collected_lists(lw, node)
+    slots = _Slots(carried, init)
     with lw.ctx.builder.at_line(lw.line_of(node)):
-        init_values = [to_value(v) for v in init]
+        init_values = [to_value(v) for v in slots.leaves]
     types = [v.type or T.ANY for v in init_values]
     for _attempt in range(4):
-        regions, result_types = _loop_regions(lw, node, prim, carried, types, body_fn,
+        regions, result_types = _loop_regions(lw, node, prim, slots, types, body_fn,
                                               cond_expr, lists)
         joined = [join_types(a, b) for a, b in zip(types, result_types)]
         if joined == types:
@@ -250,15 +257,57 @@ def _emit_loop(lw: Any, node: Any, prim: str, args: dict[str, Any], carried: lis
         types = joined
     op = lw.ctx.builder.emit(prim, {**args, "init": tuple(init_values)},
                              types=[*types, *[T.ANY] * len(lists)],
-                             n_out=len(carried) + len(lists))
+                             n_out=len(slots.names) + len(lists))
     op.regions = regions
     if lists:
         op.attrs["collect"] = len(lists)
-    for n, out in zip([*carried, *lists], op.outputs):
+    for n, out in zip([*slots.names, *lists], op.outputs):
         out.name = n
-    for n, out in zip(lists, op.outputs[len(carried):]):
+    for n, out in zip(lists, op.outputs[len(slots.names):]):
         lw.env[n] = RunList(Sym(out))
-    return op.outputs[:len(carried)]
+    return slots.rebuild([Sym(o) for o in op.outputs[:len(slots.names)]])
+
+
+class _Slots:
+    """The loop-carried variables as the op carries them: one slot per tuple/list item."""
+
+    def __init__(self, carried: list[str], init: list[Any]) -> None:
+        self.carried = carried
+        self.shapes, self.leaves, self.names = [], [], []
+        for n, value in zip(carried, init):
+            leaves, shape = flatten(value)
+            self.shapes.append(shape)
+            self.leaves += leaves
+            self.names += [n] * len(leaves)
+
+    def rebuild(self, leaves: list[Any]) -> list[Any]:
+        """The value of each carried variable, from the values of its slots."""
+        values, k = [], 0
+        for shape in self.shapes:
+            n = leaf_count(shape)
+            values.append(unflatten(leaves[k:k + n], shape))
+            k += n
+        return values
+
+    def results(self, lw: Any, node: Any) -> list[Any]:
+        """The slots' values at the end of an iteration (the names' current values)."""
+        out = []
+        for n, shape in zip(self.carried, self.shapes):
+            value = lw.env[n] if n in lw.env else None
+            leaves, now = flatten(value)
+            if now != shape:
+                raise lw.err(node, f"`{n}` holds {_kind(shape)} before this loop and "
+                             f"{_kind(now)} after an iteration; a loop whose trip count is "
+                             "known only at run time must keep its shape.",
+                             "Keep the same tuple or list shape, or collect the items with "
+                             ".append and np.stack them after the loop.")
+            out += leaves
+        return out
+
+
+def _kind(shape: Any) -> str:
+    return "a single value" if shape is None else \
+        f"a {shape[0]} of shape {describe_shape(shape)}"
 
 
 def _collected_lists(lw: Any, node: Any) -> list[str]:
@@ -271,31 +320,32 @@ def _collected_lists(lw: Any, node: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _loop_regions(lw: Any, node: Any, prim: str, carried: list[str], types: list[T.AType],
+def _loop_regions(lw: Any, node: Any, prim: str, slots: _Slots, types: list[T.AType],
                   body_fn: Any, cond_expr: Any, lists: list[str]
                   ) -> tuple[list[Block], list[T.AType]]:
 
+    def bind(params: list[Value]) -> dict[str, Any]:
+        env = dict(lw.env)
+        env.update(zip(slots.carried, slots.rebuild([Sym(p) for p in params])))
+        return env
+
     regions = []
     if prim == "while":
-        cond_block = Block(params=[Value(n, type=t) for n, t in zip(carried, types)])
-        env = dict(lw.env)
-        env.update({n: Sym(p) for n, p in zip(carried, cond_block.params)})
-        with in_block(lw, cond_block, env):
+        cond_block = Block(params=[Value(n, type=t) for n, t in zip(slots.names, types)])
+        with in_block(lw, cond_block, bind(cond_block.params)):
             cond_block.results = [to_value(cond_expr())]
         regions.append(cond_block)
-    body = Block(params=[Value(n, type=t) for n, t in zip(carried, types)])
+    body = Block(params=[Value(n, type=t) for n, t in zip(slots.names, types)])
+    env = bind(body.params)
     index = None
     if prim == "for_range":
         index = Value("i", type=T.INT)
         body.params.insert(0, index)
-    env = dict(lw.env)
-    carried_params = body.params[1:] if index is not None else body.params
-    env.update({n: Sym(p) for n, p in zip(carried, carried_params)})
     collectors = {n: Collector() for n in lists}
     env.update(collectors)
     with in_block(lw, body, env):
         body_fn(env, Sym(index) if index is not None else None)
-        body.results = [to_value(lw.env[n]) if n in lw.env else to_value(None) for n in carried]
+        body.results = [to_value(v) for v in slots.results(lw, node)]
         for n, items in collectors.items():
             if len(items) != 1 or items.blocks[0] is not body:
                 raise lw.err(node, f"`{n}.append(...)` must run exactly once per iteration of "
@@ -305,7 +355,7 @@ def _loop_regions(lw: Any, node: Any, prim: str, carried: list[str], types: list
                              "y[i] = v.")
             body.results.append(to_value(items[0]))
     regions.append(body)
-    return regions, [r.type or T.ANY for r in body.results[:len(carried)]]
+    return regions, [r.type or T.ANY for r in body.results[:len(slots.names)]]
 
 
 # --- while ---------------------------------------------------------------------------------
