@@ -45,7 +45,7 @@ def test_mean_adjoint_is_a_scalar_multiplied_in():
     text = _code(sg.source(sg.grad(mean_square), w, x))
     assert "unreduce" not in text and "np.mean" not in text and "like(" not in text
     assert "reduced_count" in text  # 1 / n stays a scalar
-    assert "matmul_adjoint" not in text and "= np.transpose(x)" in text  # 2-d: x.T @ g
+    assert "matmul_adjoint" not in text and "= np.transpose(x) @ " in text  # x.T @ g
     np.testing.assert_allclose(sg.grad(mean_square)(w, x),
                                sg.grad(mean_square, optimize=False)(w, x))
 
@@ -83,3 +83,11 @@ def test_a_dead_temporary_is_freed_where_it_dies():
     product = re.search(r"(_t\d+) = x @ w", text).group(1)
     assert f"{product} = np.tanh({product})" in text, text
     assert text.index(f"np.shape({product})") < text.index("np.tanh")
+
+
+def test_an_array_name_is_rebound_before_a_scalar_name():
+    rng = np.random.default_rng(2)
+    w, x = rng.standard_normal((4, 3)), rng.standard_normal((5, 4))
+    text = _code(sg.source(sg.grad(mean_square), w, x))
+    scaled = re.search(r"(_t\d+) = (_t\d+) \* (_t\d+)\n", text.split("= reduced_count")[1])
+    assert scaled.group(1) == scaled.group(3), text  # the array's name, not 1/n's

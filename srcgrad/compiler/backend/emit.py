@@ -155,6 +155,7 @@ class _Emitter:
         self.last_use = self._last_uses()
         self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
+        self.inline: dict[int, Any] = {}  # value id -> the expression written in its place
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count
@@ -196,6 +197,8 @@ class _Emitter:
                 self.current_line = op.line
             if op.regions or op.prim in control.TAPE_PRIMS:
                 control.emit_compound(self, op, lines, indent, i if top else None)
+                continue
+            if top and self._inline_transpose(block, i):
                 continue
             stmt = self.statement(op, i if top else None, direct)
             if stmt is not None:
@@ -285,7 +288,8 @@ class _Emitter:
         array is freed now (as in a nested expression), not when the function returns."""
         if op.prim == "shape":
             return None  # a shape tuple keeps its own name (and frees nothing)
-        for v in op.operands():
+        # an array's name first: rebinding a scalar's would keep the array alive
+        for v in sorted(op.operands(), key=_holds_a_scalar):
             if v.op is not None and v.op.prim == "shape":
                 continue
             name = self.names.names.get(v.id)
@@ -294,8 +298,26 @@ class _Emitter:
                 return name
         return None
 
+    def _inline_transpose(self, block: Block, i: int) -> bool:
+        """``np.transpose(a)`` read once, by the next op, is written inside it (``a.T @ g``
+        as by hand): no name holds the view, so ``a`` can be freed when it dies."""
+        op = block.ops[i]
+        if op.prim != "transpose" or const_value(op.args.get("axes")) != (True, None):
+            return False
+        nxt = next((o for o in block.ops[i + 1:] if o.prim != "const"), None)
+        if nxt is None or nxt.regions or nxt.prim in control.TAPE_PRIMS:
+            return False
+        reads = sum(1 for o in block.ops for v in _all_operands(o) if v is op.out)
+        reads += sum(1 for r in block.results if r is op.out)
+        if reads != 1 or op.out not in list(nxt.operands()):
+            return False
+        self.inline[op.out.id] = self.call_expr(op)
+        return True
+
     # --- expressions -----------------------------------------------------------------
     def expr(self, v: Any) -> Any:
+        if not isinstance(v, tuple) and isinstance(v, Value) and v.id in self.inline:
+            return self.inline[v.id]
         if isinstance(v, tuple):
             return gast.Tuple(elts=[self.expr(x) for x in v], ctx=gast.Load())
         is_const, c = const_value(v)
@@ -414,3 +436,15 @@ def _same(a: Any, b: Any) -> bool:
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
+
+
+def _holds_a_scalar(v: Value, depth: int = 0) -> bool:
+    """Known to hold one number (a 0-d type, an element count, arithmetic on those)."""
+    if v.type is not None and v.type.known_ndim == 0:
+        return True
+    if v.op is None or depth > 4:
+        return False
+    if v.op.prim == "reduced_count":
+        return True
+    return v.op.prim in ("multiply", "divide", "add", "subtract", "negative") and all(
+        _holds_a_scalar(w, depth + 1) for w in v.op.operands())

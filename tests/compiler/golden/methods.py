@@ -26,8 +26,7 @@ def grad_methods(x):
     _t5 = unreduce(_t5, _t6, 0)
     _t9 = matmul_adjoint_x(_t5, m, _t4)
     dm = matmul_adjoint_y(_t3, _t5, _t2)
-    _t9 = np.transpose(_t9)
-    dm = dm + _t9
+    dm = dm + np.transpose(_t9)
     # line 51: m = x.reshape(2, 3)
     dx = np.reshape(dm, _t1)
     dx = like(dx, x)

@@ -24,7 +24,6 @@ def grad_mlp_loss(w, b, x):
     _t6 = dh * _t6
     _t7 = unbroadcast(_t6, _t3)
     db = unbroadcast(_t6, _t1)
-    _t8 = np.transpose(x)
-    dw = _t8 @ _t7
+    dw = np.transpose(x) @ _t7
     db = like(db, b)
     return dw, db
