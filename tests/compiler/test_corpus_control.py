@@ -31,9 +31,6 @@ PENDING: dict[str, str] = {
     "defined_on_one_branch_used_under_the_same_test": (
         "a name assigned on one branch of an if and read after a second if with the same "
         "test is rejected at compile time: `name `extra` is not defined`"),
-    "enumerate_with_a_start": (
-        "enumerate(x, 2) on an array is rejected ('builtin enumerate() on a value known "
-        "only at run time is not supported'); enumerate(x) works"),
     "loop_variable_used_after_the_loop": (
         "the loop target of `for row in a` read after the loop is rejected at compile time: "
         "`name `row` is not defined`"),
@@ -42,7 +39,7 @@ PENDING: dict[str, str] = {
 # it too.
 PENDING_FORWARD: dict[str, str] = {
     **{name: PENDING[name] for name in (
-        "defined_on_one_branch_used_under_the_same_test", "enumerate_with_a_start",
+        "defined_on_one_branch_used_under_the_same_test",
         "loop_variable_used_after_the_loop")},
 }
 

@@ -136,3 +136,93 @@ def test_tuples_of_different_shapes_are_refused_clearly():
     with pytest.raises(sg.SrcGradError, match=r"`t` holds a tuple of shape \(_,\) before this "
                        r"loop and a tuple of shape \(_, _\) after an iteration"):
         sg.grad(loop_grows_a_tuple)(0.5, 3)
+
+
+# --- 3. enumerate with a start ------------------------------------------------------------
+
+X5 = np.linspace(0.1, 0.9, 5)
+
+
+def enumerate_positional_start(x):
+    s = 0.0
+    for i, v in enumerate(x, 2):
+        s = s + np.sin(v) * i
+    return s
+
+
+def enumerate_keyword_start(x):
+    s = 0.0
+    for i, v in enumerate(x, start=-1):
+        s = s + v * v * i
+    return s
+
+
+def enumerate_start_from_an_argument(x, n):
+    s = 0.0
+    for i, v in enumerate(x, n):
+        s = s + v * i
+    return s
+
+
+def enumerate_a_stepped_range(x):
+    s = 0.0
+    for k, i in enumerate(range(1, len(x), 2), 3):
+        s = s + x[i] * x[i] * k
+    return s
+
+
+def enumerate_zip_with_a_start(a, b):
+    s = 0.0
+    for k, (u, v) in enumerate(zip(a, b), 1):
+        s = s + u * v * k
+    return s
+
+
+@pytest.mark.parametrize("fn, args", [
+    (enumerate_positional_start, (X5,)),
+    (enumerate_keyword_start, (X5,)),
+    (enumerate_start_from_an_argument, (X5, 3)),
+    (enumerate_a_stepped_range, (X5,)),
+    (enumerate_zip_with_a_start, (X5, X5[::-1] * 2.0)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_enumerate_with_a_start(fn, args):
+    for optimize in (True, False):
+        got = sg.grad(fn, optimize=optimize)(*args)
+        assert_close(got, numeric_gradient(fn, list(args), {}, 0, None), what=fn.__name__)
+    tangent = np.linspace(-1.0, 1.0, 5)
+    value, derivative = sg.jvp(fn)(*args, tangent)
+    assert value == pytest.approx(fn(*args))
+    assert derivative == pytest.approx(float(np.dot(sg.grad(fn)(*args), tangent)))
+
+
+def enumerate_float_start(x):
+    s = 0.0
+    for i, v in enumerate(x, 1.5):
+        s = s + v * i
+    return s
+
+
+def enumerate_too_many_arguments(x):
+    s = 0.0
+    for i, v in enumerate(x, 1, 2):
+        s = s + v * i
+    return s
+
+
+def zip_strict(a, b):
+    s = 0.0
+    for u, v in zip(a, b, strict=True):
+        s = s + u * v
+    return s
+
+
+def test_enumerate_and_zip_errors_say_what_is_wrong():
+    with pytest.raises(sg.SrcGradError, match=r"enumerate\(\) needs an int start, not float "
+                       "1.5"):
+        sg.grad(enumerate_float_start)(X5)
+    with pytest.raises(sg.SrcGradError, match=r"bad call of enumerate\(\).*Call it as "
+                       r"enumerate\(items\) or enumerate\(items, start\)"):
+        sg.grad(enumerate_too_many_arguments)(X5)
+    with pytest.raises(sg.SrcGradError, match=r"zip\(\) with keyword arguments .*Call "
+                       r"zip\(a, b, \.\.\.\) without keywords"):
+        sg.grad(zip_strict, wrt=(0, 1))(X5, X5)

@@ -216,16 +216,47 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         if len(parts) == 1:
             parts = [0, parts[0]]
         return SymRange(*parts)
-    if name == "enumerate" and len(args) == 1 and not kwargs:
-        return SymEnumerate(args[0])
+    if name == "enumerate":
+        return _enumerate(lw, args, kwargs, node)
     if name == "zip" and not kwargs:
         return SymZip(tuple(args))
-    if name in ("tuple", "list"):
-        (items,) = args
-        if isinstance(items, (tuple, list)):
-            return tuple(items) if name == "tuple" else list(items)
-    raise lw.err(node, f"the builtin {name}() on a value known only at run time is not "
-                 "supported.", "Use the NumPy function for it.")
+    if name in ("tuple", "list") and len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0]) if name == "tuple" else list(args[0])
+    what = "with keyword arguments " if kwargs and name == "zip" else ""
+    raise lw.err(node, f"the builtin {name}() {what}on a value known only at run time is not "
+                 "supported in a differentiated function.", _BUILTIN_ADVICE.get(
+                     name, f"Use the NumPy function for it (np.{name}(...) if there is one), "
+                     "or compute it with operators."))
+
+
+_BUILTIN_ADVICE = {
+    "zip": "Call zip(a, b, ...) without keywords; the shortest argument sets the length.",
+    "tuple": "Index the array (x[0], x[1], ...) or loop over it.",
+    "list": "Index the array (x[0], x[1], ...) or loop over it.",
+    "range": "Pass range() one to three ints.",
+}
+
+
+def _enumerate(lw: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
+    """``enumerate(items)``, ``enumerate(items, start)``, ``enumerate(items, start=k)``."""
+    try:
+        bound = inspect.signature(lambda iterable, start=0: None).bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.err(node, f"bad call of enumerate(): {e}",
+                     "Call it as enumerate(items) or enumerate(items, start).") from None
+    bound.apply_defaults()
+    start = bound.arguments["start"]
+    t = start.value.type if isinstance(start, Sym) else None
+    if not (isinstance(start, int) or (t is not None and t.kind in ("int", "bool"))):
+        raise lw.err(node, f"enumerate() needs an int start, not {_describe(start)}.",
+                     "Pass an int: enumerate(items, 1).")
+    return SymEnumerate(bound.arguments["iterable"], start)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, Sym):
+        return f"a value of type {value.value.type}"
+    return f"{type(value).__name__} {value!r}"
 
 
 # --- inlining user functions ------------------------------------------------------------

@@ -69,7 +69,10 @@ class RunList:
 
 @dataclass
 class SymEnumerate:
+    """``enumerate(inner, start)`` over something iterated at run time."""
+
     inner: Any
+    start: Any = 0
 
 
 @dataclass

@@ -8,6 +8,7 @@ lists, and over constant ranges whose body appends to a local list, are unrolled
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import gast
@@ -219,9 +220,15 @@ def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any],
         return (0, length, 1), lambda i: iterable[i]
     if isinstance(iterable, SymEnumerate):
         bounds, inner = _iteration(lw, iterable.inner, node)
-        if bounds[0] != 0 or bounds[2] != 1:
-            raise lw.err(node, "enumerate over a range with a start or step is not supported.")
-        return bounds, lambda i: (i, inner(i))
+        first, _, step = bounds
+        start = iterable.start
+
+        def count(i: Any) -> Any:  # how many items came before, plus enumerate's start
+            n = i if (first, step) == (0, 1) else lw.binop(
+                operator.floordiv, lw.binop(operator.sub, i, first, node), step, node)
+            return n if not isinstance(start, Sym) and start == 0 else n + start
+
+        return bounds, lambda i: (count(i), inner(i))
     if isinstance(iterable, SymZip):
         parts = [_iteration(lw, it, node) for it in iterable.items]
         stop = parts[0][0][1]
