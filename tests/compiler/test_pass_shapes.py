@@ -91,3 +91,17 @@ def test_an_array_name_is_rebound_before_a_scalar_name():
     text = _code(sg.source(sg.grad(mean_square), w, x))
     scaled = re.search(r"(_t\d+) = (_t\d+) \* (_t\d+)\n", text.split("= reduced_count")[1])
     assert scaled.group(1) == scaled.group(3), text  # the array's name, not 1/n's
+
+
+def two_sums_of_one_array(x):
+    return -1.37 * np.sum(-x) + 1.41 * np.mean(x, axis=0)
+
+
+def test_two_lazy_adjoints_are_not_made_scalar_on_each_others_account():
+    """Each broadcast adjoint alone meets the other's full shape; made lazy together they
+    would sum to a float for an array argument."""
+    x = np.array([0.2, 0.4, 0.1])
+    got = sg.grad(two_sums_of_one_array)(x)
+    assert type(got) is np.ndarray and got.shape == (3,)
+    np.testing.assert_allclose(got, sg.grad(two_sums_of_one_array, optimize=False)(x))
+    assert "unreduce(" in _code(sg.source(sg.grad(two_sums_of_one_array), x))

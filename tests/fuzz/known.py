@@ -12,10 +12,6 @@ import re
 
 KNOWN_BUGS: list[tuple[str, str]] = [
     # (regex searched in the failure message, regression test that reproduces it)
-    (r"gradient \d+ is a float(64)? for a array argument \(optimize=True\)",
-     "test_folded_constant_adjoint_keeps_the_arguments_shape"),
-    (r"IndexError: too many indices for array: array is 0-dimensional",
-     "test_write_adjoint_of_a_folded_constant_keeps_its_shape"),
 ]
 
 

@@ -173,9 +173,6 @@ def _negated_sum_plus_mean(x):
     return -1.37 * np.sum(v7) + 1.41 * v9
 
 
-@pytest.mark.xfail(strict=True, reason="compiler (optimize=True): the simplifier drops "
-                   "unreduce(...) and the final like(...) when the seeds fold to constants, so "
-                   "a (3,) argument gets the float 1.84 instead of [1.84, 1.84, 1.84]")
 def test_folded_constant_adjoint_keeps_the_arguments_shape():
     got = sg.grad(_negated_sum_plus_mean)(np.array([0.2, 0.4, 0.1]))
     assert type(got) is np.ndarray
@@ -188,9 +185,6 @@ def _write_then_two_sums(x):
     return -1.43 * np.sum(z - -0.8) + 1.03 * np.sum(0.5 * z)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler (optimize=True): the adjoint of z folds to "
-                   "a 0-d constant, then index_put(dz, 0.0, (slice(None), 0)) raises "
-                   "IndexError 'array is 0-dimensional, but 2 were indexed'")
 def test_write_adjoint_of_a_folded_constant_keeps_its_shape():
     got = sg.grad(_write_then_two_sums)(np.full((1, 3), 0.3))
     np.testing.assert_allclose(got, [[0.0, -0.915, -0.915]])

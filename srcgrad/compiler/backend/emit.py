@@ -253,10 +253,20 @@ class _Emitter:
             return gast.Assign(targets=[gast.Subscript(
                 value=_name(target), slice=self.index_expr(op.args["index"]),
                 ctx=gast.Store())], value=self.expr(op.args["values"]), type_comment=None)
-        value = self.call_expr(op)
         reuse = direct.get(out.id)
         if reuse is None and index is not None:
             reuse = self.reusable_name(op, out, index)
+        accumulator = op.args.get(op.attrs.get("accumulate", ""))
+        if isinstance(accumulator, Value) and index is not None and reuse is not None \
+                and reuse == self.names.names.get(accumulator.id) \
+                and self.last_use.get(accumulator.id) == index:
+            # the passes proved it a fresh, unaliased array of the result's shape and dtype
+            other = op.args["y" if op.attrs["accumulate"] == "x" else "x"]
+            self.names.define(out, reuse)
+            return gast.AugAssign(target=gast.Name(id=reuse, ctx=gast.Store(),
+                                                   annotation=None, type_comment=None),
+                                  op=gast.Add(), value=self.expr(other))
+        value = self.call_expr(op)
         return _assign(self.names.define(out, reuse), value)
 
     def in_place(self, op: Op, direct: dict[int, str]) -> bool:

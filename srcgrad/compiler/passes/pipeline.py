@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..ir.core import Function
+from .accumulate import accumulate_in_place
+from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
+from .fold import fold_constants
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .tape import dedupe_tape
@@ -19,10 +22,13 @@ from .tape import dedupe_tape
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
+    ("fold_constants", fold_constants),
+    ("propagate_copies", propagate_copies),
     ("scalar_factors", scalar_factors),
     ("cse", cse),
     ("dce", dce),
     ("dedupe_tape", dedupe_tape),
+    ("accumulate_in_place", accumulate_in_place),
 ]
 
 

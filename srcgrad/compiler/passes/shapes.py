@@ -125,6 +125,14 @@ class _Classes:
                 self.float64.add(op.out.id)
 
 
+def _plain_classes(fn: Function) -> _Classes:
+    """The shape classes of the top-level block as it stands (for later passes)."""
+    classes = _Classes()
+    for op in fn.body.ops:
+        classes.visit(op)
+    return classes
+
+
 def _shape_source(s: Any) -> Value | None:
     """``v`` when ``s`` is ``shape(x=v)``."""
     if isinstance(s, Value) and s.op is not None and s.op.prim == "shape":
@@ -247,6 +255,9 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
         for region in op.regions:
             results.update(_read_inside(region))
     mapping: dict[Value, Value] = {}
+    # Decided one at a time: a value already made lazy no longer gives a sum its full
+    # shape, so two adjoints ``a + b`` are never both made lazy on each other's account.
+    lazy: set[int] = set()
     for op in fn.body.ops:
         if op.prim != "unreduce" or op.out.id not in classes.rep:
             continue
@@ -255,33 +266,38 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
             continue
         if g.type.kind not in ("float", "scalar"):
             continue
-        if _stays_lazy(op.out, classes.of(op.out), classes, users, results):
+        chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy)
+        if chain is not None:
             mapping[op.out] = g
+            lazy |= chain
     replace_uses(fn, mapping)
 
 
 def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],
-                results: set[int]) -> bool:
-    """Every use of ``u`` (through scalar-only elementwise ops) meets a float64 ``cls``."""
+                results: set[int], lazy_before: set[int]) -> set[int] | None:
+    """The values that turn scalar when ``u`` does, if every use of ``u`` (through
+    scalar-only elementwise ops) meets a full-shaped float64 ``cls``; else None. Values in
+    ``lazy_before`` are scalars already (earlier decisions), never a full-shaped partner."""
     lazy = {u.id}
     todo = [u]
     while todo:
         v = todo.pop()
         if v.id in results:
-            return False
+            return None
         for op in users.get(v.id, []):
             if not _elementwise(op):
-                return False
+                return None
             partners = [w for w in op.operands() if w.id not in lazy]
-            if any(not _rank0(w) for w in partners):
-                if not all(_rank0(w) or (classes.same(w, cls) and _float64_array(w, classes))
-                           for w in partners):
-                    return False
+            shaped = [w for w in partners if not _rank0(w) and w.id not in lazy_before]
+            if shaped:
+                if not all(classes.same(w, cls) and _float64_array(w, classes)
+                           for w in shaped):
+                    return None
                 continue  # the partner gives the result its full shape
             if op.out.id not in lazy:
                 lazy.add(op.out.id)
                 todo.append(op.out)
-    return True
+    return lazy
 
 
 def _read_inside(block: Block) -> set[int]:

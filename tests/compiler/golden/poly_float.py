@@ -11,6 +11,6 @@ def grad_poly(x):
     dx = _t1 * _t3
     _t4 = math.cos(x)
     _t2 = _t2 * _t4
-    dx = dx + _t2
+    dx += _t2
     dx = float(dx)
     return dx

@@ -8,20 +8,19 @@ from srcgrad.rules.helpers import unbroadcast, unreduce
 def grad_stopped(x, y, n):
     _t1 = np.shape(x)
     # line 63: scale = sg.stop_gradient(np.max(x))
-    _t2 = np.max(x)
-    scale = _t2
+    scale = np.max(x)
     # line 64: return np.sum(x * scale * n)
-    _t3 = x * scale
-    _t4 = np.shape(_t3)
-    _t3 = _t3 * n
-    _t5 = np.shape(_t3)
-    _t3 = np.sum(_t3)
-    _t3 = seed_one(_t3)
-    _t3 = unreduce(_t3, _t5)
-    _t3 = _t3 * n
-    _t3 = unbroadcast(_t3, _t4)
-    _t3 = _t3 * scale
-    dx = unbroadcast(_t3, _t1)
+    _t2 = x * scale
+    _t3 = np.shape(_t2)
+    _t2 = _t2 * n
+    _t4 = np.shape(_t2)
+    _t2 = np.sum(_t2)
+    _t2 = seed_one(_t2)
+    _t2 = unreduce(_t2, _t4)
+    _t2 = _t2 * n
+    _t2 = unbroadcast(_t2, _t3)
+    _t2 = _t2 * scale
+    dx = unbroadcast(_t2, _t1)
     dx = like(dx, x)
     dy = zeros_of(y)
     return dx, dy

@@ -1,0 +1,73 @@
+"""In-place adjoint accumulation: ``dx = dx + t`` may be emitted as ``dx += t``.
+
+Runs last. It marks a top-level ``add`` with ``attrs["accumulate"]`` naming the operand
+that may be updated in place; the backend writes ``dx += t`` when that operand's name is
+also the result's (otherwise a plain ``dx = dx + t``):
+
+    %9 = multiply(x=%g, y=%c)                %9 = multiply(x=%g, y=%c)
+    %11 = add(x=%9, y=%10)        ->         %11 = add(x=%9, y=%10)  {accumulate: "x"}
+    (emitted:  dx = dx + _t4)                (emitted:  dx += _t4)
+
+It is safe, so marked, only when the accumulator
+- is a fresh array the gradient owns: the result of an arithmetic op (never a parameter,
+  a constant, a tape entry, ``np.broadcast_to``/``unreduce``, ``like`` or any view);
+- is read by nothing but this ``add`` (so no alias, tape push or view of it exists);
+- has the result's shape and dtype: float64, and the other operand a 0-d value or provably
+  the same shape (shape classes); ``+=`` never broadcasts the accumulator itself.
+A Python float accumulator keeps float semantics (``+=`` on a float rebinds).
+"""
+
+from __future__ import annotations
+
+from ..ir.core import Function, Value
+from .shapes import _Classes, _plain_classes, _rank0
+
+# results that are always a new array (or a Python/NumPy scalar), never a view
+_FRESH = frozenset({"add", "subtract", "multiply", "divide", "negative", "matmul",
+                    "exp", "log", "sin", "cos", "tanh", "sqrt", "square", "power"})
+
+
+def accumulate_in_place(fn: Function) -> None:
+    classes = _plain_classes(fn)
+    uses: dict[int, int] = {}
+    for op in fn.body.ops:
+        for v in op.operands():
+            uses[v.id] = uses.get(v.id, 0) + 1
+        for region in op.regions:
+            _count_inside(region, uses)
+    for r in fn.body.results:
+        uses[r.id] = uses.get(r.id, 0) + 1
+    params = {p.id for p in fn.params}
+    for op in fn.body.ops:
+        op.attrs.pop("accumulate", None)
+        if op.prim != "add" or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
+            continue
+        for key, other in (("x", "y"), ("y", "x")):
+            acc, rest = op.args[key], op.args[other]
+            if isinstance(acc, Value) and isinstance(rest, Value) \
+                    and _owned(acc, params, uses) and _fits(acc, rest, classes):
+                op.attrs["accumulate"] = key
+                break
+
+
+def _owned(v: Value, params: set[int], uses: dict[int, int]) -> bool:
+    return (v.id not in params and v.op is not None and v.op.prim in _FRESH
+            and uses.get(v.id) == 1)
+
+
+def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
+    if not classes.is_float64(acc):
+        return False
+    if not (classes.is_weak(rest) or classes.is_float64(rest)):
+        return False
+    return _rank0(rest) or classes.same(acc, rest)
+
+
+def _count_inside(block, uses: dict[int, int]) -> None:  # type: ignore[no-untyped-def]
+    for op in block.ops:
+        for v in op.operands():
+            uses[v.id] = uses.get(v.id, 0) + 1
+        for region in op.regions:
+            _count_inside(region, uses)
+    for r in block.results:
+        uses[r.id] = uses.get(r.id, 0) + 1
