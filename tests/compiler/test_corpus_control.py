@@ -27,21 +27,10 @@ PROGRAMS = corpus_control.load()
 
 # What the compiler gets wrong: program name, or "name[case]", -> what is wrong. Each entry
 # is a strict xfail, so it turns red the day the compiler is fixed: then delete it.
-PENDING: dict[str, str] = {
-    "defined_on_one_branch_used_under_the_same_test": (
-        "a name assigned on one branch of an if and read after a second if with the same "
-        "test is rejected at compile time: `name `extra` is not defined`"),
-    "loop_variable_used_after_the_loop": (
-        "the loop target of `for row in a` read after the loop is rejected at compile time: "
-        "`name `row` is not defined`"),
-}
+PENDING: dict[str, str] = {}
 # Forward mode is checked against reverse mode, so a program neither mode can compile fails
 # it too.
-PENDING_FORWARD: dict[str, str] = {
-    **{name: PENDING[name] for name in (
-        "defined_on_one_branch_used_under_the_same_test",
-        "loop_variable_used_after_the_loop")},
-}
+PENDING_FORWARD: dict[str, str] = {}
 
 
 def _marks(pending, program, case):

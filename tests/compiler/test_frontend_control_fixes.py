@@ -226,3 +226,119 @@ def test_enumerate_and_zip_errors_say_what_is_wrong():
     with pytest.raises(sg.SrcGradError, match=r"zip\(\) with keyword arguments .*Call "
                        r"zip\(a, b, \.\.\.\) without keywords"):
         sg.grad(zip_strict, wrt=(0, 1))(X5, X5)
+
+
+# --- 2 and 4. names bound on some paths only: checked when read, at run time --------------
+
+M34 = np.arange(12.0).reshape(3, 4) / 10.0
+
+
+def read_under_the_same_test(x):
+    if x > 0.0:
+        e = x * 2.0
+    if x > 0.0:
+        return e * x
+    return x
+
+
+def array_read_under_the_same_test(x):
+    y = x * 2.0
+    positive = np.sum(x) > 0.0
+    if positive:
+        extra = np.cos(x)
+        y = y + extra
+    if positive:
+        y = y * extra
+    return np.sum(y * y)
+
+
+def read_after_an_if_that_may_not_bind(x):
+    if x > 0.0:
+        e = x * 2.0
+    return e * x
+
+
+def loop_variable_after_the_loop(a):
+    for row in a:
+        pass
+    return np.sum(row * row)
+
+
+def loop_variable_bound_before_the_loop(a, b):
+    row = b
+    for row in a:
+        pass
+    return np.sum(row * row)
+
+
+def name_first_assigned_in_a_loop(a, n):
+    for i in range(n):
+        last = a[i] * 2.0
+    return np.sum(last) + i
+
+
+def name_first_assigned_in_a_while_loop(x):
+    n = 0
+    while n * x < 2.0:
+        z = x * n
+        n = n + 1
+    return z * x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (read_under_the_same_test, (0.5,)),
+    (read_under_the_same_test, (-0.5,)),
+    (array_read_under_the_same_test, (M34[0],)),
+    (array_read_under_the_same_test, (-M34[1],)),
+    (read_after_an_if_that_may_not_bind, (0.5,)),
+    (loop_variable_after_the_loop, (M34,)),
+    (loop_variable_bound_before_the_loop, (M34, M34[0] + 1.0)),
+    (loop_variable_bound_before_the_loop, (M34[:0], M34[0] + 1.0)),
+    (name_first_assigned_in_a_loop, (M34, 2)),
+    (name_first_assigned_in_a_while_loop, (0.3,)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_names_bound_on_some_paths_are_usable_where_bound(fn, args):
+    for optimize in (True, False):
+        got = sg.grad(fn, optimize=optimize)(*args)
+        assert_close(got, numeric_gradient(fn, list(args), {}, 0, None), what=fn.__name__)
+    tangent = np.ones_like(args[0]) * 0.5 if isinstance(args[0], np.ndarray) else 0.5
+    value, derivative = sg.jvp(fn)(*args, tangent)
+    assert value == pytest.approx(fn(*args))
+    assert derivative == pytest.approx(float(np.sum(sg.grad(fn)(*args) * tangent)))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (read_after_an_if_that_may_not_bind, (-0.5,)),
+    (loop_variable_after_the_loop, (M34[:0],)),
+    (name_first_assigned_in_a_loop, (M34, 0)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_reading_an_unbound_name_raises_like_python(fn, args):
+    with pytest.raises(UnboundLocalError) as python:
+        fn(*args)
+    for derived in (sg.grad(fn), sg.grad(fn, optimize=False)):
+        with pytest.raises(UnboundLocalError) as ours:
+            derived(*args)
+        assert str(ours.value) == str(python.value)
+    with pytest.raises(UnboundLocalError):
+        sg.jvp(fn)(*args, np.zeros_like(args[0]) if isinstance(args[0], np.ndarray) else 0.0)
+
+
+def function_on_one_path(x):
+    if x > 0.0:
+        def helper(v):
+            return v * 2.0
+    return helper(x)
+
+
+def tuple_first_assigned_in_a_loop(a):
+    for row in a:
+        pair = (row, row)
+    return np.sum(pair[0])
+
+
+def test_names_on_some_paths_that_cannot_be_carried_are_refused_clearly():
+    with pytest.raises(sg.SrcGradError, match="`helper` is assigned on some paths only .* "
+                       "holds a LocalFunction"):
+        sg.grad(function_on_one_path)(0.5)
+    with pytest.raises(sg.SrcGradError, match="`pair` is first assigned inside this loop"):
+        sg.grad(tuple_first_assigned_in_a_loop)(M34)

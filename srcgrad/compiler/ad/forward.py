@@ -25,7 +25,7 @@ from ..ir.builder import Builder, clone_function
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule, to_value
-from .activity import rule_of, varied_values
+from .activity import can_carry, rule_of, varied_values
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
@@ -101,8 +101,8 @@ def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
 
 
 def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
-    if op.prim == "call":
-        if any(v.id in tangents for v in op.operands()):
+    if op.prim == "call":  # (a call whose results are ints or bools needs no derivative)
+        if any(v.id in tangents for v in op.operands()) and any(map(can_carry, op.outputs)):
             name = getattr(op.attrs["fn"], "__qualname__", repr(op.attrs["fn"]))
             raise SrcGradError(f"the call to {name} has no derivative rule and no Python "
                                "source to differentiate.", filename=fn.filename,

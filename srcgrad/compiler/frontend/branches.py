@@ -21,6 +21,7 @@ from .control import (
     no_exit,
     unflatten,
 )
+from .unbound import UNBOUND, MaybeUnbound, OnSomePathsOnly, representable, typed
 
 
 def lower_if(lw: Any, node: Any, cond: Any) -> None:
@@ -36,11 +37,19 @@ def lower_if(lw: Any, node: Any, cond: Any) -> None:
         envs.append(env)
         blocks.append(block)
     merged: list[tuple[str, Any, Any]] = []
+    maybe: set[str] = set()
     for n in names:
         a, b = envs[0].get(n, _MISSING), envs[1].get(n, _MISSING)
-        if a is _MISSING or b is _MISSING:
-            lw.env.pop(n, None)  # defined on one path only: not usable after the if
+        if a is _MISSING and b is _MISSING:
             continue
+        if any(isinstance(v, (MaybeUnbound, OnSomePathsOnly)) or v is _MISSING
+               for v in (a, b)):
+            one_path = _one_path_only(a, b)
+            if isinstance(one_path, OnSomePathsOnly):
+                lw.env[n] = one_path
+                continue
+            a, b = one_path
+            maybe.add(n)
         if isinstance(a, dict) or isinstance(b, dict):
             if a is b:
                 lw.env[n] = a
@@ -51,7 +60,24 @@ def lower_if(lw: Any, node: Any, cond: Any) -> None:
     values = merge_values(lw, node, cond, blocks, [(a, b) for _, a, b in merged],
                           [f"`{n}`" for n, _, _ in merged])
     for (n, _, _), value in zip(merged, values):
-        lw.env[n] = _name_leaves(value, n)
+        value = _name_leaves(value, n)
+        lw.env[n] = MaybeUnbound(value) if n in maybe else value
+
+
+def _one_path_only(a: Any, b: Any) -> tuple[Any, Any] | OnSomePathsOnly:
+    """(then, else) values of a name that may be unbound after the ``if``: the sentinel
+    (shaped like the other side's tuple) where it is unbound."""
+    for v in (a, b):
+        if isinstance(v, OnSomePathsOnly):
+            return v
+    a, b = (v.value if isinstance(v, MaybeUnbound) else v for v in (a, b))
+    bound = b if a is _MISSING else a
+    leaves, shape = flatten(bound)
+    if not all(representable(leaf) for leaf in leaves):
+        odd = next(leaf for leaf in leaves if not representable(leaf))
+        return OnSomePathsOnly(f"a {type(odd).__name__}")
+    unbound = unflatten([UNBOUND] * len(leaves), shape)
+    return (unbound if a is _MISSING else a), (unbound if b is _MISSING else b)
 
 
 def merge_values(lw: Any, node: Any, cond: Any, blocks: list[Block],
@@ -71,7 +97,7 @@ def merge_values(lw: Any, node: Any, cond: Any, blocks: list[Block],
         leaf_pairs.append(list(zip(leaves_a, leaves_b)))
     varying = [(a, b) for leaves in leaf_pairs for a, b in leaves if not _same(a, b)]
     # emitted even with no outputs: the blocks may print, assert or raise
-    outs = iter(_emit_if(lw, cond, blocks, [[a for a, _ in varying], [b for _, b in varying]]))
+    outs = iter(emit_if(lw, cond, blocks, [[a for a, _ in varying], [b for _, b in varying]]))
     merged = []
     for shape, leaves in zip(shapes, leaf_pairs):
         merged.append(unflatten([a if _same(a, b) else Sym(next(outs)) for a, b in leaves],
@@ -107,14 +133,17 @@ def _same_static(a: Any, b: Any) -> bool:
         return a is b
 
 
-def _emit_if(lw: Any, cond: Any, blocks: list[Block], values: list[list[Any]]) -> list[Any]:
+def emit_if(lw: Any, cond: Any, blocks: list[Block], values: list[list[Any]]) -> list[Any]:
     results = []
     for block, vals in zip(blocks, values):
         with in_block(lw, block, dict(lw.env)):
             block.results = [to_value(v) for v in vals]
         results.append(block.results)
-    types = [join_types(a.type, b.type) if a.type != b.type else a.type
-             for a, b in zip(*results)]
+    types = []
+    for pair in zip(*results):
+        typed_values = typed(list(pair)) or list(pair)
+        a, b = typed_values[0], typed_values[-1]
+        types.append(join_types(a.type, b.type) if a.type != b.type else a.type)
     op = lw.ctx.builder.emit("if", {"cond": to_value(cond)}, types=types, n_out=len(types))
     op.regions = blocks
     for out, a, b in zip(op.outputs, *results):

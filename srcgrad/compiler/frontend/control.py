@@ -88,9 +88,9 @@ def _walk(nodes: list[Any]) -> Iterator[Any]:
     while stack:
         node = stack.pop()
         yield node
-        for child in gast.iter_child_nodes(node):
-            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
-                stack.append(child)
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue  # its name is bound here; its body runs when it is called
+        stack.extend(gast.iter_child_nodes(node))
 
 
 def assigned_names(stmts: list[Any]) -> list[str]:

@@ -14,9 +14,10 @@ from typing import Any
 import gast
 
 from ..symbolic import Sym, is_symbolic, record_rule
-from . import branches, calls
+from . import branches, calls, unbound
 from .context import LocalFunction
 from .resolve import MISSING
+from .unbound import MaybeUnbound, OnSomePathsOnly
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -57,7 +58,16 @@ class ExpressionsMixin:
     def load(self, name: str, node: Any) -> Any:
         for env in (self.env, *self.enclosing):
             if name in env:
-                return env[name]
+                held = env[name]
+                if isinstance(held, MaybeUnbound):
+                    return unbound.read(self, held, name, node)
+                if isinstance(held, OnSomePathsOnly):
+                    raise self.err(node, f"`{name}` is assigned on some paths only (of an "
+                                   "`if` on a run-time condition or a loop whose trip count "
+                                   f"is known only at run time) and holds {held.what}, which "
+                                   "cannot be chosen at run time.",
+                                   f"Assign `{name}` before the if or loop.")
+                return held
         value = self.scope.lookup(name, self.ctx.deps)
         if value is MISSING:
             raise self.err(node, f"name `{name}` is not defined.",

@@ -37,6 +37,7 @@ from .control import (
     no_exit,
     unflatten,
 )
+from .unbound import UNBOUND, MaybeUnbound, is_unbound_value
 
 
 def lower_for(lw: Any, node: Any) -> None:
@@ -51,10 +52,9 @@ def lower_for(lw: Any, node: Any) -> None:
         return
     bounds, item_of = _iteration(lw, iterable, node)
     flags = _flags(lw, node.body)
-    targets = assigned_names([node.target])
-    carried = [n for n in assigned_names(node.body) if n in lw.env and n not in targets]
+    carried, init = _carried(lw, node, assigned_names([node.target]))
     carried += _carried_flags(flags)
-    init = [lw.env[n] for n in carried]
+    init += [lw.env[n] for n in _carried_flags(flags)]
 
     def body(env: dict[str, Any], index: Any) -> None:
         lw.assign(node.target, item_of(index), node)
@@ -65,6 +65,33 @@ def lower_for(lw: Any, node: Any) -> None:
     outs = _emit_loop(lw, node, "for_range", {"start": start, "stop": stop, "step": step},
                       carried, init, body)
     _finish(lw, carried, outs, flags)
+
+
+def _carried(lw: Any, node: Any, targets: list[str]) -> tuple[list[str], list[Any]]:
+    """The names a run-time loop carries, and their values before it: those the body
+    assigns that exist before the loop, and those read after it (the loop variable, a
+    name first assigned in the body: maybe unbound, as the loop may run zero times)."""
+    carried, init = [], []
+    for n in dict.fromkeys([*targets, *assigned_names(node.body)]):
+        if n in lw.env and (n not in targets or _read_after(lw, node, n)):
+            carried.append(n)
+            init.append(lw.env[n])
+        elif n not in lw.env and _read_after(lw, node, n):
+            carried.append(n)
+            init.append(MaybeUnbound(UNBOUND))
+    return carried, init
+
+
+def _read_after(lw: Any, loop: Any, name: str) -> bool:
+    """Whether the function may read ``name`` after ``loop`` (inside an enclosing loop:
+    anywhere, as the next iteration may read it before this loop)."""
+    end = (loop.end_lineno, loop.end_col_offset)
+    anywhere = bool(lw.ctx.loop_flags)
+    for n in gast.walk(lw.parsed.node):
+        if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and (
+                anywhere or (n.lineno, n.col_offset) >= end):
+            return True
+    return False
 
 
 _STOPS = ("break", "return")  # flags that end the loop; "continue" ends one iteration
@@ -254,14 +281,17 @@ def _emit_loop(lw: Any, node: Any, prim: str, args: dict[str, Any], carried: lis
     slots = _Slots(carried, init)
     with lw.ctx.builder.at_line(lw.line_of(node)):
         init_values = [to_value(v) for v in slots.leaves]
-    types = [v.type or T.ANY for v in init_values]
+    # a slot that starts unbound takes its type from the body
+    types: list[Any] = [None if is_unbound_value(v) else v.type or T.ANY
+                        for v in init_values]
     for _attempt in range(4):
         regions, result_types = _loop_regions(lw, node, prim, slots, types, body_fn,
                                               cond_expr, lists)
-        joined = [join_types(a, b) for a, b in zip(types, result_types)]
+        joined = [b if a is None else join_types(a, b) for a, b in zip(types, result_types)]
         if joined == types:
             break
         types = joined
+    types = [t or T.ANY for t in types]
     op = lw.ctx.builder.emit(prim, {**args, "init": tuple(init_values)},
                              types=[*types, *[T.ANY] * len(lists)],
                              n_out=len(slots.names) + len(lists))
@@ -281,8 +311,11 @@ class _Slots:
     def __init__(self, carried: list[str], init: list[Any]) -> None:
         self.carried = carried
         self.shapes, self.leaves, self.names = [], [], []
+        self.maybe = {n for n, value in zip(carried, init) if isinstance(value, MaybeUnbound)}
+        self.fresh = {n for n, value in zip(carried, init)
+                      if isinstance(value, MaybeUnbound) and value.value is UNBOUND}
         for n, value in zip(carried, init):
-            leaves, shape = flatten(value)
+            leaves, shape = flatten(value.value if isinstance(value, MaybeUnbound) else value)
             self.shapes.append(shape)
             self.leaves += leaves
             self.names += [n] * len(leaves)
@@ -290,9 +323,10 @@ class _Slots:
     def rebuild(self, leaves: list[Any]) -> list[Any]:
         """The value of each carried variable, from the values of its slots."""
         values, k = [], 0
-        for shape in self.shapes:
+        for name, shape in zip(self.carried, self.shapes):
             n = leaf_count(shape)
-            values.append(unflatten(leaves[k:k + n], shape))
+            value = unflatten(leaves[k:k + n], shape)
+            values.append(MaybeUnbound(value) if name in self.maybe else value)
             k += n
         return values
 
@@ -301,7 +335,15 @@ class _Slots:
         out = []
         for n, shape in zip(self.carried, self.shapes):
             value = lw.env[n] if n in lw.env else None
+            if isinstance(value, MaybeUnbound):
+                value = value.value
             leaves, now = flatten(value)
+            if now != shape and n in self.fresh:
+                raise lw.err(node, f"`{n}` is first assigned inside this loop, whose trip "
+                             f"count is known only at run time, and read after it; it holds "
+                             f"{_kind(now)} there, but only an array or a number can be "
+                             "carried out of the loop that way.",
+                             f"Assign `{n}` before the loop (with the same shape).")
             if now != shape:
                 raise lw.err(node, f"`{n}` holds {_kind(shape)} before this loop and "
                              f"{_kind(now)} after an iteration; a loop whose trip count is "
@@ -390,9 +432,9 @@ def lower_while(lw: Any, node: Any) -> None:
         raise lw.err(node, f"this while loop did not end after {MAX_UNROLL} iterations "
                      "known at compile time.", "Check its condition.")
     flags = _flags(lw, node.body)
-    carried = [n for n in assigned_names(node.body) if n in lw.env]
+    carried, init = _carried(lw, node, [])
     carried += _carried_flags(flags)
-    init = [lw.env[n] for n in carried]
+    init += [lw.env[n] for n in _carried_flags(flags)]
 
     def body(env: dict[str, Any], _index: Any) -> None:
         _body(lw, node, flags)
