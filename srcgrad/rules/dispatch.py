@@ -32,6 +32,19 @@ def _candidates(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
             yield a
 
 
+# Argument types that never override NumPy: the hot path (emitted code calling a helper on
+# ndarrays and floats, thousands of times per gradient) checks only these and skips the scan.
+_PLAIN = frozenset({np.ndarray, float, int, bool, type(None), slice, str, np.float64,
+                    np.float32, np.int64, np.bool_, np.dtype})
+
+
+def _plain(value: Any) -> bool:
+    kind = type(value)
+    if kind in _PLAIN:
+        return True
+    return kind is tuple and all(type(v) in _PLAIN for v in value)
+
+
 def overriding_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     """Arguments whose type overrides NumPy's dispatch, subclasses before superclasses."""
     found: list[Any] = []
@@ -47,6 +60,8 @@ def dispatching(impl: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(impl)
     def primitive(*args: Any, **kwargs: Any) -> Any:
+        if all(map(_plain, args)) and (not kwargs or all(map(_plain, kwargs.values()))):
+            return impl(*args, **kwargs)
         overriders = overriding_args(args, kwargs)
         if overriders:
             types = tuple({type(a) for a in overriders})
