@@ -342,3 +342,20 @@ def test_names_on_some_paths_that_cannot_be_carried_are_refused_clearly():
         sg.grad(function_on_one_path)(0.5)
     with pytest.raises(sg.SrcGradError, match="`pair` is first assigned inside this loop"):
         sg.grad(tuple_first_assigned_in_a_loop)(M34)
+
+
+def read_in_one_branch_then_after(x, y):
+    if x > 0.0:
+        e = x * 2.0
+    if y > 0.0:
+        x = e * e  # checked here: e is bound on this path from here on
+    return e + x
+
+
+def test_a_check_in_one_branch_does_not_cover_the_other():
+    assert sg.grad(read_in_one_branch_then_after)(0.5, 1.0) == pytest.approx(6.0)
+    assert sg.grad(read_in_one_branch_then_after)(0.5, -1.0) == pytest.approx(3.0)
+    with pytest.raises(UnboundLocalError):
+        sg.grad(read_in_one_branch_then_after)(-0.5, -1.0)
+    source = sg.source(sg.grad(read_in_one_branch_then_after), 0.5, 1.0)
+    assert source.count("is_unbound(e)") == 2  # once per path that reads it

@@ -60,7 +60,10 @@ class ExpressionsMixin:
             if name in env:
                 held = env[name]
                 if isinstance(held, MaybeUnbound):
-                    return unbound.read(self, held, name, node)
+                    value = unbound.read(self, held, name, node)
+                    if env is self.env:  # checked: bound from here on in this block
+                        env[name] = value
+                    return value
                 if isinstance(held, OnSomePathsOnly):
                     raise self.err(node, f"`{name}` is assigned on some paths only (of an "
                                    "`if` on a run-time condition or a loop whose trip count "
