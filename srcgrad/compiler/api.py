@@ -76,10 +76,16 @@ def jvp(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
 
 def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     """``J(*args, **kwargs)`` -> array of shape ``out.shape + x.shape`` (tuple ``wrt``: a
-    tuple of blocks), one forward-mode pass per element of ``x``."""
+    tuple of blocks): reverse mode (one ``vjp`` pass per result element) when the result is
+    smaller than the inputs, else forward mode (one ``jvp`` pass per input element)."""
     if f is None:
         return lambda g: jacobian(g, wrt=wrt)
-    return jacobian_of(jvp(f, wrt=wrt), wrt)
+    return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
+
+
+def _forward_jacobian(f: Any, wrt: Any) -> Any:
+    """The Jacobian of ``f`` always in forward mode (for forward-over-reverse Hessians)."""
+    return jacobian_of(f, jvp(f, wrt=wrt), None, wrt)
 
 
 def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
@@ -88,9 +94,9 @@ def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
     if f is None:
         return lambda g: hessian(g, wrt=wrt)
     if isinstance(wrt, (tuple, list)):
-        rows = [jacobian(grad(f, wrt=wi), wrt=tuple(wrt)) for wi in wrt]
+        rows = [_forward_jacobian(grad(f, wrt=wi), tuple(wrt)) for wi in wrt]
         return lambda *args, **kwargs: tuple(row(*args, **kwargs) for row in rows)
-    return jacobian(grad(f, wrt=wrt), wrt=wrt)
+    return _forward_jacobian(grad(f, wrt=wrt), wrt)
 
 
 def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:

@@ -1,15 +1,28 @@
-"""Dense Jacobians from a forward-mode derived function: one ``jvp`` pass per input element.
+"""Dense Jacobians built from derived functions, in whichever mode needs fewer passes.
 
-``sg.jacobian(f)(x)`` has shape ``f(x).shape + x.shape``; column ``j`` is the tangent of
-the result for the unit tangent ``e_j`` of ``x``. ``sg.hessian`` is the Jacobian of
-``sg.grad`` (forward over reverse).
+``sg.jacobian(f)(x)`` has shape ``f(x).shape + x.shape``. Forward mode fills it column by
+column: column ``j`` is the ``jvp`` tangent of the result for the unit tangent ``e_j`` of
+``x`` (one pass per input element). Reverse mode fills it row by row: row ``k`` is the
+``vjp`` cotangent of ``x`` for the unit seed ``e_k`` shaped like the result (one pass per
+output element). Each call picks the mode from the actual sizes (:func:`choose_mode`).
+``sg.hessian`` is the Jacobian of ``sg.grad`` forced to forward mode (forward over reverse).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+FORWARD = "forward"
+REVERSE = "reverse"
+
+
+def choose_mode(out_size: int, in_size: int) -> str:
+    """Reverse when the result has fewer elements than the differentiated inputs together
+    (fewer ``vjp`` passes than ``jvp`` passes), else forward."""
+    return REVERSE if out_size < in_size else FORWARD
 
 
 def _unit(x: Any, j: int) -> Any:
@@ -26,29 +39,65 @@ def _zero(x: Any) -> Any:
     return np.zeros_like(x, dtype=np.result_type(x, 1.0))
 
 
-def jacobian_of(fw: Any, wrt: Any) -> Any:
-    """``J(*args, **kwargs)`` built on ``fw = sg.jvp(f, wrt=wrt)``."""
+def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
+    """``J(*args, **kwargs)`` for ``f``, built on ``fw = sg.jvp(f, wrt=wrt)`` and, when given,
+    ``pb = sg.vjp(f, wrt=wrt)``; without ``pb`` the Jacobian is always built in forward mode.
+    ``J.last_mode`` records the mode of the latest call ("forward" or "reverse")."""
     d = fw.__srcgrad__
 
     def J(*args: Any, **kwargs: Any) -> Any:
-        values = d.bind([*args, None], kwargs)[:-1]  # the tangent slot filled below
+        values = d.bind([*args, None], kwargs)[:-1]  # the tangent/seed slot filled below
         required = [p.name for p in d.signature.parameters.values()
                     if p.kind != p.KEYWORD_ONLY and p.name != "tangent"]
         positional = [values[d.param_names.index(n)] for n in required]
         keywords = {n: values[i] for i, n in enumerate(d.param_names) if n not in required}
-        blocks = []
-        for i in d.wrt:
-            x = values[i]
-            columns, out = [], None
-            for j in range(int(np.size(x))):
-                parts = [_unit(x, j) if k == i else _zero(values[k]) for k in d.wrt]
-                tangent = tuple(parts) if d.tuple_wrt else parts[0]
-                out, t = fw(*positional, tangent, **keywords)
-                columns.append(np.asarray(t, dtype=float))
-            stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
-            blocks.append(stacked.reshape(np.shape(out) + np.shape(x)))
+        inputs = [values[i] for i in d.wrt]
+        mode = FORWARD
+        if pb is not None:
+            out = f(*positional, **keywords)
+            # A tuple result has no single row layout: forward mode, as before.
+            if not isinstance(out, (tuple, list)):
+                mode = choose_mode(int(np.size(out)),
+                                   sum(int(np.size(x)) for x in inputs))
+        J.last_mode = mode  # type: ignore[attr-defined]
+        if mode == REVERSE:
+            blocks = _by_rows(lambda seed: pb(*positional, seed, **keywords), out, inputs,
+                              d.tuple_wrt)
+        else:
+            blocks = _by_columns(lambda tangent: fw(*positional, tangent, **keywords),
+                                 inputs, values, d.wrt, d.tuple_wrt)
         return tuple(blocks) if d.tuple_wrt else blocks[0]
 
     J.__name__ = f"jacobian_{getattr(d.f, '__name__', 'f')}"
     J.__srcgrad__ = d  # type: ignore[attr-defined]
+    J.last_mode = None  # type: ignore[attr-defined]
     return J
+
+
+def _by_columns(push: Callable[[Any], Any], inputs: list[Any], values: list[Any],
+                wrt: list[int], tuple_wrt: bool) -> list[np.ndarray]:
+    """One ``jvp`` pass per element of each input: the columns of every block."""
+    blocks = []
+    for i, x in zip(wrt, inputs):
+        columns, out = [], None
+        for j in range(int(np.size(x))):
+            parts = [_unit(x, j) if k == i else _zero(values[k]) for k in wrt]
+            out, t = push(tuple(parts) if tuple_wrt else parts[0])
+            columns.append(np.asarray(t, dtype=float))
+        stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
+        blocks.append(stacked.reshape(np.shape(out) + np.shape(x)))
+    return blocks
+
+
+def _by_rows(pull: Callable[[Any], Any], out: Any, inputs: list[Any],
+             tuple_wrt: bool) -> list[np.ndarray]:
+    """One ``vjp`` pass per element of the result: the rows of every block at once."""
+    rows: list[list[np.ndarray]] = [[] for _ in inputs]
+    for k in range(int(np.size(out))):
+        cotangents = pull(_unit(out, k))
+        if not tuple_wrt:
+            cotangents = (cotangents,)
+        for row, c in zip(rows, cotangents):
+            row.append(np.asarray(c, dtype=float))
+    return [(np.stack(row, axis=0) if row else np.zeros((0,) + np.shape(x)))
+            .reshape(np.shape(out) + np.shape(x)) for row, x in zip(rows, inputs)]
