@@ -82,6 +82,39 @@ def while_doubling(x):
     return x
 
 
+def first_large_row(a):
+    for row in a:
+        if np.sum(row) > 1.0:
+            return np.sum(row * row)
+    return np.sum(a)
+
+
+def halve_until_small(x):
+    while True:
+        if np.max(np.abs(x)) < 1.0:
+            break
+        x = x * 0.5
+    return np.sum(np.sin(x))
+
+
+def running_sums(x):
+    y = np.zeros_like(x)
+    total = 0.0
+    for i in range(len(x)):
+        total = total + x[i] * x[i]
+        y[i] = total
+    return np.sum(y)
+
+
+def rnn_states(x, w):
+    h = 0.0 * x[0]
+    states = []
+    for t in range(len(x)):
+        h = np.tanh(w * h + x[t])
+        states.append(h)
+    return np.sum(np.stack(states) ** 2)
+
+
 A = np.ones(3)
 PROGRAMS = {
     "sin_sum": (sin_sum, "grad", 0, (A,)),
@@ -96,4 +129,8 @@ PROGRAMS = {
     "loop_with_branch": (loop_with_branch, "grad", 0, (A, 3)),
     "while_doubling": (while_doubling, "grad", 0, (3.0,)),
     "loop_with_branch_jvp": (loop_with_branch, "jvp", 0, (A, 3, A)),
+    "first_large_row": (first_large_row, "grad", 0, (np.ones((3, 2)),)),
+    "halve_until_small": (halve_until_small, "grad", 0, (A * 5.0,)),
+    "running_sums": (running_sums, "grad", 0, (A,)),
+    "rnn_states": (rnn_states, "grad", (0, 1), (A, 0.5)),
 }
