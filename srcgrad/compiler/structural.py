@@ -2,8 +2,8 @@
 
 These are not NumPy math, so they are not in the shared rule table: ``float(x)`` passes
 the cotangent through unchanged (gradients are cast back to their argument's type at the
-end), ``stop_gradient`` blocks it, ``int`` has none; ``seed_one``, ``like`` and
-``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast gradients;
+end), ``stop_gradient`` blocks it, ``int`` has none; ``seed_one``, ``checked_seed``,
+``like`` and ``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast gradients;
 ``stack_list``/``unstack`` stack a list built by a loop at run time, and undo it.
 They use the same :class:`~srcgrad.rules.Rule` record, so lowering, the reverse
 transform and the backend treat them like any primitive.
@@ -44,6 +44,10 @@ def _support_rules() -> dict[str, Rule]:
         "seed_one": Rule("seed_one", support.seed_one, inputs=("out",), kind=NONDIFF),
         "like": Rule("like", support.like, inputs=("d", "x"), kind=LINEAR,
                      vjp={"d": lambda g: g}),
+        # linear (the identity), so a tangent or cotangent of the seed passes through it
+        "checked_seed": Rule("checked_seed", support.checked_seed, inputs=("seed",),
+                             params=("shape",), kind=LINEAR,
+                             vjp={"seed": lambda g, shape: g}),
         "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF),
         "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
                            kind=LINEAR, form="xs, axis=0",
@@ -63,6 +67,7 @@ def _attach() -> None:
 
     support.stack_list.__srcgrad_rule__ = STRUCTURAL["stack_list"]  # type: ignore[attr-defined]
     support.unstack.__srcgrad_rule__ = STRUCTURAL["unstack"]  # type: ignore[attr-defined]
+    support.checked_seed.__srcgrad_rule__ = STRUCTURAL["checked_seed"]  # type: ignore[attr-defined]
 
 
 _attach()

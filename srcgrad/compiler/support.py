@@ -4,9 +4,13 @@
   user-facing error for anything else);
 - ``like(d, x)``: the gradient ``d`` cast back to argument ``x``'s type, shape and dtype
   (Python float in, Python float out; float32 stays float32; a fresh writable array);
+- ``checked_seed(seed, shape)``: ``vjp``'s seed, after checking it is nested like the
+  function's tuple or list result (a wrong seed would otherwise be read partly, silently);
 - ``stack_list(xs, axis)`` / ``unstack(x, axis)``: ``np.stack`` of a list built at run time
-  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``. Both
-  dispatch like NumPy functions, so rule bodies can call them on symbolic values.
+  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``.
+
+``checked_seed``, ``stack_list`` and ``unstack`` dispatch like NumPy functions, so rule
+bodies (and derived code being differentiated again) can call them on symbolic values.
 """
 
 from __future__ import annotations
@@ -53,6 +57,29 @@ def zeros_of(x: Any) -> Any:
     if type(x) is float:
         return 0.0
     return like(np.zeros_like(x), x)
+
+
+@dispatching
+def checked_seed(seed: Any, shape: Any) -> Any:
+    """``seed`` itself, if it is nested like a result of ``shape`` (``None`` for one value,
+    a tuple of item shapes for a tuple or list); SrcGradError naming the first mismatch."""
+    _check_seed(seed, shape, "seed")
+    return seed
+
+
+def _check_seed(seed: Any, shape: Any, where: str) -> None:
+    if shape is None:
+        return  # one result value: any seed (its shape is the rules' business)
+    if not isinstance(seed, (tuple, list)) or len(seed) != len(shape):
+        found = (f"a {type(seed).__name__} of {len(seed)} items"
+                 if isinstance(seed, (tuple, list)) else f"a {type(seed).__name__}")
+        raise SrcGradError(
+            f"sg.vjp: {where} is {found}, but the function's result holds a tuple or list "
+            f"of {len(shape)} items there.",
+            advice="Pass a seed nested exactly like the function's result (one cotangent "
+                   "per returned value).")
+    for k, (item, item_shape) in enumerate(zip(seed, shape)):
+        _check_seed(item, item_shape, f"{where}[{k}]")
 
 
 @dispatching

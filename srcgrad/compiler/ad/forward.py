@@ -5,8 +5,9 @@ Each op a tangent reaches gets its tangent computed right after it, by
 derivation by kind is recorded as IR, never written here). Control flow carries tangents
 with the values: an ``if`` yields the tangents of its outputs from each branch, a loop
 carries the tangents of its carried values, so no tape is needed. The derived function
-returns ``(f(*args), tangent of the result)``; for a tuple ``wrt`` the tangent argument
-is a tuple and the result is the one summed directional derivative.
+returns ``(f(*args), tangent of the result)``, the tangent nested like a (nested) tuple or
+list result; for a tuple ``wrt`` the tangent argument is a tuple and the result is the
+one summed directional derivative.
 
     %y = sin(x=%x)          ->   %y = sin(x=%x)
                                  %0 = cos(x=%x)
@@ -52,24 +53,41 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     fn.body.ops[:0] = prelude.ops
     _block(fn, fn.body, tangents)
     outputs = list(fn.body.results)
-    if len(outputs) != 1 or fn.meta.get("tuple_result"):
-        raise SrcGradError("sg.jvp needs a function with one result; this one returns a "
-                           "tuple.", filename=fn.filename, lineno=fn.meta.get("return_line"),
-                           advice="Return one value (or call sg.jvp per output).")
-    (out,) = outputs
+    t_outs = []
     with Builder(fn.body, line=fn.meta.get("return_line")) as b:
-        t_out = tangents.get(out.id)
-        if t_out is None:
-            t_out = record_rule(STRUCTURAL["zeros_of"], [Sym(out)], {}).value
-        elif t_out is tangent:
-            t_out = record_rule(STRUCTURAL["stop_gradient"], [Sym(t_out)], {}).value
-        t_out.adjoint_of = t_out.adjoint_of or out
+        for out in outputs:
+            t_out = tangents.get(out.id)
+            is_const, constant = const_value(out)
+            if t_out is None and is_const and (constant is None or type(constant) in
+                                               (int, bool)):
+                # a static None/int/bool item of a tuple result: None has no tangent,
+                # an int or bool a zero int (not a 0-d array)
+                t_outs.append(b.const(None if constant is None else 0))
+                continue
+            if t_out is None:
+                t_out = record_rule(STRUCTURAL["zeros_of"], [Sym(out)], {}).value
+            elif t_out is tangent:
+                t_out = record_rule(STRUCTURAL["stop_gradient"], [Sym(t_out)], {}).value
+            t_out.adjoint_of = t_out.adjoint_of or out
+            t_outs.append(t_out)
         del b
-    fn.body.results = [out, t_out]
+    fn.body.results = [*outputs, *t_outs]
+    # a (nested) tuple or list result has a tangent of the same structure
+    result_tree = fn.meta.get("returns", 0)
+    tangent_tree = _shift(result_tree, len(outputs))
     del fn.meta["varied"], fn.meta["tapes"]
-    fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt, returns=[0, 1],
-                   tuple_result=True)
+    fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
+                   returns=[result_tree, tangent_tree], tuple_result=True)
     return fn
+
+
+def _shift(tree: Any, by: int) -> Any:
+    """``tree`` (a ``returns`` tree) with every result index moved ``by`` places."""
+    if isinstance(tree, list):
+        return [_shift(t, by) for t in tree]
+    if isinstance(tree, tuple):
+        return (tree[0], [_shift(t, by) for t in tree[1]])
+    return tree + by
 
 
 def _add(tangents: dict[int, Value], v: Value, t: Value) -> None:

@@ -81,19 +81,62 @@ def _seeds(fn: Function, b: Builder, outputs: list[Value], spec: ReverseSpec) ->
         fn.params.append(seed)
         if len(outputs) == 1 and not fn.meta.get("tuple_result"):
             return [seed]
+        # the seed is shaped like the (nested) result: each result's seed is read along
+        # the path of indices that leads to it
         getitem = rule_named("getitem")
-        return [record_rule(getitem, [Sym(seed)], {"index": i}).value
-                for i in range(len(outputs))]
+        tree = fn.meta.get("returns", 0)
+        checked = record_rule(STRUCTURAL["checked_seed"], [Sym(seed)],
+                              {"shape": _seed_shape(tree)})
+        seeds = []
+        for path in leaf_paths(tree):
+            s = checked
+            for i in path:
+                s = record_rule(getitem, [s], {"index": i})
+            seeds.append(s.value)
+        return seeds
     if len(outputs) != 1 or fn.meta.get("tuple_result"):
         raise SrcGradError(
             f"sg.{spec.transform} needs a function whose result has exactly one element; "
-            f"{fn.name.split('_', 1)[-1]} returns a tuple of {len(outputs)} values.",
+            f"{fn.name.removeprefix(spec.transform + '_')} returns a "
+            f"{_container(fn.meta.get('returns'))} of {len(outputs)} value(s) in all.",
             filename=fn.filename, lineno=fn.meta.get("return_line"),
             advice="Use sg.vjp(f) with a tuple seed, or return one value.")
     (out,) = outputs
     if out.type == T.FLOAT:
         return [b.const(1.0)]
     return [record_rule(STRUCTURAL["seed_one"], [Sym(out)], {}).value]
+
+
+def _container(tree: Any) -> str:
+    nested = any(isinstance(t, (list, tuple)) for t in _items(tree))
+    kind = "list" if isinstance(tree, tuple) else "tuple"
+    return f"nested {kind}" if nested else kind
+
+
+def _items(tree: Any) -> list[Any]:
+    return tree if isinstance(tree, list) else tree[1] if isinstance(tree, tuple) else []
+
+
+def _seed_shape(tree: Any) -> Any:
+    """What ``support.checked_seed`` checks: None for a value, a tuple per tuple or list."""
+    if not isinstance(tree, (list, tuple)):
+        return None
+    return tuple(_seed_shape(t) for t in _items(tree))
+
+
+def leaf_paths(tree: Any) -> list[tuple[int, ...]]:
+    """The index path to each result of a ``returns`` tree, in result order (see
+    ``frontend.result_tree``)."""
+    found: dict[int, tuple[int, ...]] = {}
+
+    def walk(t: Any, path: tuple[int, ...]) -> None:
+        if not isinstance(t, (list, tuple)):
+            found[t] = path
+            return
+        for k, item in enumerate(_items(t)):
+            walk(item, (*path, k))
+    walk(tree, ())
+    return [found[i] for i in sorted(found)]
 
 
 def _cast_back(b: Builder, d: Value | None, p: Value) -> Value:

@@ -64,10 +64,14 @@ def module_text(functions: list[Emitted]) -> str:
     return "\n\n\n".join(parts) + "\n"
 
 
-def build(tree: Any, leaves: list[Any], make_tuple: Any) -> Any:
-    """Nest ``leaves`` as ``tree`` says (an int picks a leaf, a list makes a tuple)."""
+def build(tree: Any, leaves: list[Any], make_tuple: Any, make_list: Any = None) -> Any:
+    """Nest ``leaves`` as ``tree`` says (an int picks a leaf, a list makes a tuple,
+    ``("list", trees)`` makes a list: with ``make_list``, else a tuple too)."""
     if isinstance(tree, list):
-        return make_tuple([build(t, leaves, make_tuple) for t in tree])
+        return make_tuple([build(t, leaves, make_tuple, make_list) for t in tree])
+    if isinstance(tree, tuple):
+        items = [build(t, leaves, make_tuple, make_list) for t in tree[1]]
+        return (make_list or make_tuple)(items)
     return leaves[tree]
 
 
@@ -230,7 +234,8 @@ class _Emitter:
     def results(self) -> Any:
         vals = [self.expr(r) for r in self.fn.body.results]
         return build(self.fn.meta.get("returns", 0), vals,
-                     lambda items: gast.Tuple(elts=items, ctx=gast.Load()))
+                     lambda items: gast.Tuple(elts=items, ctx=gast.Load()),
+                     lambda items: gast.List(elts=items, ctx=gast.Load()))
 
     # --- statements ------------------------------------------------------------------
     def statement(self, op: Op, index: int | None, direct: dict[int, str]) -> Any:

@@ -16,6 +16,7 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
 from ..symbolic import Sym, to_value
 from .context import Context, RecursionNeedsValues, error
+from .control import flatten
 from .lower import Lowerer
 from .resolve import Dependency, Scope
 from .source import parse_function
@@ -65,15 +66,29 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         else:
             result = lw.run_body(node.body)
         with builder.at_line(None):
-            if isinstance(result, (tuple, list)):
-                body.results = [to_value(r) for r in result]
+            # a (nested) tuple or list result is split into its leaves, so that each one is
+            # a separate result the transforms can seed and differentiate
+            leaves, shape = flatten(result)
+            body.results = [to_value(r) for r in leaves]
+            ir.meta["returns"] = result_tree(shape)
+            if shape is not None:
                 ir.meta["tuple_result"] = True
-                ir.meta["returns"] = list(range(len(result)))
-            else:
-                body.results = [to_value(result)]
-                ir.meta["returns"] = 0
     ir.meta["return_line"] = _return_line(parsed, node)
     return ir, ctx.deps
+
+
+def result_tree(shape: Any) -> Any:
+    """The ``returns`` tree of a result of :func:`~.control.flatten` shape ``shape``: an int
+    picks a result, a list of trees makes a tuple, ``("list", trees)`` makes a list (see
+    ``backend.emit.build``)."""
+    counter = iter(range(1 << 30))
+
+    def tree(s: Any) -> Any:
+        if s is None:
+            return next(counter)
+        items = [tree(item) for item in s[1]]
+        return items if s[0] == "tuple" else ("list", items)
+    return tree(shape)
 
 
 def _return_line(parsed: Any, node: Any) -> int | None:

@@ -373,5 +373,7 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
 def _nest(tree: Any, leaves: list[Any]) -> Any:
     if isinstance(tree, list):
         return tuple(_nest(t, leaves) for t in tree)
+    if isinstance(tree, tuple):  # ("list", trees): see frontend.result_tree
+        return [_nest(t, leaves) for t in tree[1]]
     return leaves[tree]
 

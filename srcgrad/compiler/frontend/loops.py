@@ -174,8 +174,8 @@ def lower_guarded(lw: Any, stmts: list[Any], flags: dict[str, str]) -> None:
             with lw.ctx.builder.at_line(lw.line_of(stmt)):
                 value = None if stmt.value is None else lw.expr(stmt.value)
             if isinstance(value, (tuple, list)):
-                raise lw.err(stmt, "returning a tuple from inside a loop with a run-time trip "
-                             "count is not supported yet.",
+                raise lw.err(stmt, "returning a tuple or list from inside a loop with a "
+                             "run-time trip count is not supported yet.",
                              "Assign the values to variables, break, and return after the loop.")
             lw.env[flags["value"]] = value
             lw.env[flags["return"]] = True
