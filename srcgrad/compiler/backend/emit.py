@@ -15,10 +15,10 @@ primitives by an imported name (``unbroadcast(...)``), constants inline. A ``# l
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-import astor
 import gast
 import numpy as np
 
@@ -26,6 +26,10 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..symbolic import uses_math_spelling
 from . import control, inplace
 from .names import References, ValueNames
+
+with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import astor
 
 _BINOPS = {
     "add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div,
@@ -147,7 +151,10 @@ def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
 
 
 def _source(node: Any) -> str:
-    return astor.to_source(gast.gast_to_ast(node)).rstrip("\n")
+    # astor still touches ast.Num & co., deprecated since Python 3.12: not the user's concern
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return astor.to_source(gast.gast_to_ast(node)).rstrip("\n")
 
 
 class _Emitter:
