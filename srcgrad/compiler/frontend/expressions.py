@@ -12,8 +12,9 @@ import operator
 from typing import Any
 
 import gast
+import numpy as np
 
-from ..symbolic import Sym, is_symbolic, record_rule
+from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import branches, calls, unbound
 from .context import LocalFunction
 from .resolve import MISSING
@@ -185,14 +186,21 @@ class ExpressionsMixin:
     def expr_Subscript(self, node: Any) -> Any:
         base = self.expr(node.value)
         index = self.expr(node.slice)
+        if isinstance(base, np.ndarray) and is_symbolic(index):
+            # a compile-time array (a module global) indexed at run time: an IR constant
+            with self.ctx.builder.at_line(self.line_of(node)):
+                base = Sym(to_value(base))
         if isinstance(base, Sym):
             out = record_rule(calls.rule("getitem"), [base], {"index": index})
             if _is_view_index(index):
                 self.ctx.note_view(out.value, base.value)
             return out
         if is_symbolic(index):
-            raise self.err(node, "indexing a Python list or tuple with a value known only at "
-                           "run time is not supported.", "Use np.stack(...) and index the array.")
+            what = "a Python list or tuple" if isinstance(base, (list, tuple)) else \
+                f"a {type(base).__name__}"
+            raise self.err(node, f"indexing {what} with a value known only at run time is not "
+                           "supported.", "Use np.stack(...) or np.asarray(...) and index the "
+                           "array.")
         try:
             return base[index]
         except (IndexError, KeyError, TypeError) as e:

@@ -12,6 +12,7 @@ import operator
 from typing import Any
 
 import gast
+import numpy as np
 
 from ..ir import types as T
 from ..ir.core import Block, Op, Value
@@ -50,6 +51,8 @@ def lower_for(lw: Any, node: Any) -> None:
     if static is not None:
         _unroll(lw, node, static)
         return
+    if isinstance(iterable, np.ndarray):
+        iterable = _constant_array(lw, iterable, node)
     bounds, item_of = _iteration(lw, iterable, node)
     flags = _flags(lw, node.body)
     carried, init = _carried(lw, node, assigned_names([node.target]))
@@ -208,6 +211,16 @@ def _not_any(lw: Any, values: list[Any], node: Any) -> Any:
 def _synthetic_if(body: list[Any], like: Any) -> Any:
     node = gast.If(test=gast.Constant(value=True, kind=None), body=body, orelse=[])
     return gast.copy_location(node, like)
+
+
+def _constant_array(lw: Any, array: np.ndarray, node: Any) -> Any:
+    """A compile-time array (a module global, a closure constant) looped over: an IR
+    constant, so the loop runs over its rows at run time like a local array's."""
+    if array.ndim == 0:
+        raise lw.err(node, "cannot loop over a 0-d array.",
+                     "Loop over an array with at least one axis.")
+    with lw.ctx.builder.at_line(lw.line_of(node)):
+        return Sym(to_value(array))
 
 
 def _static_items(iterable: Any) -> list[Any] | None:
