@@ -235,18 +235,23 @@ def _unroll(lw: Any, node: Any, items: list[Any]) -> None:
     if len(items) > MAX_UNROLL:
         raise lw.err(node, f"a loop of {len(items)} iterations over a Python list is too long "
                      "to unroll.", "Loop over an array instead.")
-    lw.ctx.loop_flags.append(None)
+    for item in items:
+        lw.assign(node.target, item, node)
+        if _unrolled_iteration(lw, node.body):
+            break
+
+
+def _unrolled_iteration(lw: Any, body: list[Any]) -> bool:
+    """Lower one compile-time iteration of a loop ``body``; True if it ended in ``break``."""
+    lw.ctx.loop_flags.append(None)  # no run-time flag: break/continue unwind as LoopExit
     try:
-        for item in items:
-            lw.assign(node.target, item, node)
-            try:
-                for stmt in node.body:
-                    lw.stmt(stmt)
-            except LoopExit as e:
-                if e.kind == "break":
-                    break
+        for stmt in body:
+            lw.stmt(stmt)
+    except LoopExit as e:
+        return e.kind == "break"
     finally:
         lw.ctx.loop_flags.pop()
+    return False
 
 
 def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any], Any]:
@@ -430,17 +435,8 @@ def lower_while(lw: Any, node: Any) -> None:
             test = lw.expr(node.test)
         if is_symbolic(test) or exits_in(node.body) or contains(node.body, (gast.Return,)):
             break
-        if not test:
+        if not test or _unrolled_iteration(lw, node.body):
             return
-        lw.ctx.loop_flags.append(None)
-        try:
-            for stmt in node.body:
-                lw.stmt(stmt)
-        except LoopExit as e:
-            if e.kind == "break":
-                return
-        finally:
-            lw.ctx.loop_flags.pop()
     else:
         raise lw.err(node, f"this while loop did not end after {MAX_UNROLL} iterations "
                      "known at compile time.", "Check its condition.")
