@@ -95,6 +95,19 @@ class Block:
             for region in op.regions:
                 yield from region.walk()
 
+    def use_counts(self) -> dict[int, int]:
+        """How often each Value (by id) is read here: by ops and as a result, regions included."""
+        counts: dict[int, int] = {}
+        for op in self.walk():
+            for v in op.operands():
+                counts[v.id] = counts.get(v.id, 0) + 1
+            for region in op.regions:
+                for r in region.results:
+                    counts[r.id] = counts.get(r.id, 0) + 1
+        for r in self.results:
+            counts[r.id] = counts.get(r.id, 0) + 1
+        return counts
+
 
 @dataclass(eq=False)
 class Function:

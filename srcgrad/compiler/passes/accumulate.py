@@ -29,14 +29,7 @@ _FRESH = frozenset({"add", "subtract", "multiply", "divide", "negative", "matmul
 
 def accumulate_in_place(fn: Function) -> None:
     classes = _plain_classes(fn)
-    uses: dict[int, int] = {}
-    for op in fn.body.ops:
-        for v in op.operands():
-            uses[v.id] = uses.get(v.id, 0) + 1
-        for region in op.regions:
-            _count_inside(region, uses)
-    for r in fn.body.results:
-        uses[r.id] = uses.get(r.id, 0) + 1
+    uses = fn.body.use_counts()
     params = {p.id for p in fn.params}
     for op in fn.body.ops:
         op.attrs.pop("accumulate", None)
@@ -61,13 +54,3 @@ def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
     if not (classes.is_weak(rest) or classes.is_float64(rest)):
         return False
     return _rank0(rest) or classes.same(acc, rest)
-
-
-def _count_inside(block, uses: dict[int, int]) -> None:  # type: ignore[no-untyped-def]
-    for op in block.ops:
-        for v in op.operands():
-            uses[v.id] = uses.get(v.id, 0) + 1
-        for region in op.regions:
-            _count_inside(region, uses)
-    for r in block.results:
-        uses[r.id] = uses.get(r.id, 0) + 1

@@ -92,8 +92,7 @@ def scalar_factors(fn: Function) -> None:
         %5 = multiply(x=2, y=%3)           %5 = multiply(x=%4, y=2)
         %6 = multiply(x=%4, y=%5)   ->     %6 = multiply(x=%5, y=%3)
     """
-    uses: dict[int, int] = {}
-    _count_uses(fn.body, uses)
+    uses = fn.body.use_counts()
     for op in fn.body.ops:
         if op.prim != "multiply" or len(op.outputs) != 1:
             continue
@@ -124,16 +123,6 @@ def _scalar(v: Value) -> bool:
     return v.op is not None and v.op.prim == "divide" and all(
         _scalar(w) or (w.op is not None and w.op.prim == "reduced_count")
         for w in v.op.operands())
-
-
-def _count_uses(block: Block, uses: dict[int, int]) -> None:
-    for op in block.ops:
-        for v in op.operands():
-            uses[v.id] = uses.get(v.id, 0) + 1
-        for region in op.regions:
-            _count_uses(region, uses)
-    for r in block.results:
-        uses[r.id] = uses.get(r.id, 0) + 1
 
 
 def _block(block: Block, mapping: dict[Value, Value]) -> None:
