@@ -15,6 +15,7 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -23,10 +24,10 @@ import srcgrad as sg
 STEPS = 25  # x (mul, add, sin, scale) -> 100 ops, then sum
 
 
-def srcgrad_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], object]:
-    x = sg.tensor(x0, requires_grad=True)
-    w = sg.tensor(w0, requires_grad=True)
-    b = sg.tensor(b0, requires_grad=True)
+def graph_step(make_tensor: Callable[..., Any], x0: np.ndarray, w0: np.ndarray,
+               b0: np.ndarray) -> Callable[[], object]:
+    """The dynamic graph, built and backpropagated per call, in srcgrad or torch alike."""
+    x, w, b = (make_tensor(a, requires_grad=True) for a in (x0, w0, b0))
 
     def run() -> object:
         x.grad = w.grad = b.grad = None
@@ -37,6 +38,10 @@ def srcgrad_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[],
         return x.grad
 
     return run
+
+
+def srcgrad_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], object]:
+    return graph_step(sg.tensor, x0, w0, b0)
 
 
 def numpy_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], object]:
@@ -68,19 +73,7 @@ def torch_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], o
     except ImportError:
         return None
     torch.set_num_threads(1)
-    x = torch.tensor(x0, requires_grad=True)
-    w = torch.tensor(w0, requires_grad=True)
-    b = torch.tensor(b0, requires_grad=True)
-
-    def run() -> object:
-        x.grad = w.grad = b.grad = None
-        h = x
-        for _ in range(STEPS):
-            h = ((h * w + b).sin()) * 0.5
-        h.sum().backward()
-        return x.grad
-
-    return run
+    return graph_step(torch.tensor, x0, w0, b0)
 
 
 def time_call(fn: Callable[[], object], repeat: int) -> float:
