@@ -5,7 +5,7 @@ forward over reverse."""
 
 import numpy as np
 import pytest
-from fd import assert_close
+from fd import assert_close, numeric_jacobian
 
 import srcgrad as sg
 from srcgrad.compiler.api import _forward_jacobian
@@ -33,22 +33,6 @@ def wide_in_a_loop(x, y, w):  # (R^10, R^2) -> R^2, through a for with a break
     return acc
 
 
-def _fd_jacobian(fn, args, i, eps=1e-6):
-    """Central differences of ``fn`` in argument ``i``: shape ``out.shape + x.shape``."""
-    x = np.asarray(args[i], dtype=float)
-    out = np.asarray(fn(*args), dtype=float)
-    J = np.zeros(out.shape + x.shape)
-    for j in np.ndindex(x.shape):
-        step = eps * max(1.0, abs(x[j]))
-        plus, minus = x.copy(), x.copy()
-        plus[j] += step
-        minus[j] -= step
-        hi = fn(*[plus if k == i else a for k, a in enumerate(args)])
-        lo = fn(*[minus if k == i else a for k, a in enumerate(args)])
-        J[(...,) + j] = (np.asarray(hi) - np.asarray(lo)) / (2 * step)
-    return J
-
-
 def test_choose_mode_prefers_the_smaller_number_of_passes():
     assert choose_mode(2, 10) == "reverse"
     assert choose_mode(10, 2) == "forward"
@@ -61,7 +45,7 @@ def test_jacobian_matches_finite_differences_and_the_other_mode(fn, x, mode):
     got = J(x)
     assert J.last_mode == mode
     assert got.shape == np.shape(fn(x)) + x.shape
-    assert_close(got, _fd_jacobian(fn, (x,), 0))
+    assert_close(got, numeric_jacobian(fn, (x,), 0))
     assert_close(got, _forward_jacobian(fn, 0)(x))  # forward mode, whatever the sizes
     pullback = sg.vjp(fn)
     by_rows = np.stack([pullback(x, e) for e in np.eye(np.size(fn(x)))])
@@ -100,7 +84,7 @@ def test_the_mode_is_chosen_per_call_from_the_actual_sizes():
     J = sg.jacobian(scaled)
     assert J(X10).shape == (2, 10) and J.last_mode == "reverse"
     assert J(X2).shape == (2, 2) and J.last_mode == "forward"
-    assert_close(J(X10), _fd_jacobian(scaled, (X10,), 0))
+    assert_close(J(X10), numeric_jacobian(scaled, (X10,), 0))
 
 
 def test_reverse_mode_with_a_tuple_wrt_gives_a_tuple_of_blocks():
@@ -111,7 +95,7 @@ def test_reverse_mode_with_a_tuple_wrt_gives_a_tuple_of_blocks():
     forward = _forward_jacobian(wide_in_a_loop, (0, 1))(X10, X2, W)
     for i, (got, want) in enumerate(zip(blocks, forward)):
         assert_close(got, want)
-        assert_close(got, _fd_jacobian(wide_in_a_loop, (X10, X2, W), i))
+        assert_close(got, numeric_jacobian(wide_in_a_loop, (X10, X2, W), i))
 
 
 def test_reverse_mode_for_a_float_result_of_an_array_and_a_float_argument():

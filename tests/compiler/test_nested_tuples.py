@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-
-EPS = 1e-6
+from tests.fd import directional_derivative, numeric_gradient
 
 
 def _leaves(tree: Any) -> list[Any]:
@@ -24,43 +23,14 @@ def _leaves(tree: Any) -> list[Any]:
     return [tree]
 
 
-def _inner(out: Any, seed: Any) -> float:
-    """<seed, out> over the numeric leaves of a nested result (None/int leaves skipped)."""
-    total = 0.0
-    for o, s in zip(_leaves(out), _leaves(seed), strict=True):
-        if s is not None and not isinstance(o, (int, type(None))):
-            total += float(np.sum(np.asarray(o, dtype=np.float64) * np.asarray(s)))
-    return total
-
-
-def _perturbed(args: tuple, i: int, direction: Any, step: float) -> list[Any]:
-    moved = list(args)
-    moved[i] = args[i] + step * direction
-    return moved
-
-
 def _fd_vjp(f: Any, args: tuple, seed: Any, i: int) -> Any:
-    x = np.asarray(args[i], dtype=np.float64)
-    grad = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[k] = 1.0
-        e = float(e) if np.ndim(args[i]) == 0 else e
-        hi = _inner(f(*_perturbed(args, i, e, EPS)), seed)
-        lo = _inner(f(*_perturbed(args, i, e, -EPS)), seed)
-        grad[k] = (hi - lo) / (2 * EPS)
-    return grad
+    """d<seed, f(*args)> / d args[i] (int/None leaves of the result carry no cotangent)."""
+    return numeric_gradient(f, args, {}, i, seed)
 
 
 def _fd_jvp(f: Any, args: tuple, wrt: tuple[int, ...], tangent: tuple) -> list[Any]:
-    def at(step: float) -> Any:
-        moved = list(args)
-        for i, t in zip(wrt, tangent):
-            moved[i] = args[i] + step * t
-        return f(*moved)
-    return [(np.asarray(h, dtype=np.float64) - np.asarray(lo, dtype=np.float64)) / (2 * EPS)
-            if not isinstance(h, (int, type(None))) else None
-            for h, lo in zip(_leaves(at(EPS)), _leaves(at(-EPS)), strict=True)]
+    """The result's leaves moved along ``tangent`` (None for int/None leaves)."""
+    return _leaves(directional_derivative(f, args, dict(zip(wrt, tangent, strict=True))))
 
 
 def _same_structure(a: Any, b: Any) -> bool:

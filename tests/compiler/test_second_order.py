@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.fd import numeric_gradient, numeric_hessian, numeric_jacobian
 
 W = np.array([[0.5, -0.2, 0.1, 0.3], [0.1, 0.4, -0.3, 0.2], [-0.2, 0.1, 0.6, -0.1],
               [0.3, 0.2, 0.1, 0.2]])
@@ -131,8 +132,9 @@ SCALAR_PROGRAMS = [
 ]
 
 
-def _fd(g, x: float, eps: float = 1e-6) -> float:
-    return (g(x + eps) - g(x - eps)) / (2 * eps)
+def _fd(g, x: float) -> float:
+    """d g / dx of a function of one float (g is an exact derivative: one level of differences)."""
+    return float(numeric_gradient(g, (x,), {}, 0))
 
 
 @pytest.mark.parametrize("f, x", SCALAR_PROGRAMS,
@@ -294,13 +296,9 @@ VECTOR_PROGRAMS = [
 ]
 
 
-def _fd_hessian(g, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    cols = []
-    for k in range(x.size):
-        e = np.zeros_like(x)
-        e[k] = eps
-        cols.append((g(x + e) - g(x - e)) / (2 * eps))
-    return np.stack(cols, axis=-1)
+def _fd_hessian(g, x: np.ndarray) -> np.ndarray:
+    """Central differences of the gradient function ``g``: ``H[:, k] = d g / d x_k``."""
+    return numeric_hessian(g, (x,))
 
 
 def _close(a, b, rel: float) -> None:
@@ -391,10 +389,9 @@ def test_hessian_blocks_for_a_tuple_wrt_through_loops():
     blocks = sg.hessian(rnn_two_args, wrt=(0, 1))(X4, w)
     gx, gw = sg.grad(rnn_two_args, wrt=0), sg.grad(rnn_two_args, wrt=1)
     _close(blocks[0][0], _fd_hessian(lambda x: gx(x, w), X4), 1e-6)
-    eps = 1e-6
-    _close(blocks[0][1], (gx(X4, w + eps) - gx(X4, w - eps)) / (2 * eps), 1e-6)
+    _close(blocks[0][1], numeric_jacobian(lambda v: gx(X4, v), (w,)), 1e-6)
     _close(blocks[1][0], blocks[0][1], 1e-10)  # symmetric across blocks
-    assert float(blocks[1][1]) == pytest.approx((gw(X4, w + eps) - gw(X4, w - eps)) / (2 * eps),
-                                                rel=1e-6)
+    assert float(blocks[1][1]) == pytest.approx(
+        float(numeric_gradient(lambda v: gw(X4, v), (w,), {}, 0)), rel=1e-6)
     assert sg.grad(sg.grad(rnn_two_args, wrt=1), wrt=1)(X4, w) == pytest.approx(
         float(blocks[1][1]), rel=1e-10)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import srcgrad as sg
+from tests.fd import numeric_gradient
 
 from .control import REJECT
 from .generator import Program
@@ -58,26 +59,8 @@ def describe(program: Program, what: str) -> str:
 
 
 def finite_differences(fn: Callable[..., Any], args: Sequence[Any], place: int) -> np.ndarray:
-    point = np.array(args[place], dtype=np.float64)
-    grad = np.zeros_like(point)
-    flat, out = point.reshape(-1), grad.reshape(-1)
-
-    def value(at: np.ndarray) -> float:
-        call = list(args)
-        call[place] = type(args[place])(at) if np.ndim(args[place]) == 0 and not isinstance(
-            args[place], np.ndarray) else at.copy()
-        return float(fn(*call))
-
-    for i in range(flat.size):
-        h = FD_STEP * max(1.0, abs(flat[i]))
-        saved = flat[i]
-        flat[i] = saved + h
-        up = value(point)
-        flat[i] = saved - h
-        down = value(point)
-        flat[i] = saved
-        out[i] = (up - down) / (2.0 * h)
-    return grad
+    """d fn / d args[place] by the suite's one central-difference helper (``tests/fd.py``)."""
+    return numeric_gradient(fn, args, {}, place, eps=FD_STEP)
 
 
 def _close(got: Any, want: np.ndarray, rtol: float, atol: float) -> bool:

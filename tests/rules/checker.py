@@ -1,7 +1,7 @@
 """Numerical checks of one rule at one sample: the test suite's reading of the table.
 
-- :func:`check_vjp`: dot-product test against central differences in float64,
-  ``<g, (f(x + eps u) - f(x - eps u)) / 2 eps>`` vs ``<vjp(g), u>`` per input (cotangents
+- :func:`check_vjp`: dot-product test against central differences in float64
+  (``tests/fd.py``), ``<g, (f(x + h u) - f(x - h u)) / 2h>`` vs ``<vjp(g), u>`` per input (cotangents
   unbroadcast to the input's shape when the rule ``broadcasts``);
 - :func:`check_forward`: forward mode against reverse mode, ``<g, J u> = <J^T g, u>``,
   through :func:`srcgrad.rules.forward_tangent` (so LINEAR and BILINEAR derivation too);
@@ -22,11 +22,11 @@ import numpy as np
 
 from srcgrad.rules import Rule, forward_tangent
 from srcgrad.rules.helpers import unbroadcast
+from tests.fd import directional_derivative, inner
 
 from .recording import Recorded, Tape, backprop, unwrap
 from .samples import Sample
 
-EPS = 1e-6
 RTOL = 1e-5
 ATOL = 1e-7
 
@@ -88,9 +88,9 @@ def assert_close(got: float, want: float, what: str) -> None:
 
 def central_difference(f: Callable[[Any], Any], x: np.ndarray, u: np.ndarray,
                        g: Any) -> float:
-    """``<g, (f(x + eps u) - f(x - eps u)) / 2 eps>``."""
-    hi, lo = np.asarray(f(x + EPS * u), float), np.asarray(f(x - EPS * u), float)
-    return float(np.sum(g * (hi - lo)) / (2 * EPS))
+    """``<g, (f(x + h u) - f(x - h u)) / 2h>`` by the suite's finite differences
+    (``tests/fd.py``)."""
+    return inner(directional_derivative(f, (x,), {0: u}), g)
 
 
 def check_vjp(rule: Rule, sample: Sample) -> int:
