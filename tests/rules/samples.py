@@ -5,7 +5,8 @@ and param names to values, ready for ``rule.apply(env)``. The shapes are DESIGN.
 ``()``, ``(5,)``, ``(5, 1)``, ``(10, 5)``, ``(3, 1, 5)``, broadcast pairs, and every
 ``axis``/``keepdims`` combination that applies; values respect each function's domain
 (``log`` > 0, ``arcsin`` in (-1, 1), well-conditioned matrices) and stay away from kinks
-(ties, bounds, zeros), which ``test_kinks.py`` checks value by value instead.
+(ties, bounds, zeros), which the kink table
+(``tests/reliability/test_kink_table.py``) checks value by value instead.
 
 ``sample.wrt`` names the inputs the numeric checks differentiate (None: every input with
 a VJP whose value is a float array). Every rule must have samples: ``test_rules.py``
