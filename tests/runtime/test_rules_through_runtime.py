@@ -28,8 +28,11 @@ from tests.rules.checker import (
 )
 from tests.rules.samples import SAMPLES
 
+# a sample with no float input differentiates nothing here (its integer/boolean inputs are
+# tests/rules' business): it is not a case, rather than a case that always skips
 CASES = [(name, k) for name in sorted(SAMPLES) if name in RULES and RULES[name].vjp
-         and not RULES[name].user for k in range(len(SAMPLES[name]))]
+         and not RULES[name].user for k in range(len(SAMPLES[name]))
+         if wrt_inputs(RULES[name], SAMPLES[name][k])]
 SECOND_ORDER = CASES
 
 
@@ -63,8 +66,7 @@ def _sample(name: str, k: int) -> tuple[Any, Any, list[str]]:
     rule = RULES[name]
     sample = SAMPLES[name][k]
     wrt = wrt_inputs(rule, sample)
-    if not wrt:
-        pytest.skip("no float input to differentiate")
+    assert wrt, f"{name}[{k}] has no float input: CASES should have left it out"
     return rule, sample, wrt
 
 
