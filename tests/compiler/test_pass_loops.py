@@ -1,6 +1,6 @@
 """Loop and algebra passes: a value is saved on the tape once, a one-value tape pushes it bare,
 simplification reaches loop bodies (``-(-a)`` is ``a``) and scalar factors are gathered
-before they meet an array. Values match ``optimize=False``."""
+before they meet an array. Values match ``optimize=False`` and central finite differences."""
 
 import math
 import re
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.fd import numeric_gradient
 
 
 def newton(a):
@@ -42,6 +43,8 @@ def test_a_value_is_pushed_once():
     assert pushes and all(len(items) == len(set(items)) for items in pushes), text
     assert sg.grad(newton)(5.0) == pytest.approx(sg.grad(newton, optimize=False)(5.0),
                                                  rel=1e-12)
+    assert sg.grad(newton)(5.0) == pytest.approx(
+        float(numeric_gradient(newton, (5.0,), {}, 0)), rel=1e-6, abs=1e-6)
 
 
 def test_no_double_negation_in_the_loop_body():
@@ -56,6 +59,8 @@ def test_one_saved_value_is_pushed_bare():
     assert "(y,)" not in text and "y_2, =" not in text
     assert sg.grad(scalar_loop)(0.5, 20) == pytest.approx(
         sg.grad(scalar_loop, optimize=False)(0.5, 20), rel=1e-12)
+    assert sg.grad(scalar_loop)(0.5, 20) == pytest.approx(
+        float(numeric_gradient(scalar_loop, (0.5, 20), {}, 0)), rel=1e-6, abs=1e-6)
 
 
 def scaled_twice(x):

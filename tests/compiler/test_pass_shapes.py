@@ -1,6 +1,6 @@
 """The shape-class pass: no ``unbroadcast``/``like``/materialised seed where shapes are
 provably equal, and nothing dropped where they are not (values checked against
-``optimize=False``)."""
+``optimize=False`` and central finite differences)."""
 
 import re
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.fd import assert_close, numeric_gradient
 
 
 def chain(x):
@@ -37,6 +38,7 @@ def test_same_shape_chain_has_no_unbroadcast_seed_or_like():
     for gone in ("unbroadcast", "unreduce", "seed_one", "like(", "np.sum"):
         assert gone not in text, (gone, text)
     np.testing.assert_allclose(sg.grad(chain)(x), sg.grad(chain, optimize=False)(x))
+    assert_close(sg.grad(chain)(x), numeric_gradient(chain, (x,), {}, 0))
 
 
 def test_mean_adjoint_is_a_scalar_multiplied_in():
@@ -48,15 +50,17 @@ def test_mean_adjoint_is_a_scalar_multiplied_in():
     assert "matmul_adjoint" not in text and "= np.transpose(x) @ " in text  # x.T @ g
     np.testing.assert_allclose(sg.grad(mean_square)(w, x),
                                sg.grad(mean_square, optimize=False)(w, x))
+    assert_close(sg.grad(mean_square)(w, x), numeric_gradient(mean_square, (w, x), {}, 0))
 
 
 def test_broadcasting_operands_keep_their_unbroadcast():
     x, y = np.arange(3.0), np.arange(4.0)
     text = sg.source(sg.grad(outer, wrt=(0, 1)), x, y)
     assert "unbroadcast" in text
-    for got, want in zip(sg.grad(outer, wrt=(0, 1))(x, y),
-                         sg.grad(outer, wrt=(0, 1), optimize=False)(x, y)):
+    for k, (got, want) in enumerate(zip(sg.grad(outer, wrt=(0, 1))(x, y),
+                                        sg.grad(outer, wrt=(0, 1), optimize=False)(x, y))):
         np.testing.assert_allclose(got, want)
+        assert_close(got, numeric_gradient(outer, (x, y), {}, k))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -65,6 +69,7 @@ def test_dtypes_are_kept(dtype):
     got = sg.grad(chain)(x)
     assert got.dtype == dtype and got.shape == x.shape
     np.testing.assert_allclose(got, sg.grad(chain, optimize=False)(x), rtol=1e-5)
+    assert_close(got, numeric_gradient(chain, (x,), {}, 0), rtol=1e-5)  # float64 reference
 
 
 def test_a_scalar_factor_keeps_the_broadcast_seed():
@@ -104,4 +109,5 @@ def test_two_lazy_adjoints_are_not_made_scalar_on_each_others_account():
     got = sg.grad(two_sums_of_one_array)(x)
     assert type(got) is np.ndarray and got.shape == (3,)
     np.testing.assert_allclose(got, sg.grad(two_sums_of_one_array, optimize=False)(x))
+    assert_close(got, numeric_gradient(two_sums_of_one_array, (x,), {}, 0))
     assert "unreduce(" in _code(sg.source(sg.grad(two_sums_of_one_array), x))
