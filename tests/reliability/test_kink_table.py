@@ -7,7 +7,10 @@ value, checked exactly in every place srcgrad differentiates:
 - ``compiler-forward``: ``sg.jvp`` along each basis direction, one element at a time;
 - ``runtime``: ``backward()`` on Tensors (NumPy's dispatch records the NumPy spelling);
 - ``torch`` / ``torch-forward``: PyTorch itself (reverse, and forward mode by
-  ``torch.func.jvp``), when it is installed; skipped without it.
+  ``torch.func.jvp``), when it is installed; skipped without it;
+- second order, for rows with ``second`` (each argument's Hessian diagonal):
+  ``compiler-second`` (``sg.hessian``), ``runtime-second``
+  (``srcgrad.autograd.functional.hessian``) and ``torch-second``.
 
 Finite differences never land on these points, so the expected gradients are written into
 the table: they are what PyTorch 2.x gives, re-derived live by the ``torch`` columns. A row
@@ -16,7 +19,8 @@ reason) and writes down what PyTorch gives (``torch_grads``), which the ``torch`
 checks, so the difference stays real and documented. Forward mode sums ``J e_j`` over the
 whole output, so an infinite partial meets a zero tangent (``inf * 0 = NaN``) where reverse
 mode never multiplies them: ``forward`` holds those rows' forward-mode numbers (PyTorch's
-forward mode gives the same).
+forward mode gives the same). ``PENDING`` lists the known bugs as strict xfails naming
+their owner, so a fix turns them red until it is removed there.
 
 Each row's function is a module-level function (the compiler reads its source) returning a
 scalar; ``runtime`` is the runtime's spelling when it differs (``relu``); ``only`` limits a
@@ -199,11 +203,17 @@ class Row:
     differs_from_torch: str | None = None  # why srcgrad deliberately differs from PyTorch
     torch_grads: tuple[Any, ...] | None = None  # what PyTorch's reverse mode gives then ...
     torch_forward: tuple[Any, ...] | None = None  # ... and its forward mode
+    # second order, for rows that have one: the diagonal of each argument's Hessian block,
+    # d^2 f / d x_j^2, shaped like the argument (srcgrad's numbers; PyTorch's if different)
+    second: tuple[Any, ...] | None = None
+    torch_second: tuple[Any, ...] | None = None
     only: tuple[str, ...] | None = None  # the columns this row can run in ...
     why_only: str = ""  # ... and why not the others
 
     def __post_init__(self) -> None:
-        numbers = self.torch_grads is not None or self.torch_forward is not None
+        numbers = any(v is not None for v in (self.torch_grads, self.torch_forward,
+                                                self.torch_second))
+        assert self.second is not None or self.torch_second is None, self.label
         assert (self.differs_from_torch is not None) == numbers, (
             f"{self.label}: a deliberate difference from PyTorch needs both its reason and "
             "PyTorch's numbers")
@@ -226,94 +236,147 @@ def _torch(name: str) -> Callable[..., Any]:
 
 RUNTIME_ONLY = ("rules", "runtime", "torch", "torch-forward")
 
+_NORM_SECOND = ("second order at 0: srcgrad's norm rule gives 0 (its 0-at-0 branch is a "
+                "constant); PyTorch's masked division leaks NaN, as in 0 ** y. Found by this "
+                "table; DESIGN.md does not decide it yet")
+
 TABLE = [
-    Row("abs", abs_, ([0.0, -1.0, 2.0],), ([0.0, -1.0, 1.0],), lambda x: x.abs().sum()),
+    Row("abs", abs_, ([0.0, -1.0, 2.0],), ([0.0, -1.0, 1.0],), lambda x: x.abs().sum(),
+        second=([0.0, 0.0, 0.0],)),
     Row("relu", relu_rule, ([0.0, -1.0, 2.0],), ([0.0, 0.0, 1.0],), lambda x: x.relu().sum(),
         runtime=relu_runtime, only=RUNTIME_ONLY,
-        why_only="a Tensor method; the compiler's spelling is row relu-as-maximum(x, 0)"),
+        why_only="a Tensor method; the compiler's spelling is row relu-as-maximum(x, 0)",
+        second=([0.0, 0.0, 0.0],)),
     Row("relu-as-maximum(x, 0)", relu_as_maximum, ([0.0, -1.0, 2.0],), ([0.5, 0.0, 1.0],),
-        lambda x: _torch("maximum")(x, _torch("zeros_like")(x)).sum()),
+        lambda x: _torch("maximum")(x, _torch("zeros_like")(x)).sum(),
+        second=([0.0, 0.0, 0.0],)),
     Row("maximum-tie", maximum_tie, ([1.0, 2.0], [1.0, 1.0]), ([0.5, 1.0], [0.5, 0.0]),
-        lambda x, y: _torch("maximum")(x, y).sum()),
+        lambda x, y: _torch("maximum")(x, y).sum(),
+        second=([0.0, 0.0], [0.0, 0.0],)),
     Row("minimum-tie", minimum_tie, ([1.0, 2.0], [1.0, 1.0]), ([0.5, 0.0], [0.5, 1.0]),
-        lambda x, y: _torch("minimum")(x, y).sum()),
+        lambda x, y: _torch("minimum")(x, y).sum(),
+        second=([0.0, 0.0], [0.0, 0.0],)),
     Row("max-full-ties", max_full, ([1.0, 3.0, 3.0, 2.0],), ([0.0, 0.5, 0.5, 0.0],),
-        lambda x: x.max()),
+        lambda x: x.max(),
+        second=([0.0, 0.0, 0.0, 0.0],)),
     Row("min-full-ties", min_full, ([1.0, 0.0, 0.0, 2.0],), ([0.0, 0.5, 0.5, 0.0],),
-        lambda x: x.min()),
+        lambda x: x.min(),
+        second=([0.0, 0.0, 0.0, 0.0],)),
     Row("max-axis-ties", max_axis, ([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]],),
-        ([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]],), lambda x: x.max(dim=1).values.sum()),
+        ([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]],), lambda x: x.max(dim=1).values.sum(),
+        second=([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],)),
     Row("min-axis-ties", min_axis, ([[1.0, 3.0], [1.0, 2.0]],), ([[1.0, 0.0], [0.0, 1.0]],),
-        lambda x: x.min(dim=0).values.sum()),
+        lambda x: x.min(dim=0).values.sum(),
+        second=([[0.0, 0.0], [0.0, 0.0]],)),
     Row("amax-axis-ties", amax_axis, ([[1.0, 3.0, 3.0], [2.0, -INF, 2.0]],),
         ([[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]],), lambda x: x.amax(dim=1).sum(),
-        only=RUNTIME_ONLY, why_only="Tensor.amax has no NumPy spelling of its own"),
+        only=RUNTIME_ONLY, why_only="Tensor.amax has no NumPy spelling of its own",
+        second=([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],)),
     Row("amin-full-ties", amin_full, ([[1.0, 3.0], [1.0, 2.0]],), ([[0.5, 0.0], [0.5, 0.0]],),
         lambda x: x.amin(), only=RUNTIME_ONLY,
-        why_only="Tensor.amin has no NumPy spelling of its own"),
+        why_only="Tensor.amin has no NumPy spelling of its own",
+        second=([[0.0, 0.0], [0.0, 0.0]],)),
     Row("max-nan", max_nan, ([1.0, NAN, 2.0],), ([0.0, 1.0, 0.0],), lambda x: x.max(),
         differs_from_torch="forward mode: PyTorch's tangent of max over a NaN is NaN along "
         "every direction; srcgrad's follows the element max returns (the NaN), as both "
-        "reverse modes do", torch_forward=([NAN, NAN, NAN],)),
+        "reverse modes do", torch_forward=([NAN, NAN, NAN],),
+        second=([0.0, 0.0, 0.0],)),
     Row("min-nan-axis", min_nan_axis, ([[1.0, NAN, NAN], [3.0, 2.0, 4.0]],),
-        ([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]],), lambda x: x.min(dim=1).values.sum()),
+        ([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]],), lambda x: x.min(dim=1).values.sum(),
+        second=([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],)),
     Row("max-times-min-inf", max_times_min, ([1.0, INF, -INF],), ([0.0, -INF, INF],),
-        lambda x: x.max() * x.min(), forward=([NAN, NAN, NAN],)),
+        lambda x: x.max() * x.min(), forward=([NAN, NAN, NAN],),
+        second=([0.0, 0.0, 0.0],)),
     Row("max-axis-inf-cotangent", max_axis_inf_cotangent,
         ([[1.0, 2.0, 0.0], [-INF, INF, 5.0]],), ([[0.0, INF, 0.0], [0.0, INF, 0.0]],),
-        lambda x: (x.max(dim=1).values * INF).sum(), forward=([[NAN] * 3, [NAN] * 3],)),
+        lambda x: (x.max(dim=1).values * INF).sum(), forward=([[NAN] * 3, [NAN] * 3],),
+        second=([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],)),
     Row("min-axis-inf-cotangent", min_axis_inf_cotangent, ([[1.0, -INF], [0.0, 2.0]],),
         ([[0.0, -INF], [-INF, 0.0]],), lambda x: (x.min(dim=0).values * -INF).sum(),
-        forward=([[NAN, NAN], [NAN, NAN]],)),
+        forward=([[NAN, NAN], [NAN, NAN]],),
+        second=([[0.0, 0.0], [0.0, 0.0]],)),
     Row("clip-at-both-bounds", clip_bounds, ([-1.0, 0.0, 1.0, 2.0, -3.0],),
-        ([1.0, 1.0, 1.0, 0.0, 0.0],), lambda x: x.clamp(-1.0, 1.0).sum()),
+        ([1.0, 1.0, 1.0, 0.0, 0.0],), lambda x: x.clamp(-1.0, 1.0).sum(),
+        second=([0.0, 0.0, 0.0, 0.0, 0.0],)),
     Row("sqrt-at-0", sqrt_, ([0.0, 4.0],), ([INF, 0.25],), lambda x: x.sqrt().sum(),
-        forward=([INF, NAN],)),
+        forward=([INF, NAN],),
+        second=([-INF, -0.03125],)),
     Row("norm-at-0", norm_full, ([0.0, 0.0, 0.0],), ([0.0, 0.0, 0.0],),
-        _torch("linalg.norm")),
+        _torch("linalg.norm"), second=([0.0, 0.0, 0.0],),
+        differs_from_torch=_NORM_SECOND, torch_second=([NAN, NAN, NAN],)),
     Row("norm-at-0-axis", norm_axis, ([[0.0, 0.0], [3.0, 4.0]],), ([[0.0, 0.0], [0.6, 0.8]],),
-        lambda x: _torch("linalg.vector_norm")(x, dim=1).sum()),
+        lambda x: _torch("linalg.vector_norm")(x, dim=1).sum(),
+        second=([[0.0, 0.0], [0.128, 0.072]],), differs_from_torch=_NORM_SECOND,
+        torch_second=([[NAN, NAN], [0.128, 0.072]],)),
     Row("where-nan-untaken", where_nan, ([-1.0, 4.0],), ([NAN, 0.25],),
-        lambda x: _torch("where")(x > 0, x.sqrt(), 0.0).sum(), forward=([0.0, 0.25],)),
+        lambda x: _torch("where")(x > 0, x.sqrt(), 0.0).sum(), forward=([0.0, 0.25],),
+        second=([NAN, -0.03125],)),
     Row("where-fixed", where_fixed, ([-1.0, 4.0],), ([0.0, 0.25],),
-        lambda x: _torch("where")(x > 0, _torch("where")(x > 0, x, 1.0).sqrt(), 0.0).sum()),
-    Row("prod-one-zero", prod_full, ([2.0, 0.0, 3.0],), ([0.0, 6.0, 0.0],), lambda x: x.prod()),
+        lambda x: _torch("where")(x > 0, _torch("where")(x > 0, x, 1.0).sqrt(), 0.0).sum(),
+        second=([0.0, -0.03125],)),
+    Row("prod-one-zero", prod_full, ([2.0, 0.0, 3.0],), ([0.0, 6.0, 0.0],), lambda x: x.prod(),
+        second=([0.0, 0.0, 0.0],)),
     Row("prod-two-zeros", prod_full, ([0.0, 0.0, 3.0],), ([0.0, 0.0, 0.0],),
-        lambda x: x.prod()),
+        lambda x: x.prod(),
+        second=([0.0, 0.0, 0.0],)),
     Row("prod-axis-zeros", prod_axis, ([[2.0, 0.0, 3.0], [0.0, 0.0, 1.0], [1.0, 2.0, 3.0]],),
         ([[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]],),
-        lambda x: x.prod(dim=1).sum()),
+        lambda x: x.prod(dim=1).sum(),
+        second=([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],)),
     Row("var-of-constant", var_full, ([3.0, 3.0, 3.0],), ([0.0, 0.0, 0.0],),
-        lambda x: x.var(correction=0)),
+        lambda x: x.var(correction=0),
+        second=([4 / 9] * 3,)),
     Row("std-of-constant", std_full, ([3.0, 3.0, 3.0],), ([0.0, 0.0, 0.0],),
-        lambda x: x.std(correction=0)),
+        lambda x: x.std(correction=0),
+        second=([0.0, 0.0, 0.0],)),
     Row("std-of-constant-row", std_rows, ([[3.0, 3.0], [1.0, 2.0]],),
         ([[0.0, 0.0], [-0.7071067811865475, 0.7071067811865475]],),
         lambda x: x.std(dim=1).sum()),
-    Row("var-no-dof-left", var_no_dof, ([3.0],), ([NAN],), lambda x: x.var()),
-    Row("std-no-dof-left", std_no_dof, ([3.0],), ([NAN],), lambda x: x.std()),
+    Row("var-no-dof-left", var_no_dof, ([3.0],), ([NAN],), lambda x: x.var(),
+        second=([NAN],), torch_second=([0.0],),
+        differs_from_torch="second order: srcgrad's stays NaN like the first derivative "
+        "(0 / 0, no degree of freedom left); PyTorch's second derivative is 0"),
+    Row("std-no-dof-left", std_no_dof, ([3.0],), ([NAN],), lambda x: x.std(),
+        second=([NAN],)),
     Row("var-no-dof-left-axis", var_no_dof_axis, ([[3.0], [1.0]],), ([[NAN], [NAN]],),
-        lambda x: x.var(dim=1).sum()),
+        lambda x: x.var(dim=1).sum(),
+        second=([[NAN], [NAN]],)),
     Row("power-x**0-at-0", power_zero_exponent, ([0.0, 2.0],), ([0.0, 0.0],),
-        lambda x: (x ** 0.0).sum()),
+        lambda x: (x ** 0.0).sum(),
+        second=([0.0, 0.0],)),
     Row("power-x**2-at-0", power_square, ([0.0, -1.5],), ([0.0, -3.0],),
-        lambda x: (x ** 2.0).sum()),
+        lambda x: (x ** 2.0).sum(),
+        second=([2.0, 2.0],)),
     Row("power-0**y", power_both, ([0.0, 0.0, 0.0], [2.0, 0.0, 0.5]),
         ([0.0, 0.0, INF], [0.0, 0.0, 0.0]), lambda x, y: _torch("pow")(x, y).sum(),
         forward=([NAN, NAN, INF], [NAN, NAN, NAN])),
+    Row("power-0**y-second-order", power_both, ([0.0, 0.0], [2.0, 0.5]), ([0.0, INF], [0.0, 0.0]),
+        lambda x, y: _torch("pow")(x, y).sum(), forward=([NAN, INF], [NAN, NAN]),
+        second=([2.0, -INF], [0.0, 0.0]), torch_second=([2.0, -INF], [NAN, NAN]),
+        differs_from_torch="DESIGN.md: d^2/dy^2 of 0.0 ** y (y > 0) is 0 in srcgrad; PyTorch "
+        "gives NaN because its masked log(0) branch leaks"),
     Row("power-negative-base-integer-exponent", power_both,
         ([-2.0, -2.0, -2.0], [3.0, 2.0, -1.0]), ([12.0, -4.0, -0.25], [NAN, NAN, NAN]),
-        lambda x, y: _torch("pow")(x, y).sum(), forward=([NAN] * 3, [NAN] * 3)),
+        lambda x, y: _torch("pow")(x, y).sum(), forward=([NAN] * 3, [NAN] * 3),
+        second=([-12.0, 2.0, -0.25], [NAN, NAN, NAN],)),
     Row("logaddexp-of-minus-inf", logaddexp_, ([-INF, -INF, 0.0], [0.0, -INF, -INF]),
         ([0.0, NAN, 1.0], [1.0, NAN, 0.0]), lambda x, y: _torch("logaddexp")(x, y).sum(),
-        forward=([NAN] * 3, [NAN] * 3)),
+        forward=([NAN] * 3, [NAN] * 3),
+        second=([NAN, NAN, 0.0], [0.0, NAN, NAN],)),
 ]
 
 # "<label>[<column>]" -> the bug, while the owner fixes it (strict: a fix must remove it)
-PENDING: dict[str, str] = {}
+PENDING: dict[str, str] = {
+    "power-x**0-at-0[runtime-second]": "runtime: the second derivative of x ** 0.0 at x = 0 is "
+    "NaN through create_graph (the compiler and PyTorch give 0); owner: power at zero",
+    "power-0**y-second-order[runtime-second]": "runtime: d^2/dy^2 of 0.0 ** y is NaN (log(0) "
+    "leaks through the masked branch), where DESIGN.md says 0 and the compiler gives 0; "
+    "owner: power at zero",
+}
 
 COLUMNS = ("rules", "compiler", "compiler-unoptimized", "compiler-forward", "runtime", "torch",
            "torch-forward")
+SECOND_COLUMNS = ("compiler-second", "runtime-second", "torch-second")
 
 
 def _float_args(row: Row) -> list[np.ndarray]:
@@ -381,12 +444,42 @@ def _torch_forward(row: Row) -> list[np.ndarray]:
         row.torch_f, primals, tuple(torch.tensor(t) for t in tangents))[1].item())
 
 
+def _diagonal(block: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``d^2 f / d x_j^2`` from a Hessian block of shape ``shape + shape``."""
+    n = int(np.prod(shape, dtype=int))
+    return np.asarray(block, dtype=np.float64).reshape(n, n).diagonal().reshape(shape)
+
+
+def _compiled_second(row: Row) -> list[np.ndarray]:
+    args = _float_args(row)
+    sg.clear_cache()
+    return [_diagonal(sg.hessian(row.f, wrt=k)(*args), a.shape) for k, a in enumerate(args)]
+
+
+def _runtime_second(row: Row) -> list[np.ndarray]:
+    from srcgrad.autograd.functional import hessian
+
+    args = _float_args(row)
+    blocks = hessian(row.runtime_f(), tuple(sg.tensor(a) for a in args))
+    return [_diagonal(np.asarray(blocks[k][k].detach().numpy()), a.shape)
+            for k, a in enumerate(args)]
+
+
+def _torch_second(row: Row) -> list[np.ndarray]:
+    torch = pytest.importorskip("torch")
+    args = _float_args(row)
+    blocks = torch.autograd.functional.hessian(row.torch_f, tuple(torch.tensor(a) for a in args))
+    return [_diagonal(blocks[k][k].numpy(), a.shape) for k, a in enumerate(args)]
+
+
 def gradients(row: Row, column: str) -> list[np.ndarray]:
     """d f / d args of ``row`` in ``column``; the kinks divide by zero on purpose."""
     compute = {"rules": _rules, "compiler": lambda r: _compiled(r, True),
                "compiler-unoptimized": lambda r: _compiled(r, False),
                "compiler-forward": _compiled_forward, "runtime": _runtime,
-               "torch": _torch_grads, "torch-forward": _torch_forward}[column]
+               "torch": _torch_grads, "torch-forward": _torch_forward,
+               "compiler-second": _compiled_second, "runtime-second": _runtime_second,
+               "torch-second": _torch_second}[column]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.filterwarnings("ignore", ".*[Dd]egrees of freedom")  # var with n == ddof
@@ -396,6 +489,10 @@ def gradients(row: Row, column: str) -> list[np.ndarray]:
 def expected(row: Row, column: str) -> tuple[Any, ...]:
     """srcgrad's numbers, or PyTorch's where the row documents a deliberate difference."""
     forward = row.forward if row.forward is not None else row.grads
+    if column == "torch-second":
+        return row.torch_second if row.torch_second is not None else row.second
+    if column.endswith("second"):
+        return row.second
     if column == "torch":
         return row.torch_grads if row.torch_grads is not None else row.grads
     if column == "torch-forward":
@@ -403,9 +500,17 @@ def expected(row: Row, column: str) -> tuple[Any, ...]:
     return forward if column == "compiler-forward" else row.grads
 
 
+def _columns(row: Row) -> tuple[str, ...]:
+    first = row.only or COLUMNS
+    if row.second is None:
+        return first
+    return first + tuple(c for c in SECOND_COLUMNS if c.split("-")[0] in
+                         {f.split("-")[0] for f in first})
+
+
 def _cases():
     for row in TABLE:
-        for column in row.only or COLUMNS:
+        for column in _columns(row):
             key = f"{row.label}[{column}]"
             marks = [pytest.mark.xfail(strict=True, reason=PENDING[key])] if key in PENDING else []
             yield pytest.param(row, column, id=key, marks=marks)
@@ -415,7 +520,7 @@ def test_table_rows_are_unique_and_name_known_columns():
     labels = [row.label for row in TABLE]
     assert len(labels) == len(set(labels))
     assert all(set(row.only or ()) <= set(COLUMNS) for row in TABLE)
-    assert set(PENDING) <= {f"{r.label}[{c}]" for r in TABLE for c in r.only or COLUMNS}
+    assert set(PENDING) <= {f"{r.label}[{c}]" for r in TABLE for c in _columns(r)}
 
 
 @pytest.mark.parametrize("row, column", list(_cases()))
