@@ -126,7 +126,8 @@ def test_mlp_runtime_loss_falls(tmp_path):
     assert len(found) == 6 and all(a > b for a, b in zip(found, found[1:]))
     assert found[-1] < 0.005
     model, target = re.search(r"f\(0.5\), f\(-2.0\): (\[.*\])  sin: (\[.*\])", out).groups()
-    assert all(abs(a - b) < 0.1 for a, b in zip(json.loads(model), json.loads(target)))
+    assert all(abs(a - b) < 0.1 for a, b in zip(json.loads(model), json.loads(target),
+                                                strict=True))
 
 
 def test_custom_rule_trains_through_rounding_and_both_engines_agree(tmp_path):

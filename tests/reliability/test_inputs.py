@@ -98,7 +98,7 @@ def test_runtime_float32_gradient_is_float32_and_matches_the_compiler():
     rt = _runtime_grads(loop_and_write, (x, w))
     assert all(g.dtype == sg.float32 for g in rt)
     compiled = _grads(loop_and_write, (x, w), (0, 1))
-    for g, c in zip(rt, compiled):
+    for g, c in zip(rt, compiled, strict=True):
         np.testing.assert_allclose(g.numpy(), c, rtol=1e-5)
 
 
@@ -176,7 +176,7 @@ def test_nan_and_inf_propagate_elementwise_without_raising(bad, optimize):
                 np.sin(x) - 2 * y * np.exp(x) / (1.0 + y * y) ** 2]
         got = _grads(elementwise_mix, (x, y), (0, 1), optimize)
         rt = _runtime_grads(elementwise_mix, (x, y))
-    for g, r, w in zip(got, rt, want):
+    for g, r, w in zip(got, rt, want, strict=True):
         np.testing.assert_allclose(g[[0, 2]], w[[0, 2]], rtol=1e-12)  # clean ones stay clean
         np.testing.assert_allclose(g, w, rtol=1e-12, equal_nan=True)
         np.testing.assert_allclose(r.numpy(), g, rtol=1e-12, equal_nan=True)
