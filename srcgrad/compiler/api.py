@@ -282,11 +282,18 @@ class Derivation:
             key = (*key, ("values", ints))
         return key
 
+    def cache_key(self, signature: Any) -> tuple[Any, ...]:
+        """What the cache of ``f`` tells compiled versions apart by: everything that changes
+        the emitted code or the form of its result. ``tuple_wrt`` is in it because ``wrt=1``
+        returns a bare gradient and ``wrt=(1,)`` a 1-tuple from the same positions; a name and
+        its position (``wrt="y"``, ``wrt=1``) normalise to the same key and the same result.
+        """
+        return (self.transform, self.wrt, self.tuple_wrt, self.optimize, signature)
+
     def slow(self, *args: Any) -> Any:
         """A call no compiled version's guards accepted: compile one, install it, run it."""
         primal = args[:len(self.param_names)]
-        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize,
-                                      self.key(primal)))
+        entry = cache.lookup(self.f, self.cache_key(self.key(primal)))
         if entry is None:
             entry = self.entry_for(primal)
         self.dispatcher.add(self.key(primal), entry)
@@ -317,8 +324,7 @@ class Derivation:
                 raise
             self.int_values = True  # unroll the recursion for these int values
             entry = self.compile(arg_types, self.constants(primal_args))
-        key = (self.transform, self.wrt, self.optimize, self.key(primal_args))
-        cache.store(self.f, key, entry)
+        cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
         return entry
 
     def constants(self, primal_args: Sequence[Any]) -> dict[int, Any] | None:
@@ -328,8 +334,7 @@ class Derivation:
 
     def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:
         """The entry for abstract types (None: the generic version)."""
-        key = (self.transform, self.wrt, self.optimize,
-               "generic" if arg_types is None else tuple(arg_types))
+        key = self.cache_key("generic" if arg_types is None else tuple(arg_types))
         entry = cache.lookup(self.f, key)
         if entry is None:
             entry = self.compile(arg_types)
