@@ -341,15 +341,24 @@ class Derivation:
             cache.store(self.f, key, entry)
         return entry
 
-    def inline_ir(self) -> Function:
-        """The generic derivative IR, for inlining into a caller being differentiated."""
-        return self.entry(None).ir
+    def inline_ir(self, arg_types: list[T.AType] | None = None) -> Function:
+        """The derivative IR for inlining into a caller being differentiated: specialised
+        for ``arg_types`` (one per parameter of ``f``) when the caller knows them, else the
+        generic version. Its parameters are ``call_names``, in that order."""
+        return self.entry(arg_types).ir
 
     def primal_ir(self, arg_types: list[T.AType] | None,
                   constants: dict[int, Any] | None = None
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
-            ir, _ = clone_function(self.inner.inline_ir())
+            inner_types = None
+            if arg_types is not None:  # the inner version for these types: knowing them
+                by_name = dict(zip(self.param_names, arg_types))  # keeps it precise
+                inner_types = [by_name[n] for n in self.inner.param_names]
+            ir, _ = clone_function(self.inner.inline_ir(inner_types))
+            # the inner IR takes (params..., seed); ours are in the inner signature's order
+            # (seed before defaulted parameters), which wrt positions refer to
+            ir.params = [ir.params[self.inner.call_names.index(n)] for n in self.param_names]
             return ir, []
         return lower(self.f, arg_types, constants)
 

@@ -5,13 +5,38 @@ forward mode, and at second order where that makes sense; refusals are checked f
 construct, the user's file:line and advice (``test_errors.assert_good_message``).
 """
 
+import os
+
 import numpy as np
 import pytest
 from fd import assert_close, numeric_gradient
+from test_errors import assert_good_message, compile_error, marked_line
 
 import srcgrad as sg
 
+THIS_FILE = os.path.basename(__file__)
 X3 = np.array([0.7, -1.3, 2.1])
+M23 = np.array([[0.3, -0.8, 1.2], [0.5, 1.7, -0.4]])
+
+
+def _direction(x):
+    return np.cos(np.arange(np.size(x)) + 1.0).reshape(np.shape(x)) if np.ndim(x) else 0.6
+
+
+def check_derivatives(f, x, second=True):
+    """grad, jvp and (optionally) the Hessian of scalar ``f`` at ``x`` against finite
+    differences (the Hessian: differences of the gradient, itself checked first)."""
+    want = numeric_gradient(f, [x], {}, 0)
+    assert_close(sg.grad(f)(x), want)
+    v = _direction(x)
+    value, tangent = sg.jvp(f)(x, v)
+    assert_close(value, f(np.copy(x) if np.ndim(x) else x), what="primal")
+    assert_close(tangent, np.sum(want * v), what="tangent")
+    if second:
+        df = sg.grad(f)
+        want_h = np.stack([numeric_gradient(lambda y: np.sum(df(y) * e), [x], {}, 0)
+                           for e in np.eye(np.size(x))]).reshape(np.shape(x) * 2)
+        assert_close(sg.hessian(f)(x), want_h, rtol=1e-5, atol=1e-5, what="hessian")
 
 
 def two_args(x, y):
@@ -52,3 +77,89 @@ def test_wrt_by_name_and_by_position_give_the_same_form():
     assert isinstance(by_name(0.4, 1.1), tuple)
     assert not isinstance(by_position(0.4, 1.1), tuple)
     assert not isinstance(sg.grad(two_args, wrt="y")(0.4, 1.1), tuple)
+
+
+# --- an augmented assignment to a NumPy scalar rebinds a name ----------------------------------
+
+def scales_a_full_integer_index_of_the_argument(p):
+    c = p[2]
+    c *= 2.0
+    return c * p[0] + np.sum(p * p)
+
+
+def divides_a_full_integer_index_of_a_local_matrix(p):
+    W = np.outer(p, p)
+    c = W[-1, 2]
+    c /= 2.0
+    c -= W[0, 1]
+    return c * W[1, 1]
+
+
+def scales_run_time_indexed_elements(p):
+    s = 0.0
+    for i in range(3):
+        c = p[i]
+        c *= p[i]
+        s += c
+    return s
+
+
+def writes_into_a_local_after_reading_one_element(p):
+    W = np.outer(p, p)
+    c = W[0, 2]
+    W[0, 0] = 3.0 * p[1]
+    c += 1.0
+    return np.sum(W) * c
+
+
+def scales_a_python_float_taken_from_the_argument(p):
+    c = float(p[1])
+    c **= 2
+    return c * p[2]
+
+
+SCALAR_REBINDS = [scales_a_full_integer_index_of_the_argument,
+                  divides_a_full_integer_index_of_a_local_matrix,
+                  scales_run_time_indexed_elements,
+                  writes_into_a_local_after_reading_one_element,
+                  scales_a_python_float_taken_from_the_argument]
+
+
+@pytest.mark.parametrize("fn", SCALAR_REBINDS, ids=[f.__name__ for f in SCALAR_REBINDS])
+def test_augmented_assignment_to_an_element_scalar_rebinds_and_differentiates(fn):
+    x = X3.copy()
+    check_derivatives(fn, x)
+    np.testing.assert_array_equal(x, X3)  # the caller's array is untouched
+
+
+def scales_a_row_view_of_the_argument(m):
+    r = m[1]
+    r *= 2.0  # <- error
+    return np.sum(r)
+
+
+def scales_a_slice_of_the_argument(m):
+    r = m[0, 1:]
+    r += 1.0  # <- error
+    return np.sum(r)
+
+
+def scales_a_far_row_of_a_local_matrix(m):
+    W = np.concatenate([m, m, m])
+    r = W[4]
+    r *= 2.0  # <- error
+    return np.sum(W) + np.sum(r)
+
+
+STILL_VIEWS = [scales_a_row_view_of_the_argument, scales_a_slice_of_the_argument,
+               scales_a_far_row_of_a_local_matrix]
+
+
+@pytest.mark.parametrize("fn", STILL_VIEWS, ids=[f.__name__ for f in STILL_VIEWS])
+def test_augmented_assignment_to_a_view_is_still_refused(fn):
+    m = M23.copy()
+    error = compile_error(fn, m)
+    assert_good_message(error, ["augmented assignment", "=` would modify"], marked_line(fn),
+                        THIS_FILE)
+    assert ".copy()" in str(error)
+    np.testing.assert_array_equal(m, M23)

@@ -18,6 +18,11 @@ from . import calls
 from .expressions import BINOPS
 
 
+# How the user wrote an augmented operator, for messages
+_SPELLING = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+             gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+
+
 class AssignMixin:
     """The assignment half of :class:`.lower.Lowerer`."""
 
@@ -72,9 +77,10 @@ class AssignMixin:
             return
         root = self.ctx.root(current.value)
         if root.id in self.ctx.argument_ids:
-            raise self.err(node, f"`{name} {type(node.op).__name__}=` would modify the caller's "
-                           f"array `{root.name}` in place (derived functions never modify "
-                           "their arguments).",
+            spelled = _SPELLING.get(type(node.op), "")
+            raise self.err(node, f"`{name} {spelled}=` would modify the caller's array "
+                           f"`{root.name}` in place (derived functions never modify their "
+                           "arguments).",
                            f"Copy it first ({name} = {name}.copy()) or write {name} = {name} "
                            "+ ... .")
         self.check_shared(current, name, node, "an augmented assignment to")
