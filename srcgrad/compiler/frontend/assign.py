@@ -17,7 +17,6 @@ from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
 from .expressions import BINOPS
 
-
 # How the user wrote an augmented operator, for messages
 _SPELLING = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
              gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
