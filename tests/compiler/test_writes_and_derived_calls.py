@@ -163,3 +163,98 @@ def test_augmented_assignment_to_a_view_is_still_refused(fn):
                         THIS_FILE)
     assert ".copy()" in str(error)
     np.testing.assert_array_equal(m, M23)
+
+
+# --- fancy-index writes with repeated indices: the derivative of what NumPy computes -----------
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def adds_at_repeated_indices(x):
+    y = np.zeros(3)
+    y[np.array([0, 2, 2])] += x
+    return np.sum(y * WEIGHTS)
+
+
+def assigns_at_repeated_indices(x):
+    y = np.zeros(3)
+    y[np.array([0, 2, 2])] = x
+    return np.sum(y * WEIGHTS)
+
+
+@pytest.mark.parametrize("fn", [adds_at_repeated_indices, assigns_at_repeated_indices])
+def test_repeated_index_write_of_a_scalar_counts_the_last_write_only(fn):
+    # y[2] = y_old[2] + x once (NumPy keeps the last write), so the derivative is 1 + 3
+    check_derivatives(fn, 0.7, second=False)
+    assert_close(sg.grad(fn)(0.7), 4.0)
+
+
+def nonlinear_repeated_add(v, y0):
+    y = y0 * 2.0
+    y[np.array([0, 2, 2, 1, 0])] += v * v
+    return np.sum(y * y * WEIGHTS)
+
+
+def nonlinear_repeated_assign(v, y0):
+    y = np.sin(y0)
+    y[np.array([2, 0, 2, 1, 2])] = v * y0[0]
+    return np.sum(y * y * WEIGHTS)
+
+
+def repeated_rows_of_a_matrix(v, y0):
+    y = np.outer(y0, y0)
+    y[[1, 1, 0]] = v
+    return np.sum(np.sin(y) * y)
+
+
+def repeated_columns_with_a_scalar(v, y0):
+    y = np.outer(y0, y0)
+    y[:, [2, 2]] += v[0] * v[1]
+    return np.sum(y * y)
+
+
+def masked_write(v, y0):
+    y = y0 * y0
+    y[y0 > 0] = v[0]
+    return np.sum(y * WEIGHTS)
+
+
+V5 = np.array([0.3, -0.6, 1.1, 0.8, -1.4])
+WRITES = [(nonlinear_repeated_add, V5), (nonlinear_repeated_assign, V5),
+          (repeated_rows_of_a_matrix, np.array([0.2, -0.5, 0.9])),
+          (repeated_columns_with_a_scalar, np.array([0.4, -1.2])), (masked_write, V5[:1])]
+
+
+@pytest.mark.parametrize("fn, v", WRITES, ids=[f.__name__ for f, _ in WRITES])
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_fancy_index_write_differentiates_like_numpy_computes(fn, v, wrt):
+    y0 = X3.copy()
+    args = [v, y0]
+    want = numeric_gradient(fn, args, {}, wrt)
+    assert_close(sg.grad(fn, wrt=wrt)(*args), want)
+    assert_close(sg.vjp(fn, wrt=wrt)(*args, 1.0), want)
+    direction = _direction(args[wrt])
+    _, tangent = sg.jvp(fn, wrt=wrt)(*args, direction)
+    assert_close(tangent, np.sum(want * direction), what="tangent")
+    # second order: the Hessian block against differences of the (checked) gradient
+    df = sg.grad(fn, wrt=wrt)
+
+    def along(point, e):
+        call = list(args)
+        call[wrt] = point
+        return np.sum(df(*call) * e)
+
+    size = np.size(args[wrt])
+    want_h = np.stack([numeric_gradient(along, [args[wrt], e], {}, 0)
+                       for e in np.eye(size).reshape((size, *np.shape(args[wrt])))])
+    assert_close(sg.hessian(fn, wrt=wrt)(*args), want_h.reshape(np.shape(args[wrt]) * 2),
+                 rtol=1e-5, atol=1e-5, what="hessian")
+    np.testing.assert_array_equal(y0, X3)
+
+
+def reads_repeated_indices(x):
+    return np.sum(x[np.array([0, 0, 1, 2, 2, 2])] * np.sin(x[[1, 1]][0]))
+
+
+def test_repeated_index_read_still_accumulates():
+    check_derivatives(reads_repeated_indices, X3)

@@ -1,7 +1,7 @@
 """Lowering assignments: binding names, tuple unpacking, and the aliasing rule.
 
 ``x = ...`` binds the name to the value (SSA renaming keeps the user's name on the value);
-``y[i] = v`` on a local array becomes a functional ``index_put`` rebinding ``y``; augmented
+``y[i] = v`` on a local array becomes a functional ``setitem`` rebinding ``y``; augmented
 assignment to an array is ``y = y + v`` when no other live name shares the array. A write
 that could reach the caller's data, or one another name would see, raises SrcGradError
 advising ``.copy()`` (API.md §1: derived functions never modify their arguments).
@@ -85,7 +85,7 @@ class AssignMixin:
         self.check_shared(current, name, node, "an augmented assignment to")
 
     def subscript_write(self, target: Any, node: Any) -> None:
-        """``y[i] = v`` / ``y[i] += v`` on a local array: a functional ``index_put``."""
+        """``y[i] = v`` / ``y[i] += v`` on a local array: a functional ``setitem``."""
         base = self.expr(target.value)
         if isinstance(base, Sym):
             root = self.ctx.root(base.value)
@@ -106,7 +106,7 @@ class AssignMixin:
             if isinstance(node, gast.AugAssign):
                 old = record_rule(calls.rule("getitem"), [base], {"index": index})
                 value = self.binop(BINOPS[type(node.op)], old, value, node)
-            out = record_rule(calls.rule("index_put"), [base, value], {"index": index})
+            out = record_rule(calls.rule("setitem"), [base, value], {"index": index})
             self.env[name] = self.named(out, name)
             return
         if isinstance(base, list) and not isinstance(target.slice, gast.Slice):
