@@ -83,6 +83,14 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
 
 
+# The frontend applies these at compile time when user code calls them inside a function
+# being differentiated (their results carry IR it can inline); jacobian/hessian return plain
+# closures, so there they are refused (frontend/derived.py).
+for _transform in (grad, value_and_grad, vjp, jvp):
+    _transform.__srcgrad_transform__ = "composes"  # type: ignore[attr-defined]
+jacobian.__srcgrad_transform__ = "refused"  # type: ignore[attr-defined]
+
+
 def _forward_jacobian(f: Any, wrt: Any) -> Any:
     """The Jacobian of ``f`` always in forward mode (for forward-over-reverse Hessians)."""
     return jacobian_of(f, jvp(f, wrt=wrt), None, wrt)
@@ -97,6 +105,9 @@ def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
         rows = [_forward_jacobian(grad(f, wrt=wi), tuple(wrt)) for wi in wrt]
         return lambda *args, **kwargs: tuple(row(*args, **kwargs) for row in rows)
     return _forward_jacobian(grad(f, wrt=wrt), wrt)
+
+
+hessian.__srcgrad_transform__ = "refused"  # type: ignore[attr-defined]
 
 
 def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:

@@ -258,3 +258,143 @@ def reads_repeated_indices(x):
 
 def test_repeated_index_read_still_accumulates():
     check_derivatives(reads_repeated_indices, X3)
+
+
+# --- derived functions called inside differentiated code ---------------------------------------
+
+def inner(x, y):
+    return np.sin(x) * y + x * x * y
+
+
+def shifted(x, c=1.0):
+    return np.sin(x) * x + c
+
+
+def pair(x, y):
+    return x * y, x + np.cos(y)
+
+
+JVP_INNER_BOTH = sg.jvp(inner, wrt=(0, 1))
+VJP_PAIR = sg.vjp(pair)
+
+
+def calls_jvp_with_a_tangent_tuple(t0, t1):
+    value, slope = sg.jvp(inner, wrt=(0, 1))(0.3, 0.8, (t0, t1))
+    return slope * value + t0
+
+
+def calls_a_module_level_jvp_with_a_tangent_tuple(t0, t1):
+    value, slope = JVP_INNER_BOTH(t0 * 0.5, 0.8, (t0, t1 * t1))
+    return slope * value
+
+
+def calls_jvp_of_a_function_with_a_default(x, t):
+    value, slope = sg.jvp(shifted)(x, t)
+    return value * slope
+
+
+def calls_jvp_overriding_the_default(x, t):
+    value, slope = sg.jvp(shifted)(x, t, c=x * t)
+    return value * slope
+
+
+def calls_vjp_with_a_seed_tuple(s0, s1):
+    return sg.vjp(pair)(0.3, 0.8, (s0, s1 * s0))
+
+
+def calls_a_module_level_vjp_with_a_seed_tuple(x, s):
+    return VJP_PAIR(x, 0.8, (s, x * s)) * x
+
+
+def calls_grad_with_a_tuple_wrt(x, y):
+    a, b = sg.grad(inner, wrt=(0, 1))(x, y)
+    return a * b
+
+
+def calls_value_and_grad(x, y):
+    value, slope = sg.value_and_grad(inner)(x, y)
+    return value * slope
+
+
+def calls_vjp_of_an_array_function(x, s):
+    return np.sum(sg.vjp(lambda_free_tanh)(x, s) * x)
+
+
+def lambda_free_tanh(x):
+    return np.tanh(x) * x
+
+
+DERIVED_CALLS = [(calls_jvp_with_a_tangent_tuple, (0.5, 1.5)),
+                 (calls_a_module_level_jvp_with_a_tangent_tuple, (0.5, 1.5)),
+                 (calls_jvp_of_a_function_with_a_default, (0.4, 1.2)),
+                 (calls_jvp_overriding_the_default, (0.4, 1.2)),
+                 (calls_vjp_with_a_seed_tuple, (0.5, 1.5)),
+                 (calls_a_module_level_vjp_with_a_seed_tuple, (0.5, 1.5)),
+                 (calls_grad_with_a_tuple_wrt, (0.5, 1.5)),
+                 (calls_value_and_grad, (0.5, 1.5)),
+                 (calls_vjp_of_an_array_function, (X3, X3[::-1].copy()))]
+
+
+@pytest.mark.parametrize("fn, args", DERIVED_CALLS, ids=[f.__name__ for f, _ in DERIVED_CALLS])
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_derived_function_called_inside_differentiates(fn, args, wrt):
+    want = numeric_gradient(fn, list(args), {}, wrt)
+    assert_close(sg.grad(fn, wrt=wrt)(*args), want)
+    direction = _direction(args[wrt])
+    value, tangent = sg.jvp(fn, wrt=wrt)(*args, direction)
+    assert_close(value, fn(*args), what="primal")
+    assert_close(tangent, np.sum(want * direction), what="tangent")
+
+
+def test_derived_function_inside_keeps_the_default_in_the_primal():
+    value, _ = sg.jvp(calls_jvp_of_a_function_with_a_default)(0.4, 1.2, 1.0)
+    assert_close(value, calls_jvp_of_a_function_with_a_default(0.4, 1.2), what="primal")
+
+
+@pytest.mark.parametrize("fn, args", DERIVED_CALLS[:4], ids=[f.__name__ for f, _ in
+                                                              DERIVED_CALLS[:4]])
+def test_derived_function_called_inside_differentiates_at_second_order(fn, args):
+    df = sg.grad(fn, wrt=0)
+    want = numeric_gradient(lambda a, b: df(a, b), list(args), {}, 0)
+    assert_close(sg.grad(df)(*args), want, rtol=1e-5, atol=1e-5)
+    assert_close(sg.jvp(df)(*args, 1.0)[1], want, rtol=1e-5, atol=1e-5)
+
+
+def jvp_of_vjp_with_a_default(x, s, c=2.0):
+    return np.sin(x) * c * s
+
+
+def test_transform_of_a_derived_function_with_a_default_orders_seed_and_default():
+    pullback = sg.vjp(jvp_of_vjp_with_a_default)
+    args = (0.7, 1.3, 0.9)  # x, s, seed; c keeps its default
+    for wrt in (0, 2):
+        want = numeric_gradient(pullback, list(args), {}, wrt)
+        assert_close(sg.grad(pullback, wrt=wrt)(*args), want)
+        assert_close(sg.jvp(pullback, wrt=wrt)(*args, 1.0)[1], want)
+
+
+def makes_a_jacobian_inside(x):
+    return np.sum(sg.jacobian(lambda_free_tanh)(x))  # <- error
+
+
+def grads_a_nested_def(x):
+    def local(v):
+        return v * v
+    return sg.grad(local)(x)  # <- error
+
+
+def passes_a_short_tangent_tuple(t0):
+    value, slope = sg.jvp(inner, wrt=(0, 1))(0.3, 0.8, (t0,))  # <- error
+    return slope
+
+
+REFUSED_DERIVED = [(makes_a_jacobian_inside, ["sg.jacobian"]),
+                   (grads_a_nested_def, ["nested def"]),
+                   (passes_a_short_tangent_tuple, ["tuple"])]
+
+
+@pytest.mark.parametrize("fn, words", REFUSED_DERIVED, ids=[f.__name__ for f, _ in
+                                                            REFUSED_DERIVED])
+def test_unsupported_derived_call_inside_is_refused_with_advice(fn, words):
+    error = compile_error(fn, X3.copy() if fn is makes_a_jacobian_inside else 0.5)
+    assert_good_message(error, words, marked_line(fn), THIS_FILE)
