@@ -298,6 +298,10 @@ def calls_jvp_overriding_the_default(x, t):
     return value * slope
 
 
+def calls_vjp_of_a_function_with_a_default(x, s):
+    return sg.vjp(shifted)(x, s) * x
+
+
 def calls_vjp_with_a_seed_tuple(s0, s1):
     return sg.vjp(pair)(0.3, 0.8, (s0, s1 * s0))
 
@@ -328,6 +332,7 @@ DERIVED_CALLS = [(calls_jvp_with_a_tangent_tuple, (0.5, 1.5)),
                  (calls_a_module_level_jvp_with_a_tangent_tuple, (0.5, 1.5)),
                  (calls_jvp_of_a_function_with_a_default, (0.4, 1.2)),
                  (calls_jvp_overriding_the_default, (0.4, 1.2)),
+                 (calls_vjp_of_a_function_with_a_default, (0.4, 1.2)),
                  (calls_vjp_with_a_seed_tuple, (0.5, 1.5)),
                  (calls_a_module_level_vjp_with_a_seed_tuple, (0.5, 1.5)),
                  (calls_grad_with_a_tuple_wrt, (0.5, 1.5)),
@@ -398,3 +403,29 @@ REFUSED_DERIVED = [(makes_a_jacobian_inside, ["sg.jacobian"]),
 def test_unsupported_derived_call_inside_is_refused_with_advice(fn, words):
     error = compile_error(fn, X3.copy() if fn is makes_a_jacobian_inside else 0.5)
     assert_good_message(error, words, marked_line(fn), THIS_FILE)
+
+
+def calls_grad_of_grad_inside(x):
+    return sg.grad(sg.grad(lambda_free_tanh))(x) * x
+
+
+def calls_the_decorator_form_inside(x, y):
+    return sg.grad(wrt=1)(inner)(x, y) * x
+
+
+@pytest.mark.parametrize("fn, args", [(calls_grad_of_grad_inside, (0.6,)),
+                                      (calls_the_decorator_form_inside, (0.6, 1.4))])
+def test_composed_and_decorator_transforms_inside_differentiate(fn, args):
+    want = numeric_gradient(fn, list(args), {}, 0)
+    assert_close(sg.grad(fn)(*args), want)
+    assert_close(sg.jvp(fn)(*args, 1.0)[1], want)
+
+
+def misspells_a_transform_option(x):
+    return sg.grad(inner, wrtt=1)(x, 2.0)  # <- error
+
+
+def test_bad_transform_call_inside_is_a_srcgrad_error():
+    error = compile_error(misspells_a_transform_option, 0.5)
+    assert_good_message(error, ["sg.grad"], marked_line(misspells_a_transform_option),
+                        THIS_FILE)

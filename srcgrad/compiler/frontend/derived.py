@@ -17,6 +17,7 @@ specialised for the argument types the caller knows.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -47,6 +48,11 @@ def apply_transform(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                      "not values computed at run time.",
                      "Pass the function and a constant wrt.")
     target = args[0] if args else kwargs.get("f")
+    if target is None:  # the decorator form, sg.grad(wrt=1)(f): apply it when f comes
+        form = functools.partial(func, **kwargs)
+        form.__srcgrad_transform__ = COMPOSES  # type: ignore[attr-defined]
+        form.__name__ = name  # type: ignore[attr-defined]
+        return form
     if isinstance(target, LocalFunction):
         raise lw.err(node, f"sg.{name} of a nested def or lambda inside a function being "
                      "differentiated is not supported.",
@@ -56,6 +62,9 @@ def apply_transform(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
         return func(*args, **kwargs)
     except SrcGradError as e:
         raise lw.err(node, str(e), getattr(e, "advice", None)) from None
+    except TypeError as e:
+        raise lw.err(node, f"bad call of sg.{name}: {e}",
+                     "See help(sg.grad) for its arguments.") from None
 
 
 def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
