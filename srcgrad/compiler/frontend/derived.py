@@ -112,7 +112,8 @@ def _known_types(values: list[Any]) -> list[T.AType] | None:
     out = []
     for v in values:
         if isinstance(v, Sym):
-            out.append(v.value.type or T.ANY)
+            t = v.value.type
+            out.append(t if t is not None and t.kind != "static" else T.ANY)
         elif isinstance(v, (tuple, list)):
             out.append(T.ANY)
         else:
