@@ -83,6 +83,14 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
 
 
+# The frontend applies these at compile time when user code calls them inside a function
+# being differentiated (their results carry IR it can inline); jacobian/hessian return plain
+# closures, so there they are refused (frontend/derived.py).
+for _transform in (grad, value_and_grad, vjp, jvp):
+    _transform.__srcgrad_transform__ = "composes"  # type: ignore[attr-defined]
+jacobian.__srcgrad_transform__ = "refused"  # type: ignore[attr-defined]
+
+
 def _forward_jacobian(f: Any, wrt: Any) -> Any:
     """The Jacobian of ``f`` always in forward mode (for forward-over-reverse Hessians)."""
     return jacobian_of(f, jvp(f, wrt=wrt), None, wrt)
@@ -97,6 +105,9 @@ def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
         rows = [_forward_jacobian(grad(f, wrt=wi), tuple(wrt)) for wi in wrt]
         return lambda *args, **kwargs: tuple(row(*args, **kwargs) for row in rows)
     return _forward_jacobian(grad(f, wrt=wrt), wrt)
+
+
+hessian.__srcgrad_transform__ = "refused"  # type: ignore[attr-defined]
 
 
 def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
@@ -282,11 +293,18 @@ class Derivation:
             key = (*key, ("values", ints))
         return key
 
+    def cache_key(self, signature: Any) -> tuple[Any, ...]:
+        """What the cache of ``f`` tells compiled versions apart by: everything that changes
+        the emitted code or the form of its result. ``tuple_wrt`` is in it because ``wrt=1``
+        returns a bare gradient and ``wrt=(1,)`` a 1-tuple from the same positions; a name and
+        its position (``wrt="y"``, ``wrt=1``) normalise to the same key and the same result.
+        """
+        return (self.transform, self.wrt, self.tuple_wrt, self.optimize, signature)
+
     def slow(self, *args: Any) -> Any:
         """A call no compiled version's guards accepted: compile one, install it, run it."""
         primal = args[:len(self.param_names)]
-        entry = cache.lookup(self.f, (self.transform, self.wrt, self.optimize,
-                                      self.key(primal)))
+        entry = cache.lookup(self.f, self.cache_key(self.key(primal)))
         if entry is None:
             entry = self.entry_for(primal)
         self.dispatcher.add(self.key(primal), entry)
@@ -317,8 +335,7 @@ class Derivation:
                 raise
             self.int_values = True  # unroll the recursion for these int values
             entry = self.compile(arg_types, self.constants(primal_args))
-        key = (self.transform, self.wrt, self.optimize, self.key(primal_args))
-        cache.store(self.f, key, entry)
+        cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
         return entry
 
     def constants(self, primal_args: Sequence[Any]) -> dict[int, Any] | None:
@@ -328,23 +345,31 @@ class Derivation:
 
     def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:
         """The entry for abstract types (None: the generic version)."""
-        key = (self.transform, self.wrt, self.optimize,
-               "generic" if arg_types is None else tuple(arg_types))
+        key = self.cache_key("generic" if arg_types is None else tuple(arg_types))
         entry = cache.lookup(self.f, key)
         if entry is None:
             entry = self.compile(arg_types)
             cache.store(self.f, key, entry)
         return entry
 
-    def inline_ir(self) -> Function:
-        """The generic derivative IR, for inlining into a caller being differentiated."""
-        return self.entry(None).ir
+    def inline_ir(self, arg_types: list[T.AType] | None = None) -> Function:
+        """The derivative IR for inlining into a caller being differentiated: specialised
+        for ``arg_types`` (one per parameter of ``f``) when the caller knows them, else the
+        generic version. Its parameters are ``call_names``, in that order."""
+        return self.entry(arg_types).ir
 
     def primal_ir(self, arg_types: list[T.AType] | None,
                   constants: dict[int, Any] | None = None
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
-            ir, _ = clone_function(self.inner.inline_ir())
+            inner_types = None
+            if arg_types is not None:  # the inner version for these types: knowing them
+                by_name = dict(zip(self.param_names, arg_types))  # keeps it precise
+                inner_types = [by_name[n] for n in self.inner.param_names]
+            ir, _ = clone_function(self.inner.inline_ir(inner_types))
+            # the inner IR takes (params..., seed); ours are in the inner signature's order
+            # (seed before defaulted parameters), which wrt positions refer to
+            ir.params = [ir.params[self.inner.call_names.index(n)] for n in self.param_names]
             return ir, []
         return lower(self.f, arg_types, constants)
 

@@ -23,7 +23,7 @@ VIEW_PRIMS = frozenset({
 # Primitives whose result is a new array nobody else refers to.
 FRESH_PRIMS = frozenset({
     "copy", "zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones", "full",
-    "index_put",
+    "setitem",
 })
 
 STRUCTURAL: dict[str, Rule] = {

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import Rule, rule_for, rule_named
 
@@ -165,10 +167,10 @@ def _operand(rule: Rule, name: str, v: Any) -> Any:
     return to_value(v)
 
 
-def _example(v: Any) -> tuple[bool, Any]:
+def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
     """A concrete stand-in for operand ``v`` (its constant, or an example of its type)."""
     if isinstance(v, tuple):
-        parts = [_example(x) for x in v]
+        parts = [_example(x, size) for x in v]
         return all(ok for ok, _ in parts), [x for _, x in parts]
     is_const, c = const_value(v)
     if is_const:
@@ -176,7 +178,39 @@ def _example(v: Any) -> tuple[bool, Any]:
     t = v.type or T.ANY
     if t.kind in ("any", "static"):
         return False, None
-    return True, T.example(t)
+    return True, T.example(t, size)
+
+
+# Example arrays larger than this many elements are not worth a type.
+_MAX_EXAMPLE_ELEMENTS = 1 << 16
+
+
+def _fitting_size(operands: dict[str, Any]) -> int | None:
+    """An example size every constant int of ``operands`` is a valid index for (``W[-1, 2]``
+    needs 3 along each axis), or None when those examples would be too large."""
+    ints: list[int] = []
+    ndims: list[int] = [0]
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, Value):
+            is_const, c = const_value(obj)
+            if is_const:
+                walk(c)
+            elif obj.type is not None and obj.type.kind == "array":
+                ndims.append(obj.type.ndim or 0)
+        elif isinstance(obj, (tuple, list)):
+            for o in obj:
+                walk(o)
+        elif isinstance(obj, slice):
+            walk([obj.start, obj.stop, obj.step])
+        elif isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
+            ints.append(int(obj))
+
+    walk(list(operands.values()))
+    size = max([n + 1 if n >= 0 else -n for n in ints], default=0)
+    if size <= 2 or size ** max(ndims) > _MAX_EXAMPLE_ELEMENTS:
+        return None
+    return size
 
 
 def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
@@ -194,10 +228,25 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
 
 
 def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
-    """The result type, by running the primitive on example values of the operand types."""
+    """The result type, by running the primitive on example values of the operand types.
+
+    The examples have 2 elements per axis; when the primitive fails on them, it is run once
+    more on examples large enough for the constant ints among the operands, so an index
+    such as ``W[-1, 2]`` still gets its type (a NumPy scalar, not a view: the aliasing rule
+    relies on that).
+    """
+    t = _infer_on_examples(rule, operands, 2)
+    if t == T.ANY:
+        size = _fitting_size(operands)
+        if size is not None:
+            t = _infer_on_examples(rule, operands, size)
+    return t
+
+
+def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.AType:
     env = {}
     for k, v in operands.items():
-        ok, x = _example(v)
+        ok, x = _example(v, size)
         if not ok:
             return T.ANY
         env[k] = x

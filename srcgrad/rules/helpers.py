@@ -73,9 +73,11 @@ def reduced_count(shape: Shape, axis: Any = None) -> int:
     return math.prod(shape[a] for a in _normalize_axes(axis, len(shape)))
 
 
-def _is_basic(index: Any) -> bool:
+def is_basic_index(index: Any) -> bool:
+    """Ints, slices, ``None`` and ``...`` only: an index that names each position once."""
     parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
+               for p in parts)
 
 
 @dispatching
@@ -83,7 +85,7 @@ def scatter_add(x: Any, shape: Shape, index: Any) -> Any:
     """Zeros of ``shape`` (``x``'s dtype) with ``x`` added at ``index``; repeats accumulate."""
     x = np.asarray(x)
     z = np.zeros(tuple(shape), dtype=x.dtype)
-    if _is_basic(index):
+    if is_basic_index(index):
         z[index] += x
     else:
         np.add.at(z, index, x)

@@ -309,6 +309,15 @@ for _shape, _index in _INDEXES:
     add("getitem", Sample({"x": _x, "index": _index}))
     add("scatter_add", Sample({"x": R(np.shape(_x[_index])), "shape": _shape,
                                "index": _index}))
+    # NumPy's write: with repeated positions (np.array([0, 2, 2])) the last write stays
+    add("setitem", Sample({"x": _x, "values": R(np.shape(_x[_index])), "index": _index}))
+    add("take_written", Sample({"x": _x, "index": _index}))
+    add("scatter_written", Sample({"x": R(np.shape(_x[_index])), "shape": _shape,
+                                   "index": _index}))
+add("setitem", Sample({"x": R((10, 5)), "values": R((5,)), "index": np.array([4, 1, 4])},
+                      label="values broadcast over repeated rows"))
+add("setitem", Sample({"x": R((10, 5)), "values": R(()), "index": (slice(None), [3, 3])},
+                      label="scalar into repeated columns"))
 each("unbroadcast", [{"x": R((10, 5)), "shape": (5,)}, {"x": R((10, 5)), "shape": (1, 5)},
                      {"x": R((3, 10, 5)), "shape": (10, 1)}, {"x": R((5,)), "shape": (5,)},
                      {"x": R((5,)), "shape": ()}])

@@ -173,6 +173,30 @@ def test_advanced_setitem_is_index_put() -> None:
     assert x.grad.tolist() == [0.0, 2.0, 0.0] and v.grad.tolist() == [1.0, 3.0]
 
 
+def test_setitem_with_repeated_indices_keeps_pytorch_index_put_semantics() -> None:
+    # PyTorch: index_put_ (accumulate=False) keeps the last write; its backward is
+    # values: grad.index(indices), so every occurrence gets the cotangent (derivatives.yaml).
+    # The compiler's NumPy `y[idx] = v` differentiates what NumPy computes instead.
+    x = sg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = sg.tensor([7.0, 8.0, 9.0], requires_grad=True)
+    y = x * 1
+    y[sg.tensor([0, 2, 2])] = v
+    assert y.tolist() == [7.0, 2.0, 9.0]
+    y.backward(sg.tensor([1.0, 2.0, 3.0]))
+    assert x.grad.tolist() == [0.0, 2.0, 0.0] and v.grad.tolist() == [1.0, 3.0, 3.0]
+
+
+def test_augmented_setitem_with_repeated_indices_keeps_pytorch_semantics() -> None:
+    # y[idx] += v is tmp = y[idx] (IndexBackward0); tmp += v; y[idx] = tmp (index_put_)
+    x = sg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = sg.tensor([7.0, 8.0, 9.0], requires_grad=True)
+    y = x * 1
+    y[sg.tensor([0, 2, 2])] += v
+    assert y.tolist() == [8.0, 2.0, 12.0]
+    y.backward(sg.tensor([1.0, 2.0, 3.0]))
+    assert x.grad.tolist() == [1.0, 2.0, 6.0] and v.grad.tolist() == [1.0, 3.0, 3.0]
+
+
 def test_boolean_mask_setitem() -> None:
     x = sg.tensor([1.0, -2.0, 3.0], requires_grad=True)
     y = x * 1

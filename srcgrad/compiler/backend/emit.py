@@ -259,7 +259,7 @@ class _Emitter:
                         [self.literal(a) for a in op.attrs["args"]])
             return gast.Raise(exc=exc, cause=None)
         (out,) = op.outputs
-        if op.prim == "index_put" and self.in_place(op, direct):
+        if op.prim == "setitem" and self.in_place(op, direct):
             target = self.names[op.args["x"]]
             self.names.define(out, target)
             return gast.Assign(targets=[gast.Subscript(

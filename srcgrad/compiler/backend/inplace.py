@@ -1,11 +1,11 @@
-"""When a functional ``index_put`` can be emitted as an in-place write ``y[i] = v``.
+"""When a functional ``setitem`` can be emitted as an in-place write ``y[i] = v``.
 
-Lowering turns ``y[i] = v`` into ``y_1 = index_put(y, v, i)`` (a copy), which keeps the
+Lowering turns ``y[i] = v`` into ``y_1 = setitem(y, v, i)`` (a copy), which keeps the
 IR pure and the derivative right. Emitting a copy per write costs O(size) though (O(n^2)
 for a loop filling an array), so the backend writes in place when nothing can notice:
 
 - ``y`` owns its storage: made by ``np.zeros_like``/``copy``/... or an earlier
-  ``index_put``, or a loop-carried array whose initial value is such an array and dies at
+  ``setitem``, or a loop-carried array whose initial value is such an array and dies at
   the loop (and which the loop's tape never saves);
 - neither ``y`` nor any view of it is read after the write (liveness over the block, uses
   inside nested regions included).
@@ -45,7 +45,7 @@ def storage_chain(block: Block, root: Value) -> set[int]:
             first = next(iter(op.operands()), None)
             if first is None or first.id not in chain:
                 continue
-            if op.prim in VIEW_PRIMS or op.prim == "index_put":
+            if op.prim in VIEW_PRIMS or op.prim == "setitem":
                 for o in op.outputs:
                     if o.id not in chain:
                         chain.add(o.id)

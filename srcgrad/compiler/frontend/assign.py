@@ -1,7 +1,7 @@
 """Lowering assignments: binding names, tuple unpacking, and the aliasing rule.
 
 ``x = ...`` binds the name to the value (SSA renaming keeps the user's name on the value);
-``y[i] = v`` on a local array becomes a functional ``index_put`` rebinding ``y``; augmented
+``y[i] = v`` on a local array becomes a functional ``setitem`` rebinding ``y``; augmented
 assignment to an array is ``y = y + v`` when no other live name shares the array. A write
 that could reach the caller's data, or one another name would see, raises SrcGradError
 advising ``.copy()`` (API.md §1: derived functions never modify their arguments).
@@ -16,6 +16,10 @@ import gast
 from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
 from .expressions import BINOPS
+
+# How the user wrote an augmented operator, for messages
+_SPELLING = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+             gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
 
 
 class AssignMixin:
@@ -72,15 +76,16 @@ class AssignMixin:
             return
         root = self.ctx.root(current.value)
         if root.id in self.ctx.argument_ids:
-            raise self.err(node, f"`{name} {type(node.op).__name__}=` would modify the caller's "
-                           f"array `{root.name}` in place (derived functions never modify "
-                           "their arguments).",
+            spelled = _SPELLING.get(type(node.op), "")
+            raise self.err(node, f"`{name} {spelled}=` would modify the caller's array "
+                           f"`{root.name}` in place (derived functions never modify their "
+                           "arguments).",
                            f"Copy it first ({name} = {name}.copy()) or write {name} = {name} "
                            "+ ... .")
         self.check_shared(current, name, node, "an augmented assignment to")
 
     def subscript_write(self, target: Any, node: Any) -> None:
-        """``y[i] = v`` / ``y[i] += v`` on a local array: a functional ``index_put``."""
+        """``y[i] = v`` / ``y[i] += v`` on a local array: a functional ``setitem``."""
         base = self.expr(target.value)
         if isinstance(base, Sym):
             root = self.ctx.root(base.value)
@@ -101,7 +106,7 @@ class AssignMixin:
             if isinstance(node, gast.AugAssign):
                 old = record_rule(calls.rule("getitem"), [base], {"index": index})
                 value = self.binop(BINOPS[type(node.op)], old, value, node)
-            out = record_rule(calls.rule("index_put"), [base, value], {"index": index})
+            out = record_rule(calls.rule("setitem"), [base, value], {"index": index})
             self.env[name] = self.named(out, name)
             return
         if isinstance(base, list) and not isinstance(target.slice, gast.Slice):

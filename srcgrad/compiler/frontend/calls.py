@@ -23,11 +23,10 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import RULES, Rule, rule_for
 
 from ..ir import types as T
-from ..ir.builder import clone_block
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
-from . import methods
+from . import derived, methods
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -65,7 +64,9 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
     if func is stop_gradient:
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
-        return inline_derived(lw, func, args, kwargs, node)
+        return derived.inline_derived(lw, func, args, kwargs, node)
+    if getattr(func, "__srcgrad_transform__", None) is not None:
+        return derived.apply_transform(lw, func, args, kwargs, node)
     if any(isinstance(a, RunList) for a in (*args, *kwargs.values())):
         return run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
@@ -344,36 +345,3 @@ def _inline(lw: Any, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
     finally:
         ctx.depth -= 1
         ctx.call_line = saved_line
-
-
-def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
-                   node: Any) -> Any:
-    """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
-    handle = func.__srcgrad__
-    ir = handle.inline_ir()
-    try:
-        bound = inspect.signature(func).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of {func.__name__}: {e}") from None
-    bound.apply_defaults()
-    values = list(bound.arguments.values())
-    mapping = {p: to_value(v) for p, v in zip(ir.params, values)}
-    block = clone_block(ir.body, mapping)
-    b = lw.ctx.builder
-    line = lw.line_of(node)
-    for op in block.ops:
-        op.line = line
-        for o in op.outputs:
-            o.line = line
-        b.block.ops.append(op)
-    outs = [Sym(r) for r in block.results]
-    return _nest(ir.meta.get("returns", 0), outs)
-
-
-def _nest(tree: Any, leaves: list[Any]) -> Any:
-    if isinstance(tree, list):
-        return tuple(_nest(t, leaves) for t in tree)
-    if isinstance(tree, tuple):  # ("list", trees): see frontend.result_tree
-        return [_nest(t, leaves) for t in tree[1]]
-    return leaves[tree]
-

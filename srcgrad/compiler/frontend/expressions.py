@@ -14,6 +14,7 @@ from typing import Any
 import gast
 import numpy as np
 
+from ..ir.types import AType
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import branches, calls, unbound
 from .context import LocalFunction
@@ -192,7 +193,7 @@ class ExpressionsMixin:
                 base = Sym(to_value(base))
         if isinstance(base, Sym):
             out = record_rule(calls.rule("getitem"), [base], {"index": index})
-            if _is_view_index(index):
+            if _may_be_view(index, out.value.type):
                 self.ctx.note_view(out.value, base.value)
             return out
         if is_symbolic(index):
@@ -258,6 +259,21 @@ class ExpressionsMixin:
 
 
 
-def _is_view_index(index: Any) -> bool:
+def _may_be_view(index: Any, result: AType | None) -> bool:
+    """Whether ``base[index]`` may share ``base``'s memory (the aliasing rule's question).
+
+    A full integer index (as many ints as dimensions) gives a NumPy scalar, a fresh value
+    that ``c *= 2`` merely rebinds; an integer-array index (advanced indexing) gives a copy.
+    Ints, slices, ``None`` and ``...`` otherwise give a view; so does an index of unknown
+    type, for safety.
+    """
+    if result is not None and (result.kind == "scalar" or result.is_python_number):
+        return False
     parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, slice, Sym)) for p in parts)
+    for p in parts:
+        if isinstance(p, Sym):
+            if p.value.type is not None and p.value.type.kind == "array":
+                return False
+        elif not (p is None or p is Ellipsis or isinstance(p, (int, slice))):
+            return False
+    return True

@@ -84,8 +84,9 @@ def of_value(value: Any) -> AType:
     return ANY
 
 
-def example(t: AType) -> Any:
-    """A small concrete value of type ``t`` (None when unknown)."""
+def example(t: AType, size: int = 2) -> Any:
+    """A small concrete value of type ``t`` (None when unknown); arrays have ``size`` along
+    every axis."""
     if t.kind == "float":
         return 0.5
     if t.kind == "int":
@@ -95,7 +96,7 @@ def example(t: AType) -> Any:
     if t.kind == "scalar":
         return np.dtype(t.dtype).type(0.5)
     if t.kind == "array":
-        return np.full((2,) * t.ndim, 0.5, dtype=t.dtype)
+        return np.full((size,) * t.ndim, 0.5, dtype=t.dtype)
     return None
 
 

@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from srcgrad.rules import rule_named
+from srcgrad.rules.helpers import is_basic_index
+
 from ..ir.core import Block, Function, Op, Value, const_value
 from .rewrite import replace_uses
 
@@ -72,6 +75,38 @@ def _simplify(op: Op) -> Value | None:
     if op.prim == "float" and a["x"].type is not None and a["x"].type.kind == "float":
         return a["x"]
     return None
+
+
+def _plain_read(op: Op) -> None:
+    """``take_written(g, i)`` (the cotangent of ``v`` in ``y[i] = v``) is ``g[i]`` when ``i``
+    is an int, a slice or a tuple of those, which cannot name a position twice: emitted as a
+    subscript, a loop filling ``y[i]`` pays no helper call per iteration."""
+    if op.prim == "take_written" and _basic_index(op.args["index"]):
+        op.prim = "getitem"
+        op.attrs["rule"] = rule_named("getitem")
+
+
+def _basic_index(v: Any) -> bool:
+    if not isinstance(v, Value):
+        return False
+    ok, c = const_value(v)
+    if ok:
+        return is_basic_index(c) and not isinstance(c, bool)
+    if v.op is not None and v.op.prim == "make_tuple":
+        return all(_basic_part(p) for p in v.op.args["items"])
+    return _basic_part(v)
+
+
+def _basic_part(v: Value) -> bool:
+    ok, c = const_value(v)
+    if ok:
+        return c is None or c is Ellipsis or isinstance(c, slice) or (
+            isinstance(c, (int, np.integer)) and not isinstance(c, bool))
+    if v.op is not None and v.op.prim == "make_slice":
+        return True
+    t = v.type
+    return t is not None and (t.kind == "int" or (
+        t.kind == "scalar" and t.dtype is not None and np.dtype(t.dtype).kind in "iu"))
 
 
 def _float_one(one: Value, other: Value) -> bool:
@@ -133,6 +168,7 @@ def _block(block: Block, mapping: dict[Value, Value]) -> None:
         if len(op.outputs) != 1:
             continue
         op.args = {k: _remap(x, mapping) for k, x in op.args.items()}
+        _plain_read(op)
         new = _simplify(op)
         if new is not None and new is not op.out:
             if new.name is None and op.out.name is not None and new.op is not None:

@@ -3,7 +3,7 @@
 import numpy as np
 from srcgrad.compiler.support import like, seed_one, zeros_of
 from srcgrad.rules.helpers import scatter_add, unbroadcast, unreduce
-from srcgrad.rules.runtime_ops import index_put
+from srcgrad.rules.setitem import setitem
 
 
 def grad_running_sums(x):
@@ -35,7 +35,7 @@ def grad_running_sums(x):
     for i_1 in reversed(range(_t1)):
         _t8, _t9, _t10 = tape.pop()
         # line 105: y[i] = total
-        _t11 = index_put(dy, 0.0, i_1)
+        _t11 = setitem(dy, 0.0, i_1)
         dy_1 = unbroadcast(_t11, _t8)
         _t12 = dy[i_1]
         _t13 = unbroadcast(_t12, _t9)

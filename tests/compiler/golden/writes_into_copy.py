@@ -3,7 +3,7 @@
 import numpy as np
 from srcgrad.compiler.support import like
 from srcgrad.rules.helpers import scatter_add, unbroadcast
-from srcgrad.rules.runtime_ops import index_put
+from srcgrad.rules.setitem import setitem
 
 
 def grad_writes_into_copy(x):
@@ -23,7 +23,7 @@ def grad_writes_into_copy(x):
     dy_1 = unbroadcast(dy, _t3)
     dx = unbroadcast(dy, _t1)
     # line 57: y[0] = 2.0 * x[1]
-    dy_2 = index_put(dy_1, 0.0, 0)
+    dy_2 = setitem(dy_1, 0.0, 0)
     _t4 = dy_1[0]
     _t4 = unbroadcast(_t4, ())
     _t4 = _t4 * 2.0
