@@ -26,7 +26,7 @@ from ..ir import types as T
 from ..ir.builder import clone_block
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
 from . import methods
 from .context import (
     MAX_INLINE_DEPTH,
@@ -50,7 +50,7 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
         return _call(lw, func, args, kwargs, node)
     except SrcGradError as e:
         if e.filename is None:
-            raise lw.err(node, str(e)) from None
+            raise lw.err(node, e.message, e.advice) from None
         raise
 
 
@@ -124,9 +124,7 @@ def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: 
         raise lw.err(node, f"np.{func.__name__} is supported with one argument (and dtype=).")
     (data,) = args
     if isinstance(data, (list, tuple)):
-        items = [array_of(lw, func, [d], {}, node) if isinstance(d, (list, tuple)) else d
-                 for d in data]
-        out = record_rule(rule("stack"), [items], {})
+        out = as_array(data)
     elif func is np.array:
         out = record_rule(rule("copy"), [data], {})
     else:
@@ -182,8 +180,8 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
                             attrs={"kwargs": dict(kwargs)}, n_out=0)
         return None
-    if not symbolic:
-        return func(*args, **kwargs)
+    if not symbolic or (name == "len" and isinstance(args[0], (list, tuple))):
+        return func(*args, **kwargs)  # (a Python list's length is known now)
     if name in ("float", "int", "len"):
         (x,) = args
         if name == "float" and isinstance(x, Sym) and x.value.type == T.FLOAT:
