@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import operator
 import os
 
@@ -224,6 +225,62 @@ def test_losses_appended_over_a_fixed_horizon_then_averaged_differentiate():
     check_all_modes(losses_fixed_horizon, 0.4)
 
 
+def losses_run_time_horizon(xs):
+    losses = []
+    h = 0.3
+    for t in range(xs.shape[0]):
+        h = np.tanh(h * xs[t] + 0.2)
+        losses.append((h - 0.5) ** 2)
+    return np.mean(losses)
+
+
+def losses_run_time_reduced_several_ways(xs):
+    losses = []
+    for t in range(xs.shape[0]):
+        losses.append(np.sin(xs[t]) * xs[t])
+    return (sum(losses) + max(losses) + min(losses) + math.fsum(losses)
+            + math.prod(losses) + np.linalg.norm(losses))
+
+
+def run_time_list_read_twice(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t] ** 2)
+    return np.sum(np.stack(hs)) + np.max(np.stack(hs)) + np.var(hs)
+
+
+def run_time_list_of_vectors(x, w):
+    hs = []
+    for t in range(w.shape[0]):
+        hs.append(x * w[t])
+    return np.sum(np.mean(hs, axis=0) ** 2)
+
+
+@pytest.mark.parametrize("fn", [losses_run_time_horizon, losses_run_time_reduced_several_ways,
+                                run_time_list_read_twice], ids=lambda f: f.__name__)
+def test_list_appended_over_a_run_time_horizon_differentiates(fn):
+    check_all_modes(fn, np.array([0.6, -0.9, 1.3]))
+
+
+def test_list_of_arrays_appended_over_a_run_time_horizon_into_mean_axis():
+    def f(x):
+        return run_time_list_of_vectors(x, np.array([0.5, -1.0, 2.0]))
+
+    check_all_modes(f, np.array([0.6, -0.9]), second_order=False)
+
+
+def user_function_given_a_run_time_list(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t])
+    return pair_sum(hs)  # <- error
+
+
+def test_run_time_list_given_to_a_function_that_is_not_numpy_is_refused():
+    assert_refused(user_function_given_a_run_time_list, np.array([0.5, 1.0]), ["list"],
+                   "reverse")
+
+
 # --- builtins over lists ----------------------------------------------------------------------
 
 def builtin_sum_of_list(x):
@@ -238,7 +295,30 @@ def builtin_min_of_list(x):
     return min([x * x, 3 * x, 5.0])
 
 
-@pytest.mark.parametrize("fn", [builtin_sum_of_list, builtin_max_of_list, builtin_min_of_list],
+def fsum_of_list(x):
+    return math.fsum([x, 2 * x, x * x, 1e-17])
+
+
+def prod_of_list_math(x):
+    return math.prod([x, x + 1.0, 3.0])
+
+
+def prod_of_list_with_start(x):
+    return math.prod((x, np.sin(x)), start=2.0)
+
+
+def test_fsum_of_a_list_keeps_its_exact_rounding_and_type():
+    def f(x):
+        return math.fsum([x, 1e-17, -x])
+
+    sg.clear_cache()
+    value, grad = sg.value_and_grad(f)(0.1)
+    assert value == math.fsum([0.1, 1e-17, -0.1]) and type(grad) is float
+    assert grad == 0.0
+
+
+@pytest.mark.parametrize("fn", [builtin_sum_of_list, builtin_max_of_list, builtin_min_of_list,
+                                fsum_of_list, prod_of_list_math, prod_of_list_with_start],
                          ids=lambda f: f.__name__)
 def test_builtin_reduction_over_a_list_of_traced_values_differentiates(fn):
     check_all_modes(fn, 0.7)

@@ -163,6 +163,7 @@ def reduction_envs(make: Callable[..., np.ndarray] = R) -> list[dict[str, Any]]:
 
 each("sum", reduction_envs())
 each("mean", reduction_envs())
+each("fsum", [{"x": R((5,))}, {"x": R((1,))}])
 each("prod", reduction_envs(S))
 each("max", reduction_envs())
 each("min", reduction_envs())

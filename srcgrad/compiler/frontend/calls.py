@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import math
 import types
 from typing import Any
 
@@ -80,8 +81,8 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
             lw.ctx.note_view(out.value, args[0].value)
         return out
-    if isinstance(func, types.BuiltinFunctionType) and getattr(builtins, func.__name__,
-                                                                None) is func:
+    if isinstance(func, types.BuiltinFunctionType) and (getattr(
+            builtins, func.__name__, None) is func or func is math.prod):
         return call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
         return inline_user(lw, func, args, kwargs, node)
@@ -104,18 +105,45 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
 
 def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                   node: Any) -> Any:
-    """``np.stack(hs)``, ``np.array(hs)``, ``len(hs)`` of a list a run-time loop built."""
+    """A call given a list a run-time loop built (``hs``): ``np.stack(hs)``, ``len(hs)``,
+    and wherever NumPy reads an array (``np.mean(losses)``) or a builtin reduces the items
+    (``sum(losses)``, ``math.fsum``), the array ``np.asarray(hs)`` (``stack_list``)."""
     if func in (np.stack, np.array, np.asarray) and isinstance(args[0], RunList) \
             and set(kwargs) <= {"axis"} and len(args) <= 2:
         axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
         if func is not np.stack and axis != 0:
             raise lw.err(node, f"np.{func.__name__} takes no axis.")
-        return record_rule(STRUCTURAL["stack_list"], [args[0].value, axis], {})
+        return _stacked(args[0])
     if func is len and len(args) == 1:
         return call_builtin(lw, len, [args[0].value], {}, node)
+    if _reads_arrays_at(func, args, kwargs):
+        return _call(lw, func, [_stacked(a) for a in args],
+                     {k: _stacked(v) for k, v in kwargs.items()}, node)
     raise lw.err(node, f"a list built by a loop with a run-time trip count can only be passed "
-                 f"to np.stack, np.array or len, not {getattr(func, '__name__', func)}.",
+                 "where NumPy reads an array (a NumPy function's array argument), to sum, min, "
+                 f"max, math.fsum, math.prod or len, not to {getattr(func, '__name__', func)}.",
                  "Stack it first: arr = np.stack(items).")
+
+
+def _stacked(v: Any) -> Any:
+    return record_rule(STRUCTURAL["stack_list"], [v.value, 0], {}) if isinstance(v, RunList) \
+        else v
+
+
+def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Does ``func`` read every run-time list it is given as an array (``np.asarray``)?"""
+    if func in (sum, min, max, math.prod):
+        return len(args) >= 1 and not any(isinstance(a, RunList) for a in
+                                          (*args[1:], *kwargs.values()))
+    r = rule_for(func)
+    if r is None or r.user:
+        return False  # a user's function may want the list itself
+    try:
+        env = r.bind(args, kwargs)
+    except TypeError:
+        return False
+    lists = [k for k, v in env.items() if isinstance(v, RunList)]
+    return all(k in r.inputs and k not in (r.variadic, r.call_form.star) for k in lists)
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -197,6 +225,17 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         result = items[0]
         for item in items[1:]:
             result = call(lw, fn, [result, item], {}, node)
+        return result
+    if func is math.prod:  # Python's left-to-right products, like sum below
+        items = args[0]
+        start = args[1] if len(args) > 1 else kwargs.get("start", 1)
+        if isinstance(items, Sym):
+            total = call_numpy_name(lw, "prod", [items], {"axis": 0}, node)
+            return total if type(start) is int and start == 1 else total * start
+        result, first = start, type(start) is int and start == 1
+        for item in items:
+            result = item if first else result * item
+            first = False
         return result
     if name == "sum":
         items = args[0]
