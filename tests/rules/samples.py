@@ -302,6 +302,23 @@ each("stack", [{"xs": [R(()), R(())], "axis": 0},
                {"xs": [R((10, 5)), R((10, 5))], "axis": -1},
                {"xs": [R((10, 5)), R((10, 5))], "axis": 1}])
 each("stack_index", [{"xs_shape": ((10, 5), (10, 5)), "axis": -1, "i": 1}])
+each("vstack", [{"tup": [R((5,)), R((5,))]}, {"tup": [R((10, 5)), R((5,))]},
+                {"tup": [R(()), R(())]}, {"tup": [R((3, 1, 5)), R((2, 1, 5))]}])
+each("hstack", [{"tup": [R((5,)), R((3,))]}, {"tup": [R((10, 5)), R((10, 2))]},
+                {"tup": [R(()), R((3,))]}, {"tup": [R((3, 1, 5)), R((3, 2, 5))]}])
+each("dstack", [{"tup": [R((5,)), R((5,))]}, {"tup": [R((10, 5)), R((10, 5))]},
+                {"tup": [R(()), R(())]}, {"tup": [R((2, 3, 4)), R((2, 3, 1))]}])
+each("column_stack", [{"tup": [R((5,)), R((5,))]}, {"tup": [R((5,)), R((5, 2))]},
+                      {"tup": [R(()), R(())]}])
+each("append", [{"arr": R((5,)), "values": R((3,)), "axis": None},
+                {"arr": R((10, 5)), "values": R(()), "axis": None},
+                {"arr": R((10, 5)), "values": R((2, 5)), "axis": 0},
+                {"arr": R((3, 1, 5)), "values": R((3, 1, 2)), "axis": -1}])
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    each(_name, [{"x": R(s)} for s in SHAPES])
+each("joined_index", [{"xs_shape": ((5,), (3,)), "how": "h", "i": 1},
+                      {"xs_shape": ((5,), (2, 5)), "how": "v", "i": 0}])
+each("append_index", [{"arr_shape": (2, 3), "values_shape": (4,), "axis": None, "i": 1}])
 _TILES = [((5,), 2), ((10, 5), (2, 1)), ((5, 1), (2, 3, 1)), ((3, 1, 5), 2), ((), 3)]
 for _shape, _reps in _TILES:
     _x = R(_shape)
