@@ -137,6 +137,10 @@ def to_value(obj: Any) -> Value:
     if isinstance(obj, slice) and is_symbolic(obj):
         parts = {k: to_value(getattr(obj, k)) for k in ("start", "stop", "step")}
         return b.emit("make_slice", parts, types=[T.STATIC]).out
+    what = getattr(type(obj), "srcgrad_unpassable", None)  # a lowering placeholder
+    if what is not None:
+        raise SrcGradError(f"{what} cannot be passed here.",
+                           advice="Make it an array first: arr = np.stack(items).")
     if isinstance(obj, (dict, set, frozenset)) or dataclasses.is_dataclass(obj):
         if _holds_sym(obj):
             raise SrcGradError(

@@ -196,6 +196,30 @@ def test_list_of_arrays_appended_over_a_run_time_horizon_into_mean_axis():
     check_all_modes(f, np.array([0.6, -0.9]), second_order=False)
 
 
+def run_time_lists_inside_a_list(xs):
+    hs, gs = [], []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t] ** 2)
+        gs.append(np.sin(xs[t]))
+    return np.sum(np.concatenate([hs, gs]) ** 2) + np.mean([hs, gs])
+
+
+def test_run_time_lists_inside_a_list_are_the_arrays_they_make():
+    check_all_modes(run_time_lists_inside_a_list, np.array([0.6, -0.9, 1.3]))
+
+
+def run_time_list_as_the_arrays_of_concatenate(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t:t + 1] * 2.0)
+    return np.sum(np.concatenate(hs))  # <- error
+
+
+def test_run_time_list_as_a_variadic_sequence_is_refused():
+    assert_refused(run_time_list_as_the_arrays_of_concatenate, np.array([0.5, 1.0]),
+                   ["run-time trip count"], "reverse")
+
+
 def user_function_given_a_run_time_list(xs):
     hs = []
     for t in range(xs.shape[0]):

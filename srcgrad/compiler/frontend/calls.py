@@ -67,7 +67,7 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
         return inline_derived(lw, func, args, kwargs, node)
-    if any(isinstance(a, RunList) for a in (*args, *kwargs.values())):
+    if _holds_run_list(args) or _holds_run_list(list(kwargs.values())):
         return run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
@@ -125,16 +125,30 @@ def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                  "Stack it first: arr = np.stack(items).")
 
 
+def _holds_run_list(obj: Any) -> bool:
+    if isinstance(obj, RunList):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_holds_run_list(o) for o in obj)
+
+
 def _stacked(v: Any) -> Any:
-    return record_rule(STRUCTURAL["stack_list"], [v.value, 0], {}) if isinstance(v, RunList) \
-        else v
+    """``v`` with every run-time list in it replaced by the array it makes (np.asarray)."""
+    if isinstance(v, RunList):
+        return record_rule(STRUCTURAL["stack_list"], [v.value, 0], {})
+    if isinstance(v, (list, tuple)) and _holds_run_list(v):
+        return type(v)(_stacked(o) for o in v)
+    return v
 
 
 def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
-    """Does ``func`` read every run-time list it is given as an array (``np.asarray``)?"""
+    """Does ``func`` read every run-time list it is given as an array (``np.asarray``)?
+
+    Yes for the first argument of ``sum``/``min``/``max``/``math.prod``, and for a rule's
+    array inputs: a run-time list itself, or inside a list (``np.mean([hs, gs])``, each
+    array of ``np.concatenate([hs, gs])``), but not as the sequence of a variadic input
+    (``np.concatenate(hs)``: its length is not known while compiling)."""
     if func in (sum, min, max, math.prod):
-        return len(args) >= 1 and not any(isinstance(a, RunList) for a in
-                                          (*args[1:], *kwargs.values()))
+        return len(args) >= 1 and not _holds_run_list([*args[1:], *kwargs.values()])
     r = rule_for(func)
     if r is None or r.user:
         return False  # a user's function may want the list itself
@@ -142,8 +156,13 @@ def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool
         env = r.bind(args, kwargs)
     except TypeError:
         return False
-    lists = [k for k, v in env.items() if isinstance(v, RunList)]
-    return all(k in r.inputs and k not in (r.variadic, r.call_form.star) for k in lists)
+    for k, v in env.items():
+        if not _holds_run_list(v):
+            continue
+        if k not in r.inputs or (isinstance(v, RunList) and k in (r.variadic,
+                                                                  r.call_form.star)):
+            return False
+    return True
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
