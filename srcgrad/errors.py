@@ -8,6 +8,7 @@ class SrcGradError(Exception):
 
     def __init__(self, message: str, *, filename: str | None = None, lineno: int | None = None,
                  advice: str | None = None) -> None:
+        self.message = message  # without the place and the advice (for re-raising)
         self.filename = filename
         self.lineno = lineno
         self.advice = advice

@@ -4,7 +4,8 @@ These are not NumPy math, so they are not in the shared rule table: ``float(x)``
 the cotangent through unchanged (gradients are cast back to their argument's type at the
 end), ``stop_gradient`` blocks it, ``int`` has none; ``seed_one``, ``checked_seed``,
 ``like`` and ``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast gradients;
-``stack_list``/``unstack`` stack a list built by a loop at run time, and undo it.
+``stack_list``/``unstack`` stack a list built by a loop at run time, and undo it;
+``add_items`` sums two adjoints of such a list item by item.
 They use the same :class:`~srcgrad.rules.Rule` record, so lowering, the reverse
 transform and the backend treat them like any primitive.
 """
@@ -52,6 +53,8 @@ def _support_rules() -> dict[str, Rule]:
         "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
                            kind=LINEAR, form="xs, axis=0",
                            vjp={"xs": lambda g, axis: support.unstack(g, axis)}),
+        "add_items": Rule("add_items", support.add_items, inputs=("xs", "ys"), kind=LINEAR,
+                          vjp={"xs": lambda g: g, "ys": lambda g: g}),
         "unstack": Rule("unstack", support.unstack, inputs=("x",), params=("axis",),
                         kind=LINEAR, form="x, axis=0",
                         vjp={"x": lambda g, axis: support.stack_list(g, axis)}),
@@ -67,6 +70,7 @@ def _attach() -> None:
 
     support.stack_list.__srcgrad_rule__ = STRUCTURAL["stack_list"]  # type: ignore[attr-defined]
     support.unstack.__srcgrad_rule__ = STRUCTURAL["unstack"]  # type: ignore[attr-defined]
+    support.add_items.__srcgrad_rule__ = STRUCTURAL["add_items"]  # type: ignore[attr-defined]
     support.checked_seed.__srcgrad_rule__ = STRUCTURAL["checked_seed"]  # type: ignore[attr-defined]
 
 

@@ -7,7 +7,9 @@
 - ``checked_seed(seed, shape)``: ``vjp``'s seed, after checking it is nested like the
   function's tuple or list result (a wrong seed would otherwise be read partly, silently);
 - ``stack_list(xs, axis)`` / ``unstack(x, axis)``: ``np.stack`` of a list built at run time
-  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``.
+  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``;
+- ``add_items(xs, ys)``: two adjoints of one such list summed item by item (``+`` on
+  lists would concatenate them).
 
 ``checked_seed``, ``stack_list`` and ``unstack`` dispatch like NumPy functions, so rule
 bodies (and derived code being differentiated again) can call them on symbolic values.
@@ -92,3 +94,9 @@ def stack_list(xs: Any, axis: int = 0) -> Any:
 def unstack(x: Any, axis: int = 0) -> list[Any]:
     """The list of ``x``'s slices along ``axis`` (the adjoint of ``stack_list``)."""
     return list(np.moveaxis(x, axis, 0))
+
+
+@dispatching
+def add_items(xs: Any, ys: Any) -> list[Any]:
+    """``[x + y for x, y in zip(xs, ys)]``: the sum of two adjoints of one run-time list."""
+    return [x + y for x, y in zip(xs, ys, strict=True)]

@@ -14,6 +14,7 @@ ops; calls on plain values alone run at trace time (static data).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -109,19 +110,56 @@ def is_symbolic(obj: Any) -> bool:
     return False
 
 
+def _holds_sym(obj: Any) -> bool:
+    """A Sym anywhere inside ``obj``: tuples, lists, dicts, sets, dataclass fields."""
+    if is_symbolic(obj):
+        return True
+    if isinstance(obj, dict):
+        return any(_holds_sym(o) for o in obj.values())
+    if isinstance(obj, (set, frozenset, tuple, list)):
+        return any(_holds_sym(o) for o in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return any(_holds_sym(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+    return False
+
+
 def to_value(obj: Any) -> Value:
-    """The IR value for ``obj``: a Sym's value, a ``const`` op, or a packing op."""
+    """The IR value for ``obj``: a Sym's value, a ``const`` op, or a packing op.
+
+    A container holding Syms that no packing op can rebuild (a dict, a set, a dataclass)
+    is refused: as a ``const`` it would hide a run-time value inside compile-time data.
+    """
     if isinstance(obj, Sym):
         return obj.value
     b = current()
-    if isinstance(obj, (tuple, list)) and is_symbolic(obj):
+    if isinstance(obj, (tuple, list)) and _holds_sym(obj):
         prim = "make_tuple" if isinstance(obj, tuple) else "make_list"
         items = tuple(to_value(o) for o in obj)
         return b.emit(prim, {"items": items}, types=[T.STATIC]).out
     if isinstance(obj, slice) and is_symbolic(obj):
         parts = {k: to_value(getattr(obj, k)) for k in ("start", "stop", "step")}
         return b.emit("make_slice", parts, types=[T.STATIC]).out
+    what = getattr(type(obj), "srcgrad_unpassable", None)  # a lowering placeholder
+    if what is not None:
+        raise SrcGradError(f"{what} cannot be passed here.",
+                           advice="Make it an array first: arr = np.stack(items).")
+    if isinstance(obj, (dict, set, frozenset)) or dataclasses.is_dataclass(obj):
+        if _holds_sym(obj):
+            raise SrcGradError(
+                f"a {type(obj).__name__} holding values known only at run time cannot be "
+                "passed here: srcgrad passes tuples and lists of such values, not other "
+                "containers.",
+                advice="Pass the values themselves, or a tuple or list of them "
+                       "(np.stack([...]) for an array).")
     return b.const(obj)
+
+
+def as_array(items: list[Any] | tuple[Any, ...]) -> Sym:
+    """``np.asarray(items)`` for a (nested) list or tuple holding Syms: a ``stack`` per
+    level, so each item keeps its derivative (NumPy builds the same array from it)."""
+    parts = [as_array(o) if isinstance(o, (list, tuple)) and is_symbolic(o) else o
+             for o in items]
+    return record_rule(rule_named("stack"), [parts], {})
 
 
 def static_or_sym(v: Value) -> Any:
@@ -163,8 +201,18 @@ def _operand(rule: Rule, name: str, v: Any) -> Any:
         if not isinstance(v, (list, tuple)):
             raise SrcGradError(f"{rule.name}: {name} must be a list or tuple of arrays here",
                                advice="Pass the arrays as a list: np.stack([a, b]).")
-        return tuple(to_value(x) for x in v)
-    return to_value(v)
+        return tuple(to_value(_array_like(rule, x)) for x in v)
+    return to_value(_array_like(rule, v) if name in rule.inputs else v)
+
+
+def _array_like(rule: Rule, v: Any) -> Any:
+    """A NumPy function reads a list or tuple where it takes an array as ``np.asarray``
+    does: one holding Syms becomes that array (``stack``), so activity flows through it.
+    A static parameter keeps its Python value (a shape, axes), and a user's function
+    (``sg.defvjp``) gets what it was given: a list it receives is its own business."""
+    if rule.user or not isinstance(v, (list, tuple)) or not is_symbolic(v):
+        return v
+    return as_array(v)
 
 
 def _example(v: Any, size: int = 2) -> tuple[bool, Any]:

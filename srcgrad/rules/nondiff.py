@@ -14,13 +14,15 @@ greater ... not_equal  comparisons (the operators ``< <= > >= == !=``)
 logical_*, bitwise_*   boolean algebra (``& | ^ ~`` on boolean arrays are the bitwise ones)
 floor_divide           ``//``
 argmax argmin          indices
-zeros_like ...         ``zeros_like ones_like full_like empty_like``
-zeros ones full eye    constant factories (no array input, so never dispatched)
-arange linspace        ranges
+zeros_like ...         ``zeros_like ones_like empty_like``
+zeros ones eye         constant factories (no array input, so never dispatched)
 shape ndim size len    queries (``len`` is the builtin)
 dtype                  the dtype of an array or a Python scalar (the ``.dtype`` attribute)
 all any                reductions of truth values
 =====================  ===========================================================
+
+``full``, ``full_like``, ``linspace`` and ``arange`` are differentiable in the values they
+fill in: see :mod:`.factories`.
 """
 
 from __future__ import annotations
@@ -68,20 +70,12 @@ defrule("ones_like", np.ones_like, inputs=("x",), params=("dtype",), kind=NONDIF
         form="x, dtype=None")
 defrule("empty_like", np.empty_like, inputs=("x",), params=("dtype",), kind=NONDIFF,
         form="x, dtype=None")
-defrule("full_like", np.full_like, inputs=("x", "fill_value"), params=("dtype",),
-        kind=NONDIFF, form="x, fill_value, dtype=None")
 defrule("zeros", np.zeros, inputs=(), params=("shape", "dtype"), kind=NONDIFF,
         form="shape, dtype=None")
 defrule("ones", np.ones, inputs=(), params=("shape", "dtype"), kind=NONDIFF,
         form="shape, dtype=None")
-defrule("full", np.full, inputs=("fill_value",), params=("shape", "dtype"), kind=NONDIFF,
-        form="shape, fill_value, dtype=None")
 defrule("eye", np.eye, inputs=(), params=("N", "M", "k", "dtype"), kind=NONDIFF,
         form="N, M=None, k=0, dtype=None")
-defrule("arange", np.arange, inputs=(), params=("start", "stop", "step", "dtype"),
-        kind=NONDIFF, form="start, stop=None, step=None, dtype=None")
-defrule("linspace", np.linspace, inputs=(), params=("start", "stop", "num", "endpoint"),
-        kind=NONDIFF, form="start, stop, num=50, endpoint=True")
 
 
 # --- queries ------------------------------------------------------------------------

@@ -16,6 +16,8 @@ var       ``G * (x - mean(x)) * 2 / (N - ddof)``: arrays on the left, so NumPy d
           (NaN at N = ddof, as PyTorch; never Python's ZeroDivisionError)
 std       the var rule on ``g / (2 out)``, 0 where ``out == 0`` (PyTorch masks it)
 cumsum    reversed cumsum of ``g`` along ``axis`` (flattened when ``axis`` is None)
+fsum      ``math.fsum`` of the items of ``x`` (a list is the array it makes): ``G``;
+          forward mode ``np.sum(t)`` (the exactly rounded sum is the primal's business)
 ========  ==========================================================================
 
 Helper primitives, each with its own rule so a VJP can be differentiated again:
@@ -38,6 +40,7 @@ import numpy as np
 from .dispatch import dispatching
 from .helpers import reduced_count, unreduce
 from .registry import LINEAR, NONDIFF, defrule
+from .shape import astype
 
 _REDUCE_FORM = "x, axis=None, *, keepdims=False"
 
@@ -208,3 +211,13 @@ defrule("std", np.std, **_VAR_FIELDS,
 defrule("cumsum", np.cumsum, inputs=("x",), params=("axis",), kind=LINEAR, form="x, axis=None",
         vjp={"x": lambda g, x_shape, axis:
              np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), x_shape)})
+@dispatching
+def fsum(x: Any) -> float:
+    """``math.fsum(x)`` (the exactly rounded sum of the items), dispatching like NumPy."""
+    return math.fsum(x)
+
+
+# math.fsum gives a Python float whatever the items' dtype: the cotangent goes back to it
+defrule("fsum", fsum, inputs=("x",), aliases=(math.fsum,),
+        vjp={"x": lambda g, x_shape, x_dtype: astype(unreduce(g, x_shape), x_dtype)},
+        jvp={"x": lambda t: np.sum(t)})

@@ -142,15 +142,33 @@ for _name in ("argmax", "argmin", "all", "any"):
                  for a in (None, 0, -1) for k in (False, True)])
 for _name in ("zeros_like", "ones_like", "empty_like"):
     each(_name, [{"x": R((10, 5)), "dtype": None}, {"x": R(()), "dtype": np.float32}])
-each("full_like", [{"x": R((5,)), "fill_value": 2.5, "dtype": None}])
+each("full_like", [{"x": R((5,)), "fill_value": 2.5, "dtype": None},
+                   {"x": R((5,)), "fill_value": R(()), "dtype": None},
+                   {"x": R((10, 5)), "fill_value": R((5,)), "dtype": None},
+                   {"x": R((10, 5)), "fill_value": R((10, 1)), "dtype": None}])
 each("zeros", [{"shape": (2, 3), "dtype": None}])
 each("ones", [{"shape": 4, "dtype": np.float32}])
-each("full", [{"shape": (2, 3), "fill_value": 1.5, "dtype": None}])
+each("full", [{"shape": (2, 3), "fill_value": 1.5, "dtype": None},
+              {"shape": (2, 3), "fill_value": R(()), "dtype": None},
+              {"shape": (10, 5), "fill_value": R((5,)), "dtype": None},
+              {"shape": (3, 10, 5), "fill_value": R((10, 1)), "dtype": None}])
 each("eye", [{"N": 3, "M": None, "k": 0, "dtype": None}, {"N": 3, "M": 4, "k": 1,
                                                           "dtype": None}])
 each("arange", [{"start": 5, "stop": None, "step": None, "dtype": None},
-                {"start": 1.0, "stop": 2.0, "step": 0.25, "dtype": None}])
-each("linspace", [{"start": 0.0, "stop": 1.0, "num": 5, "endpoint": True}])
+                {"start": 1.0, "stop": 2.0, "step": 0.25, "dtype": None},
+                # end points away from a change of length under the checks' perturbations
+                {"start": np.array(0.3), "stop": 3.05, "step": np.array(0.5), "dtype": None},
+                {"start": np.array(-1.2), "stop": 2.05, "step": None, "dtype": None},
+                {"start": np.array(4.5), "stop": None, "step": None, "dtype": None}])
+each("linspace", [{"start": 0.0, "stop": 1.0, "num": 5, "endpoint": True},
+                  {"start": R(()), "stop": R(()), "num": 5, "endpoint": True},
+                  {"start": R(()), "stop": R(()), "num": 4, "endpoint": False},
+                  {"start": R(()), "stop": R(()), "num": 1, "endpoint": True},
+                  {"start": R((5,)), "stop": R((5,)), "num": 3, "endpoint": True},
+                  {"start": R(()), "stop": R((3, 1, 5)), "num": 2, "endpoint": False}])
+each("linspace_weights", [{"c": R((5,)), "num": 5, "endpoint": True},
+                          {"c": R((4, 3)), "num": 4, "endpoint": False}])
+each("range_index", [{"c": R((5,))}])
 for _name in ("shape", "ndim", "dtype"):
     each(_name, [{"x": R(s)} for s in SHAPES])
 each("size", [{"x": R((10, 5)), "axis": None}, {"x": R((10, 5)), "axis": 1}])
@@ -164,6 +182,7 @@ def reduction_envs(make: Callable[..., np.ndarray] = R) -> list[dict[str, Any]]:
 
 each("sum", reduction_envs())
 each("mean", reduction_envs())
+each("fsum", [{"x": R((5,))}, {"x": R((1,))}])
 each("prod", reduction_envs(S))
 each("max", reduction_envs())
 each("min", reduction_envs())
@@ -284,6 +303,23 @@ each("stack", [{"xs": [R(()), R(())], "axis": 0},
                {"xs": [R((10, 5)), R((10, 5))], "axis": -1},
                {"xs": [R((10, 5)), R((10, 5))], "axis": 1}])
 each("stack_index", [{"xs_shape": ((10, 5), (10, 5)), "axis": -1, "i": 1}])
+each("vstack", [{"tup": [R((5,)), R((5,))]}, {"tup": [R((10, 5)), R((5,))]},
+                {"tup": [R(()), R(())]}, {"tup": [R((3, 1, 5)), R((2, 1, 5))]}])
+each("hstack", [{"tup": [R((5,)), R((3,))]}, {"tup": [R((10, 5)), R((10, 2))]},
+                {"tup": [R(()), R((3,))]}, {"tup": [R((3, 1, 5)), R((3, 2, 5))]}])
+each("dstack", [{"tup": [R((5,)), R((5,))]}, {"tup": [R((10, 5)), R((10, 5))]},
+                {"tup": [R(()), R(())]}, {"tup": [R((2, 3, 4)), R((2, 3, 1))]}])
+each("column_stack", [{"tup": [R((5,)), R((5,))]}, {"tup": [R((5,)), R((5, 2))]},
+                      {"tup": [R(()), R(())]}])
+each("append", [{"arr": R((5,)), "values": R((3,)), "axis": None},
+                {"arr": R((10, 5)), "values": R(()), "axis": None},
+                {"arr": R((10, 5)), "values": R((2, 5)), "axis": 0},
+                {"arr": R((3, 1, 5)), "values": R((3, 1, 2)), "axis": -1}])
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    each(_name, [{"x": R(s)} for s in SHAPES])
+each("joined_index", [{"xs_shape": ((5,), (3,)), "how": "h", "i": 1},
+                      {"xs_shape": ((5,), (2, 5)), "how": "v", "i": 0}])
+each("append_index", [{"arr_shape": (2, 3), "values_shape": (4,), "axis": None, "i": 1}])
 _TILES = [((5,), 2), ((10, 5), (2, 1)), ((5, 1), (2, 3, 1)), ((3, 1, 5), 2), ((), 3)]
 for _shape, _reps in _TILES:
     _x = R(_shape)

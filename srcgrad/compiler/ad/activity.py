@@ -21,9 +21,11 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import NONDIFF, Rule
 
 from ..ir.core import Block, Function, Op, Value
+from .soundness import check_sound
 from .tape import Tapes, pair_tapes, useful_through, varied_through
 
-_STRUCTURAL = ("call", "make_tuple", "make_list", "make_slice")
+PACKING = ("make_tuple", "make_list", "make_slice")
+_STRUCTURAL = ("call", *PACKING)
 _TAPE = ("tape_push", "list_pop")  # a reverse pass's saved values: see .tape
 
 
@@ -73,12 +75,29 @@ def varied_values(fn: Function, wrt: list[Value]) -> set[int]:
     return varied
 
 
-def active_values(fn: Function, wrt: list[Value]) -> set[int]:
-    """Ids of the values that are both varied (by ``wrt``) and useful (to the results)."""
-    varied = varied_values(fn, wrt)
+def useful_values(fn: Function) -> set[int]:
+    """Ids of the values a result of ``fn`` depends on differentiably."""
     useful = {r.id for r in fn.body.results if isinstance(r, Value)}
     _backward(fn.body, useful, pair_tapes(fn))
+    return useful
+
+
+def active_values(fn: Function, wrt: list[Value]) -> set[int]:
+    """Ids of the values that are both varied (by ``wrt``) and useful (to the results).
+
+    Raises ``SrcGradError`` where a varied value reaches a result through something with
+    no derivative rule (see :mod:`.soundness`)."""
+    varied = varied_values(fn, wrt)
+    useful = useful_values(fn)
+    check_sound(fn, varied, useful, "reverse")
     return varied & useful
+
+
+def checked_varied_values(fn: Function, wrt: list[Value]) -> set[int]:
+    """:func:`varied_values`, after the same check as :func:`active_values` (forward mode)."""
+    varied = varied_values(fn, wrt)
+    check_sound(fn, varied, useful_values(fn), "forward")
+    return varied
 
 
 def _forward(block: Block, varied: set[int], tapes: Tapes) -> None:
@@ -109,6 +128,11 @@ def _forward(block: Block, varied: set[int], tapes: Tapes) -> None:
                     varied.add(o.id)
         elif op.prim in _TAPE:
             varied_through(op, varied, tapes)
+        elif op.prim in PACKING:
+            # a tuple or list is static data, but one holding a varied value is varied:
+            # what reads it must differentiate through it or refuse (never drop it)
+            if any(v.id in varied for v in op.operands()):
+                varied.update(o.id for o in op.outputs)
         elif any(v.id in varied for _, v in _differentiable_inputs(op)):
             varied.update(o.id for o in op.outputs if can_carry(o))
 

@@ -26,7 +26,7 @@ from ..ir.builder import Builder, clone_function
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule, to_value
-from .activity import can_carry, rule_of, varied_values
+from .activity import can_carry, checked_varied_values, rule_of
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
@@ -38,7 +38,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     fn.name = f"jvp_{primal.name}"
     tangent = Value(name="tangent", type=T.ANY)
     fn.params.append(tangent)
-    fn.meta["varied"] = varied_values(fn, [fn.params[i] for i in wrt])
+    fn.meta["varied"] = checked_varied_values(fn, [fn.params[i] for i in wrt])
     fn.meta["tapes"] = pair_tapes(fn)
     tangents: dict[int, Value] = {}
     prelude = Block()

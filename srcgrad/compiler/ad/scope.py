@@ -105,7 +105,8 @@ class Scope:
     def accumulate(self, x: Value, ct: Value) -> None:
         old = self.table.get(x.id)
         if old is not None:
-            ct = record_rule(rule_named("add"), [Sym(old), Sym(ct)], {}).value
+            add = STRUCTURAL["add_items"] if _is_collected_list(x) else rule_named("add")
+            ct = record_rule(add, [Sym(old), Sym(ct)], {}).value
         if ct.op is not None and ct.op.prim == "const":
             ct = record_rule(STRUCTURAL["stop_gradient"], [Sym(ct)], {}).value
         if ct.adjoint_of is None and ct.op is not None:
@@ -192,6 +193,15 @@ class Scope:
         if isinstance(a, tuple):
             return tuple(get(v) for v in a)
         return get(a)
+
+
+def _is_collected_list(x: Value) -> bool:
+    """Is ``x`` a list a loop collected at run time (``hs.append(h)``)? Its adjoint is a
+    list too, so two of them add item by item."""
+    op = x.op
+    if op is None or not op.attrs.get("collect"):
+        return False
+    return op.outputs.index(x) >= len(op.outputs) - op.attrs["collect"]
 
 
 def _same_shape(rule: Rule, op: Op, name: str) -> bool:

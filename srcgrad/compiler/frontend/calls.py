@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import math
 import types
 from typing import Any
 
@@ -25,7 +26,7 @@ from srcgrad.rules import RULES, Rule, rule_for
 from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
 from . import derived, methods
 from .context import (
     MAX_INLINE_DEPTH,
@@ -49,7 +50,7 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
         return _call(lw, func, args, kwargs, node)
     except SrcGradError as e:
         if e.filename is None:
-            raise lw.err(node, str(e)) from None
+            raise lw.err(node, e.message, e.advice) from None
         raise
 
 
@@ -67,7 +68,7 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return derived.inline_derived(lw, func, args, kwargs, node)
     if getattr(func, "__srcgrad_transform__", None) is not None:
         return derived.apply_transform(lw, func, args, kwargs, node)
-    if any(isinstance(a, RunList) for a in (*args, *kwargs.values())):
+    if _holds_run_list(args) or _holds_run_list(list(kwargs.values())):
         return run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
@@ -81,8 +82,8 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
             lw.ctx.note_view(out.value, args[0].value)
         return out
-    if isinstance(func, types.BuiltinFunctionType) and getattr(builtins, func.__name__,
-                                                                None) is func:
+    if isinstance(func, types.BuiltinFunctionType) and (getattr(
+            builtins, func.__name__, None) is func or func is math.prod):
         return call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
         return inline_user(lw, func, args, kwargs, node)
@@ -105,18 +106,64 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
 
 def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                   node: Any) -> Any:
-    """``np.stack(hs)``, ``np.array(hs)``, ``len(hs)`` of a list a run-time loop built."""
+    """A call given a list a run-time loop built (``hs``): ``np.stack(hs)``, ``len(hs)``,
+    and wherever NumPy reads an array (``np.mean(losses)``) or a builtin reduces the items
+    (``sum(losses)``, ``math.fsum``), the array ``np.asarray(hs)`` (``stack_list``)."""
     if func in (np.stack, np.array, np.asarray) and isinstance(args[0], RunList) \
             and set(kwargs) <= {"axis"} and len(args) <= 2:
         axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
         if func is not np.stack and axis != 0:
             raise lw.err(node, f"np.{func.__name__} takes no axis.")
-        return record_rule(STRUCTURAL["stack_list"], [args[0].value, axis], {})
+        return _stacked(args[0])
     if func is len and len(args) == 1:
         return call_builtin(lw, len, [args[0].value], {}, node)
+    if _reads_arrays_at(func, args, kwargs):
+        return _call(lw, func, [_stacked(a) for a in args],
+                     {k: _stacked(v) for k, v in kwargs.items()}, node)
     raise lw.err(node, f"a list built by a loop with a run-time trip count can only be passed "
-                 f"to np.stack, np.array or len, not {getattr(func, '__name__', func)}.",
+                 "where NumPy reads an array (a NumPy function's array argument), to sum, min, "
+                 f"max, math.fsum, math.prod or len, not to {getattr(func, '__name__', func)}.",
                  "Stack it first: arr = np.stack(items).")
+
+
+def _holds_run_list(obj: Any) -> bool:
+    if isinstance(obj, RunList):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_holds_run_list(o) for o in obj)
+
+
+def _stacked(v: Any) -> Any:
+    """``v`` with every run-time list in it replaced by the array it makes (np.asarray)."""
+    if isinstance(v, RunList):
+        return record_rule(STRUCTURAL["stack_list"], [v.value, 0], {})
+    if isinstance(v, (list, tuple)) and _holds_run_list(v):
+        return type(v)(_stacked(o) for o in v)
+    return v
+
+
+def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Does ``func`` read every run-time list it is given as an array (``np.asarray``)?
+
+    Yes for the first argument of ``sum``/``min``/``max``/``math.prod``, and for a rule's
+    array inputs: a run-time list itself, or inside a list (``np.mean([hs, gs])``, each
+    array of ``np.concatenate([hs, gs])``), but not as the sequence of a variadic input
+    (``np.concatenate(hs)``: its length is not known while compiling)."""
+    if func in (sum, min, max, math.prod):
+        return len(args) >= 1 and not _holds_run_list([*args[1:], *kwargs.values()])
+    r = rule_for(func)
+    if r is None or r.user:
+        return False  # a user's function may want the list itself
+    try:
+        env = r.bind(args, kwargs)
+    except TypeError:
+        return False
+    for k, v in env.items():
+        if not _holds_run_list(v):
+            continue
+        if k not in r.inputs or (isinstance(v, RunList) and k in (r.variadic,
+                                                                  r.call_form.star)):
+            return False
+    return True
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -125,9 +172,7 @@ def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: 
         raise lw.err(node, f"np.{func.__name__} is supported with one argument (and dtype=).")
     (data,) = args
     if isinstance(data, (list, tuple)):
-        items = [array_of(lw, func, [d], {}, node) if isinstance(d, (list, tuple)) else d
-                 for d in data]
-        out = record_rule(rule("stack"), [items], {})
+        out = as_array(data)
     elif func is np.array:
         out = record_rule(rule("copy"), [data], {})
     else:
@@ -183,8 +228,8 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
                             attrs={"kwargs": dict(kwargs)}, n_out=0)
         return None
-    if not symbolic:
-        return func(*args, **kwargs)
+    if not symbolic or (name == "len" and isinstance(args[0], (list, tuple))):
+        return func(*args, **kwargs)  # (a Python list's length is known now)
     if name in ("float", "int", "len"):
         (x,) = args
         if name == "float" and isinstance(x, Sym) and x.value.type == T.FLOAT:
@@ -200,6 +245,17 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         result = items[0]
         for item in items[1:]:
             result = call(lw, fn, [result, item], {}, node)
+        return result
+    if func is math.prod:  # Python's left-to-right products, like sum below
+        items = args[0]
+        start = args[1] if len(args) > 1 else kwargs.get("start", 1)
+        if isinstance(items, Sym):
+            total = call_numpy_name(lw, "prod", [items], {"axis": 0}, node)
+            return total if type(start) is int and start == 1 else total * start
+        result, first = start, type(start) is int and start == 1
+        for item in items:
+            result = item if first else result * item
+            first = False
         return result
     if name == "sum":
         items = args[0]

@@ -43,6 +43,8 @@ class LoopExit(Exception):
 class SymRange:
     """``range(start, stop, step)`` with bounds known only at run time."""
 
+    srcgrad_unpassable = "a range whose bounds are known only at run time"
+
     start: Any
     stop: Any
     step: Any = 1
@@ -61,15 +63,19 @@ class Collector(list):
 
 @dataclass
 class RunList:
-    """A list built by a run-time loop (``hs.append(h)``): usable in ``np.stack``,
-    ``np.array`` and ``len``."""
+    """A list built by a run-time loop (``hs.append(h)``): read as the array it makes
+    where NumPy reads an array, by ``len``, ``sum``, ``min``, ``max`` (see calls.py)."""
 
     value: Any
+    # what symbolic.to_value says when one is passed where it cannot go (never a const)
+    srcgrad_unpassable = "a list built by a loop with a run-time trip count"
 
 
 @dataclass
 class SymEnumerate:
     """``enumerate(inner, start)`` over something iterated at run time."""
+
+    srcgrad_unpassable = "enumerate() over values known only at run time"
 
     inner: Any
     start: Any = 0
@@ -78,6 +84,8 @@ class SymEnumerate:
 @dataclass
 class SymZip:
     items: tuple[Any, ...]
+
+    srcgrad_unpassable = "zip() over values known only at run time"
 
 
 # --- syntax scans ------------------------------------------------------------------------
