@@ -345,7 +345,7 @@ class Derivation:
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
             ir, _ = clone_function(self.inner.inline_ir())
-            return ir, []
+            return ir, list(self.inner.entry(None).deps)  # what the inner IR assumed
         return lower(self.f, arg_types, constants)
 
     def compile(self, arg_types: list[T.AType] | None,

@@ -143,16 +143,34 @@ class Dispatcher:
     def _assumptions(self, k: int, entry: Entry) -> list[str]:
         checks, seen = [], set()
         for j, dep in enumerate(entry.deps):
-            ident = (id(dep.where), dep.name, dep.kind)
+            ident = (id(dep.where), dep.name, dep.kind, dep.path)
             if ident in seen:
                 continue
             seen.add(ident)
             w, o = f"_sg_w{k}_{j}", f"_sg_o{k}_{j}"
-            self.ns[w], self.ns[o] = dep.where, dep.obj
+            self.ns[w] = dep.where
             if dep.kind == "attr":
-                checks.append(f"{w}.{dep.name} is {o}")
+                read = f"{w}.{dep.name}"
             elif isinstance(dep.where, dict):
-                checks.append(f"{w}.get({dep.name!r}, _sg_missing) is {o}")
+                read = f"{w}.get({dep.name!r}, _sg_missing)"
             else:
-                checks.append(f"{w}.cell_contents is {o}")
+                read = f"{w}.cell_contents"
+            # an item of a captured container: its container's fact (type and length or
+            # keys) is checked first, so indexing it here cannot fail
+            read += "".join(f"[{key!r}]" for key in dep.path)
+            if dep.fact is None:
+                self.ns[o] = dep.obj
+                checks.append(f"{read} is {o}")
+            else:  # read once into a local, then its type (ndim, dtype, value) checked
+                checks.append(dep.fact.guard(f"({o} := {read})", o, self._bind))
         return checks
+
+    def _bind(self, obj: Any) -> str:
+        """The guard namespace's name for ``obj`` (a type: ndarray, float, np.float32)."""
+        if obj is np.ndarray:
+            return "_sg_ndarray"
+        name = f"_sg_t_{getattr(obj, '__name__', 'obj')}"
+        if self.ns.setdefault(name, obj) is not obj:
+            name = f"{name}_{id(obj)}"
+            self.ns[name] = obj
+        return name

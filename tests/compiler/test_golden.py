@@ -6,6 +6,7 @@ program is also run, so a golden file never freezes wrong code.
 
 import importlib.util
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -19,6 +20,9 @@ HEADER = "# ruff: noqa\n# Golden emitted source (pytest --update-golden regenera
 def _programs():
     spec = importlib.util.spec_from_file_location("golden_programs", GOLDEN / "programs.py")
     module = importlib.util.module_from_spec(spec)
+    # importable by name, so emitted code that reads a function's defaults at run time
+    # refers to it with `from golden_programs import ...` and the golden module runs alone
+    sys.modules["golden_programs"] = module
     spec.loader.exec_module(module)
     return module.PROGRAMS
 

@@ -27,7 +27,7 @@ from ..ir.builder import clone_block
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
-from . import methods
+from . import captured, methods
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -298,6 +298,7 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as e:
         raise lw.err(node, f"bad call of {fn.__qualname__}: {e}") from None
+    given = set(bound.arguments)
     bound.apply_defaults()
     sig = inspect.signature(fn)
     env: dict[str, Any] = {}
@@ -306,6 +307,8 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
                                           inspect.Parameter.VAR_KEYWORD):
             raise lw.err(node, f"{fn.__qualname__}: *args/**kwargs parameters are not "
                          "supported.")
+        if pname not in given:  # a default: read from fn.__defaults__ when the code runs
+            value = captured.default(lw, fn, pname, value, node)
         env[pname] = value
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
@@ -351,6 +354,7 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
     """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
     handle = func.__srcgrad__
     ir = handle.inline_ir()
+    lw.ctx.deps.extend(handle.entry(None).deps)  # what its IR assumed (captured kinds)
     try:
         bound = inspect.signature(func).bind(*args, **kwargs)
     except TypeError as e:

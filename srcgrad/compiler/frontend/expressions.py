@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
-from . import branches, calls, unbound
+from . import branches, calls, captured, unbound
 from .context import LocalFunction
 from .resolve import MISSING
 from .unbound import MaybeUnbound, OnSomePathsOnly
@@ -77,7 +77,7 @@ class ExpressionsMixin:
             raise self.err(node, f"name `{name}` is not defined.",
                            "Define or import it (at module level or in the function) before "
                            "the derived function is first called.")
-        return value
+        return captured.free_name(self, name, value, node)
 
     def expr_Attribute(self, node: Any) -> Any:
         obj = self.expr(node.value)
