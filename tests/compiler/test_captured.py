@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 
+import captured_config as cfg
 import numpy as np
 import pytest
 from fd import assert_close, numeric_gradient
@@ -418,3 +419,29 @@ def test_a_container_default_is_read_at_run_time():
         check_all_modes(uses_container_default, X)
     finally:
         default[0][...] = saved
+
+
+# --- another module's globals ------------------------------------------------------------
+
+def via_module(x):
+    return np.sum(cfg.squash(cfg.DATA @ x) ** 2) * cfg.SCALE * np.pi
+
+
+def test_another_modules_globals_are_read_at_run_time_and_rebinding_recompiles(monkeypatch,
+                                                                               compiles):
+    df = sg.grad(via_module)
+    text = sg.source(df, X)
+    assert "import captured_config as" in text and "1.5" not in text
+    check_all_modes(via_module, X)
+    n = compiles["n"]
+    saved = cfg.DATA.copy()
+    try:
+        cfg.DATA[1] = [3.0, -2.0, 0.5]  # in place
+        monkeypatch.setattr(cfg, "SCALE", -0.5)  # rebound, same kind
+        check_all_modes(via_module, X)
+        assert compiles["n"] == n
+        monkeypatch.setattr(cfg, "squash", lambda v: np.sin(v) * 3.0)  # a callee rebound
+        assert_close(df(X), numeric_gradient(via_module, (X,), {}, 0))
+        assert compiles["n"] == n + 1
+    finally:
+        cfg.DATA[...] = saved

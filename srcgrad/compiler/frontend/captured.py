@@ -1,14 +1,18 @@
 """Captured data is referenced, not baked in (API.md "Captured values", DESIGN.md 11).
 
 Where it sits: lowering (:mod:`.expressions` for free names, :mod:`.calls` for a callee's
-defaulted parameters) meets a value from outside the function. When it is data (an array,
-a float: :func:`.facts.read_at_run_time`) the IR gets a ``captured`` op that reads it from
-where the user's function reads it, each time the emitted code runs; the backend prints it
-as a name load::
+defaulted parameters, ``module.NAME``) meets a value from outside the function. When it is
+data (an array, a float: :func:`.facts.read_at_run_time`) the IR gets a ``captured`` op
+that reads it from where the user's function reads it, each time the emitted code runs;
+the backend (``backend.reads``) prints it as one load::
 
-    W = _globals_model['W']            # a module global
+    W = _model.W                       # a module global (`import model as _model`)
     buf = _cell_buf.cell_contents      # a closure cell
     scale = helper.__defaults__[0]     # a callee's default
+    W1 = _model.LAYERS[1]              # an item of a captured list
+
+A captured tuple, list or dict is a compile-time container (loops over it unroll, its
+length is guarded) whose items are captured in turn.
 
 So an array changed in place, a refilled buffer or a rebound global is seen by the next
 call, and a large data set costs one line of emitted code. The reads sit at the top of the
@@ -102,6 +106,25 @@ def free_name(lw: Any, name: str, value: Any, node: Any) -> Any:
         return value
     where, kind = lw.scope.where(name)
     return _captured(lw, Source(where, kind, name), value, node, recorded=True)
+
+
+def module_attribute(lw: Any, module: Any, attr: str, node: Any) -> Any:
+    """What lowering uses for ``module.attr``: a global of that module, read at run time
+    when it is data. NumPy's and math's own attributes (functions, ``np.pi``) are fixed
+    library facts: used as they are, with no guard."""
+    try:
+        value = getattr(module, attr)
+    except AttributeError:
+        raise lw.err(node, f"module {module.__name__} has no attribute `{attr}`.") from None
+    if str(getattr(module, "__name__", "")).partition(".")[0] in _LIBRARIES \
+            or getattr(module, "__dict__", {}).get(attr, _ABSENT) is not value:
+        return value  # (a lazily loaded or computed attribute: not a global to re-read)
+    source = Source(module.__dict__, "global", attr)
+    return _captured(lw, source, value, node, recorded=False)
+
+
+_LIBRARIES = frozenset({"numpy", "math", "cmath", "srcgrad", "builtins"})
+_ABSENT = object()
 
 
 def default(lw: Any, fn: Any, param: str, value: Any, node: Any) -> Any:

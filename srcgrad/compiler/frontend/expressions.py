@@ -9,6 +9,7 @@ only at run time (``a if c else b``, ``and``/``or``) to :mod:`.branches`.
 from __future__ import annotations
 
 import operator
+import types
 from typing import Any
 
 import gast
@@ -83,6 +84,8 @@ class ExpressionsMixin:
         obj = self.expr(node.value)
         if is_symbolic(obj):
             return calls.attribute(self, obj, node.attr, node)
+        if isinstance(obj, types.ModuleType):  # another module's global (`config.DATA`)
+            return captured.module_attribute(self, obj, node.attr, node)
         try:
             return getattr(obj, node.attr)
         except AttributeError:
