@@ -52,7 +52,7 @@ def compiles(monkeypatch):
 def restore_globals():
     module = sys.modules[__name__]
     saved = {k: getattr(module, k) for k in ("DATA", "TARGETS", "OFFSET", "SCALE", "STEPS",
-                                             "MODE", "G")}
+                                             "MODE", "G", "COEFFS")}
     copies = {k: v.copy() for k, v in saved.items() if isinstance(v, np.ndarray)}
     yield module
     for k, v in saved.items():
@@ -445,3 +445,52 @@ def test_another_modules_globals_are_read_at_run_time_and_rebinding_recompiles(m
         assert compiles["n"] == n + 1
     finally:
         cfg.DATA[...] = saved
+
+
+# --- composed transforms and keyword-only defaults ---------------------------------------
+
+COEFFS = np.array([0.5, -1.5, 2.0])
+
+
+def poly(t):
+    return np.sum(COEFFS * np.sin(t * np.arange(1.0, 4.0)))
+
+
+def test_a_derivative_of_a_derivative_reads_the_captured_array_of_the_inner_one(
+        restore_globals):
+    saved = COEFFS.copy()
+    d2 = sg.grad(sg.grad(poly))
+    d1 = sg.grad(poly)
+    try:
+        for t in (0.3, -1.1):
+            assert d2(t) == pytest.approx(numeric_gradient(d1, (t,), {}, 0), rel=1e-6)
+        COEFFS[...] = [3.0, 0.25, -1.0]  # in place: both levels see it
+        want = float(np.sum(-COEFFS * np.arange(1.0, 4.0) ** 2 * np.sin(0.3 * np.arange(
+            1.0, 4.0))))
+        assert d2(0.3) == pytest.approx(want, rel=1e-10)
+        restore_globals.COEFFS = np.array([1.0, 2.0, 3.0], dtype=np.float32)  # another dtype
+        assert d2(0.3) == pytest.approx(numeric_gradient(d1, (0.3,), {}, 0), rel=1e-5)
+    finally:
+        restore_globals.COEFFS = COEFFS
+        COEFFS[...] = saved
+
+
+def kw_weighted(v, *, w=np.array([2.0, -1.0, 0.5])):
+    return np.sum(w * np.exp(v))
+
+
+def uses_kw_default(x):
+    return kw_weighted(x * 0.5)
+
+
+def test_a_keyword_only_default_is_read_at_run_time():
+    df = sg.grad(uses_kw_default)
+    check_all_modes(uses_kw_default, X)
+    w = kw_weighted.__kwdefaults__["w"]
+    saved = w.copy()
+    try:
+        w[...] = [-3.0, 1.0, 4.0]
+        assert_close(df(X), numeric_gradient(uses_kw_default, (X,), {}, 0))
+        check_all_modes(uses_kw_default, X)
+    finally:
+        w[...] = saved
