@@ -4,12 +4,16 @@ DESIGN.md principle 7: no layers of Python wrappers. ``sg.grad(f)`` returns one 
 function, regenerated (its ``__code__`` swapped in place) each time a version is compiled
 for a new abstract signature. Each version is guarded by cheap checks of the argument
 kinds and of what its compilation assumed (the rule table's generation, the names it
-resolved); a call that no guard accepts takes the slow path, which compiles::
+resolved: a callee by identity, a captured array by type, ndim and dtype, a captured int
+by value, see ``frontend.facts``); a call that no guard accepts takes the slow path, which
+compiles::
 
     def grad_f(x, n):
         try:
             if type(x) is _sg_ndarray and x.ndim == 1 and x.dtype.char == 'd' and \\
-                    type(n) is int and _sg_generation() == 42 and ...:
+                    type(n) is int and _sg_generation() == 42 and \\
+                    type((_sg_o0_1 := _sg_w0_1.get('W', _sg_missing))) is _sg_ndarray \\
+                    and _sg_o0_1.ndim == 2 and _sg_o0_1.dtype.char == 'd' and ...:
                 return _sg_v0(x, n)
         except Exception as _sg_e:
             _sg_note(_sg_e)

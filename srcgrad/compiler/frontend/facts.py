@@ -101,7 +101,7 @@ Fact = ArrayOf | TypeIs | ValueIs | Shaped
 def read_at_run_time(value: Any) -> bool:
     """Is ``value`` data the emitted code reads when it runs (never a literal)?"""
     t = type(value)
-    return t is np.ndarray or t is float or t is complex or isinstance(value, np.generic)
+    return t is np.ndarray or t is float or t is complex or isinstance(value, np.number)
 
 
 def fact_of(value: Any) -> Fact | None:
