@@ -2,9 +2,10 @@
 
 Keyed by (function, transform, options, abstract argument signature). An entry remembers
 what its compilation assumed: the names it resolved (:class:`~.frontend.resolve.Dependency`:
-a rebound global, closure cell, callee's defaults or code), the function's own defaults and
-the rule table's generation. A lookup that finds an entry whose assumptions no longer hold
-drops it, so the next call recompiles. :func:`clear_cache` forgets everything.
+a global, closure cell, callee's defaults or code, by identity or, for captured data, by
+the facts it specialised on: type, ndim, dtype, an int's value), the function's own
+defaults and the rule table's generation. A lookup that finds an entry whose assumptions
+no longer hold drops it, so the next call recompiles. :func:`clear_cache` forgets everything.
 """
 
 from __future__ import annotations

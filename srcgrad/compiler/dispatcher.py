@@ -4,12 +4,16 @@ DESIGN.md principle 7: no layers of Python wrappers. ``sg.grad(f)`` returns one 
 function, regenerated (its ``__code__`` swapped in place) each time a version is compiled
 for a new abstract signature. Each version is guarded by cheap checks of the argument
 kinds and of what its compilation assumed (the rule table's generation, the names it
-resolved); a call that no guard accepts takes the slow path, which compiles::
+resolved: a callee by identity, a captured array by type, ndim and dtype, a captured int
+by value, see ``frontend.facts``); a call that no guard accepts takes the slow path, which
+compiles::
 
     def grad_f(x, n):
         try:
             if type(x) is _sg_ndarray and x.ndim == 1 and x.dtype.char == 'd' and \\
-                    type(n) is int and _sg_generation() == 42 and ...:
+                    type(n) is int and _sg_generation() == 42 and \\
+                    type((_sg_o0_1 := _sg_w0_1.get('W', _sg_missing))) is _sg_ndarray \\
+                    and _sg_o0_1.ndim == 2 and _sg_o0_1.dtype.char == 'd' and ...:
                 return _sg_v0(x, n)
         except Exception as _sg_e:
             _sg_note(_sg_e)
@@ -143,16 +147,34 @@ class Dispatcher:
     def _assumptions(self, k: int, entry: Entry) -> list[str]:
         checks, seen = [], set()
         for j, dep in enumerate(entry.deps):
-            ident = (id(dep.where), dep.name, dep.kind)
+            ident = (id(dep.where), dep.name, dep.kind, dep.path)
             if ident in seen:
                 continue
             seen.add(ident)
             w, o = f"_sg_w{k}_{j}", f"_sg_o{k}_{j}"
-            self.ns[w], self.ns[o] = dep.where, dep.obj
+            self.ns[w] = dep.where
             if dep.kind == "attr":
-                checks.append(f"{w}.{dep.name} is {o}")
+                read = f"{w}.{dep.name}"
             elif isinstance(dep.where, dict):
-                checks.append(f"{w}.get({dep.name!r}, _sg_missing) is {o}")
+                read = f"{w}.get({dep.name!r}, _sg_missing)"
             else:
-                checks.append(f"{w}.cell_contents is {o}")
+                read = f"{w}.cell_contents"
+            # an item of a captured container: its container's fact (type and length or
+            # keys) is checked first, so indexing it here cannot fail
+            read += "".join(f"[{key!r}]" for key in dep.path)
+            if dep.fact is None:
+                self.ns[o] = dep.obj
+                checks.append(f"{read} is {o}")
+            else:  # read once into a local, then its type (ndim, dtype, value) checked
+                checks.append(dep.fact.guard(f"({o} := {read})", o, self._bind))
         return checks
+
+    def _bind(self, obj: Any) -> str:
+        """The guard namespace's name for ``obj`` (a type: ndarray, float, np.float32)."""
+        if obj is np.ndarray:
+            return "_sg_ndarray"
+        name = f"_sg_t_{getattr(obj, '__name__', 'obj')}"
+        if self.ns.setdefault(name, obj) is not obj:
+            name = f"{name}_{id(obj)}"
+            self.ns[name] = obj
+        return name

@@ -88,7 +88,7 @@ def test_changing_defaults_rebuilds(compiles):
     assert compiles["n"] == 3
 
 
-def test_a_closure_cell_rebinding_rebuilds(compiles):
+def test_a_closure_cell_rebound_to_another_float_is_read_without_recompiling(compiles):
     factor = 3.0
 
     def f(x):
@@ -96,8 +96,11 @@ def test_a_closure_cell_rebinding_rebuilds(compiles):
 
     df = sg.grad(f)
     assert df(1.0) == 3.0
-    factor = 4.0  # noqa: F841  (rebinds the cell f reads)
+    factor = 4.0  # (rebinds the cell f reads: read when the derivative runs)
     assert df(1.0) == 4.0
+    assert compiles["n"] == 1
+    factor = 5  # noqa: F841  (an int now: the float the code specialised on is gone)
+    assert df(1.0) == 5.0
     assert compiles["n"] == 2
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import pathlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,9 @@ HEADER = "# ruff: noqa\n# Golden emitted source (pytest --update-golden regenera
 def _programs() -> dict[str, tuple]:
     spec = importlib.util.spec_from_file_location("golden_programs", GOLDEN / "programs.py")
     module = importlib.util.module_from_spec(spec)
+    # importable by name, so emitted code that reads a function's defaults at run time
+    # refers to it with `from golden_programs import ...` and the golden module runs alone
+    sys.modules["golden_programs"] = module
     spec.loader.exec_module(module)
     return module.PROGRAMS
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..symbolic import uses_math_spelling
-from . import control, inplace
+from . import control, inplace, reads
 from .names import References, ValueNames
 
 with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
@@ -392,6 +392,8 @@ class _Emitter:
 
     def call_expr(self, op: Op) -> Any:
         a = op.args
+        if op.prim == "captured":
+            return reads.read_expr(op.attrs["source"], self.refs)
         if op.prim in _BINOPS and set(a) == {"x", "y"}:
             return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[op.prim](),
                               right=self.expr(a["y"]))

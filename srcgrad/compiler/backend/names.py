@@ -66,6 +66,14 @@ class ValueNames:
         return self.names[v.id]
 
 
+def _describe(obj: Any) -> str:
+    """A line for the module header: stable across runs (no memory addresses)."""
+    qualname, module = getattr(obj, "__qualname__", None), getattr(obj, "__module__", None)
+    if isinstance(qualname, str) and isinstance(module, str):
+        return f"{type(obj).__name__} {module}.{qualname}"
+    return repr(obj)[:60]
+
+
 def _identifier(text: str) -> str:
     text = re.sub(r"\W", "_", text)
     if not text or text[0].isdigit() or keyword.iskeyword(text):
@@ -118,7 +126,29 @@ class References:
                 return existing
         local = self._unique("_" + _identifier(qualname or name or type(obj).__name__))
         self.namespace[local] = obj
-        self.bound[local] = repr(obj)[:60]
+        self.bound[local] = _describe(obj)
+        return local
+
+    def module(self, name: str) -> str:
+        """The local name of module ``name``, imported as ``import name as _local``."""
+        module = sys.modules[name]
+        for existing, value in self.namespace.items():
+            if value is module:
+                return existing
+        local = self._unique("_" + _identifier(name.rpartition(".")[2]))
+        self.namespace[local] = module
+        self.imports[f"import {name} as {local}"] = ""
+        return local
+
+    def place(self, obj: Any, hint: str, description: str) -> str:
+        """Bind ``obj`` (a globals dict, a cell: never printed, it may hold large data)
+        under a name made from ``hint``; the same object keeps its name."""
+        for existing, value in self.namespace.items():
+            if value is obj:
+                return existing
+        local = self._unique(_identifier(hint))
+        self.namespace[local] = obj
+        self.bound[local] = description
         return local
 
     def _unique(self, base: str) -> str:

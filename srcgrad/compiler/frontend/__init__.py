@@ -53,7 +53,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
                   filename=parsed.filename, firstlineno=parsed.firstlineno,
                   source_lines=dict(parsed.lines))
     with Builder(body) as builder:
-        ctx = Context(builder)
+        ctx = Context(builder, entry=body)
         ctx.argument_ids = {p.id for p in params}
         ctx.code_stack.append(getattr(fn, "__code__", None))
         ctx.constant_ints = constants is not None

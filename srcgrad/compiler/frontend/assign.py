@@ -77,9 +77,9 @@ class AssignMixin:
         root = self.ctx.root(current.value)
         if root.id in self.ctx.argument_ids:
             spelled = _SPELLING.get(type(node.op), "")
-            raise self.err(node, f"`{name} {spelled}=` would modify the caller's array "
-                           f"`{root.name}` in place (derived functions never modify their "
-                           "arguments).",
+            raise self.err(node, f"`{name} {spelled}=` would modify "
+                           f"{self.ctx.owner(root)} `{root.name}` in place (derived "
+                           "functions never modify their arguments or captured data).",
                            f"Copy it first ({name} = {name}.copy()) or write {name} = {name} "
                            "+ ... .")
         self.check_shared(current, name, node, "an augmented assignment to")
@@ -91,9 +91,9 @@ class AssignMixin:
             root = self.ctx.root(base.value)
             if root.id in self.ctx.argument_ids:
                 raise self.err(node, f"a subscript write into `{root.name}` (or a view of it) "
-                               "would modify the caller's array (derived functions never "
-                               "modify their arguments).",
-                               f"Work on a copy: {root.name} = {root.name}.copy().")
+                               f"would modify {self.ctx.owner(root)} (derived functions never "
+                               "modify their arguments or captured data).",
+                               f"Work on a copy: {self.ctx.copy_advice(root)}.")
             if not isinstance(target.value, gast.Name) or root is not base.value:
                 raise self.err(node, "a subscript write into a view of another array would "
                                "change that array too.",

@@ -27,7 +27,7 @@ from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
-from . import derived, methods
+from . import captured, derived, methods
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -355,6 +355,7 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as e:
         raise lw.err(node, f"bad call of {fn.__qualname__}: {e}") from None
+    given = set(bound.arguments)
     bound.apply_defaults()
     sig = inspect.signature(fn)
     env: dict[str, Any] = {}
@@ -363,6 +364,8 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
                                           inspect.Parameter.VAR_KEYWORD):
             raise lw.err(node, f"{fn.__qualname__}: *args/**kwargs parameters are not "
                          "supported.")
+        if pname not in given:  # a default: read from fn.__defaults__ when the code runs
+            value = captured.default(lw, fn, pname, value, node)
         env[pname] = value
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))

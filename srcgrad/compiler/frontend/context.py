@@ -13,7 +13,7 @@ from typing import Any
 from srcgrad.errors import SrcGradError
 
 from ..ir.builder import Builder
-from ..ir.core import Value
+from ..ir.core import Block, Value
 from ..structural import VIEW_PRIMS  # noqa: F401  (re-exported for the frontend)
 from .resolve import Dependency, Scope
 from .source import Parsed
@@ -37,9 +37,24 @@ class Context:
     loop_return: tuple[str, str] | None = None  # (flag, value) of a loop that may return
     code_stack: list[Any] = field(default_factory=list)  # functions being inlined
     constant_ints: bool = False  # int arguments are compile-time constants (recursion)
+    entry: Block | None = None  # the function's body: where captured values are read
+    captured: dict[Any, Any] = field(default_factory=dict)  # captured.Source -> its Sym
+    captured_ids: set[int] = field(default_factory=set)  # values read by `captured` ops
 
     def root(self, v: Value) -> Value:
         return self.roots.get(v.id, v)
+
+    def owner(self, root: Value) -> str:
+        """Whose array ``root`` (one of ``argument_ids``) is, for messages."""
+        if root.id in self.captured_ids:
+            return "the captured array (a global, closure or default value)"
+        return "the caller's array"
+
+    def copy_advice(self, root: Value) -> str:
+        # a captured name cannot be rebound in the function (it would become a local)
+        name = root.name
+        return f"buf = {name}.copy()" if root.id in self.captured_ids else \
+            f"{name} = {name}.copy()"
 
     def note_view(self, out: Value, src: Value) -> None:
         self.roots[out.id] = self.root(src)

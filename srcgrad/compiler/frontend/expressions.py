@@ -9,6 +9,7 @@ only at run time (``a if c else b``, ``and``/``or``) to :mod:`.branches`.
 from __future__ import annotations
 
 import operator
+import types
 from typing import Any
 
 import gast
@@ -16,7 +17,7 @@ import numpy as np
 
 from ..ir.types import AType
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
-from . import branches, calls, unbound
+from . import branches, calls, captured, unbound
 from .context import LocalFunction
 from .resolve import MISSING
 from .unbound import MaybeUnbound, OnSomePathsOnly
@@ -78,12 +79,14 @@ class ExpressionsMixin:
             raise self.err(node, f"name `{name}` is not defined.",
                            "Define or import it (at module level or in the function) before "
                            "the derived function is first called.")
-        return value
+        return captured.free_name(self, name, value, node)
 
     def expr_Attribute(self, node: Any) -> Any:
         obj = self.expr(node.value)
         if is_symbolic(obj):
             return calls.attribute(self, obj, node.attr, node)
+        if isinstance(obj, types.ModuleType):  # another module's global (`config.DATA`)
+            return captured.module_attribute(self, obj, node.attr, node)
         try:
             return getattr(obj, node.attr)
         except AttributeError:

@@ -51,8 +51,8 @@ def lower_for(lw: Any, node: Any) -> None:
     if static is not None:
         _unroll(lw, node, static)
         return
-    if isinstance(iterable, np.ndarray):
-        iterable = _constant_array(lw, iterable, node)
+    if isinstance(iterable, (np.ndarray, Sym)):
+        iterable = _array_rows(lw, iterable, node)
     bounds, item_of = _iteration(lw, iterable, node)
     flags = _flags(lw, node.body)
     carried, init = _carried(lw, node, assigned_names([node.target]))
@@ -213,12 +213,17 @@ def _synthetic_if(body: list[Any], like: Any) -> Any:
     return gast.copy_location(node, like)
 
 
-def _constant_array(lw: Any, array: np.ndarray, node: Any) -> Any:
-    """A compile-time array (a module global, a closure constant) looped over: an IR
-    constant, so the loop runs over its rows at run time like a local array's."""
-    if array.ndim == 0:
+def _array_rows(lw: Any, array: Any, node: Any) -> Any:
+    """An array looped over, row by row at run time. A compile-time array (made in the
+    function from constants) becomes an IR constant; a 0-d one is refused here, as Python
+    would refuse it when the loop runs."""
+    t = array.value.type if isinstance(array, Sym) else None
+    ndim = array.ndim if isinstance(array, np.ndarray) else t.known_ndim if t else None
+    if ndim == 0:
         raise lw.err(node, "cannot loop over a 0-d array.",
                      "Loop over an array with at least one axis.")
+    if isinstance(array, Sym):
+        return array
     with lw.ctx.builder.at_line(lw.line_of(node)):
         return Sym(to_value(array))
 

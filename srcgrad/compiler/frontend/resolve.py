@@ -1,9 +1,12 @@
 """Name resolution at compile time: closure cells, module globals, builtins.
 
-Names that are not local to the function being lowered are looked up once, while
-compiling; the value found is baked into the IR (a function to inline, a module, a
-constant) and the lookup is recorded as a :class:`Dependency`, so the cache can rebuild
-the derivative when the name is later rebound (``f.__globals__['helper'] = other``).
+Names that are not local to the function being lowered are looked up while compiling.
+What is found is either used at compile time (a function to inline, a module, an int or
+str) or, for data (arrays, floats), read again by the emitted code each time it runs (see
+:mod:`.captured`). Either way the lookup is recorded as a :class:`Dependency` with the
+:mod:`.facts` the compilation assumed, so the cache and the derived function's guard
+recompile when the name is rebound to something else (``f.__globals__['helper'] = other``,
+an array of another dtype) but not when only the data changed.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from typing import Any
+
+from .facts import Fact, fact_of
 
 _MISSING = object()
 
@@ -21,23 +26,39 @@ class Dependency:
 
     ``where`` is a namespace dict, a closure cell (``name`` is the free variable) or, for
     ``kind="attr"``, an object whose attribute ``name`` it was (a callee's
-    ``__defaults__``).
+    ``__defaults__``). ``path`` indexes into that value (an item of a captured tuple,
+    list or dict: ``ROWS[0]``). ``fact`` is what the compilation assumed about the value
+    (None: that it is this very object).
     """
 
     where: Any
     name: str
     obj: Any
     kind: str = "item"
+    fact: Fact | None = None
+    path: tuple[Any, ...] = ()
+
+    def current(self) -> Any:
+        """What ``where[name][path...]`` holds now (``MISSING`` if nothing)."""
+        if self.kind == "attr":
+            value = getattr(self.where, self.name, _MISSING)
+        elif isinstance(self.where, dict):
+            value = self.where.get(self.name, _MISSING)
+        else:
+            try:
+                value = self.where.cell_contents
+            except ValueError:  # an empty cell
+                return _MISSING
+        for key in self.path:
+            try:
+                value = value[key]
+            except (LookupError, TypeError):
+                return _MISSING
+        return value
 
     def still_valid(self) -> bool:
-        if self.kind == "attr":
-            return getattr(self.where, self.name, _MISSING) is self.obj
-        if isinstance(self.where, dict):
-            return self.where.get(self.name, _MISSING) is self.obj
-        try:
-            return self.where.cell_contents is self.obj
-        except ValueError:  # an empty cell
-            return False
+        now = self.current()
+        return now is self.obj if self.fact is None else self.fact.holds(now)
 
 
 @dataclass
@@ -61,13 +82,25 @@ class Scope:
                 value = cell.cell_contents
             except ValueError:
                 return _MISSING
-            deps.append(Dependency(cell, name, value))
+            deps.append(_dependency(cell, name, value))
             return value
         if name in self.globals:
             value = self.globals[name]
-            deps.append(Dependency(self.globals, name, value))
+            deps.append(_dependency(self.globals, name, value))
             return value
         return getattr(builtins, name, _MISSING)
+
+    def where(self, name: str) -> tuple[Any, str]:
+        """Where free name ``name`` is read from: (its cell, "cell") or (globals, "global")."""
+        if name in self.closure:
+            return self.closure[name], "cell"
+        return self.globals, "global"
+
+
+def _dependency(where: Any, name: str, value: Any) -> Dependency:
+    fact = fact_of(value)
+    # with a fact, the dependency does not keep the value (a large array) alive
+    return Dependency(where, name, value if fact is None else None, fact=fact)
 
 
 MISSING = _MISSING

@@ -1,0 +1,65 @@
+"""Emitting a ``captured`` op: the run-time read of a global, a closure cell or a default.
+
+Where it sits: the backend prints each op as one statement; a captured value (see
+``frontend.captured``) is printed as the read the user's function would do, of an object
+the module imports or its namespace holds (the module, the cell, the function)::
+
+    W = _model.W                       # a module global (import model as _model)
+    buf = _cell_buf.cell_contents
+    scale = helper.__defaults__[0]
+
+One subscript or attribute load per call: never a copy, never a literal of the data.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import gast
+
+from .names import References
+
+
+def read_expr(source: Any, refs: References) -> Any:
+    """The expression that reads ``source`` (a ``frontend.captured.Source``)."""
+    node = _base(source, refs)
+    for key in source.path:  # an item of a captured tuple, list or dict
+        node = gast.Subscript(value=node, slice=gast.Constant(value=key, kind=None),
+                              ctx=gast.Load())
+    return node
+
+
+def _base(source: Any, refs: References) -> Any:
+    key = gast.Constant(value=source.key, kind=None)
+    if source.kind == "global":
+        name = str(source.where.get("__name__", "module"))
+        module = sys.modules.get(name)
+        if name != "__main__" and getattr(module, "__dict__", None) is source.where:
+            # an importable module: its attribute is its globals' entry, and the text of
+            # sg.source stays one self-contained module
+            holder = _load(refs.module(name))
+            return gast.Attribute(value=holder, attr=source.key, ctx=gast.Load())
+        holder = _load(refs.place(source.where, f"_globals_{name.rpartition('.')[2]}",
+                                  f"the globals of module {name}"))
+        return gast.Subscript(value=holder, slice=key, ctx=gast.Load())
+    if source.kind == "cell":
+        holder = _load(refs.place(source.where, f"_cell_{source.key}",
+                                  f"the closure cell of `{source.key}`"))
+        return gast.Attribute(value=holder, attr="cell_contents", ctx=gast.Load())
+    fn = _dotted(refs.ref(source.where))
+    attr = "__defaults__" if source.kind == "default" else "__kwdefaults__"
+    return gast.Subscript(value=gast.Attribute(value=fn, attr=attr, ctx=gast.Load()),
+                          slice=key, ctx=gast.Load())
+
+
+def _load(name: str) -> Any:
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _dotted(path: str) -> Any:
+    parts = path.split(".")
+    node = _load(parts[0])
+    for p in parts[1:]:
+        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
+    return node
