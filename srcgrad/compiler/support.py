@@ -9,6 +9,8 @@
 - ``stack_list(xs, axis)`` / ``unstack(x, axis)``: ``np.stack`` of a list built at run time
   (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``.
 
+- ``is_none(x)``: ``x is None``, for a value whose type the generic version does not know.
+
 ``checked_seed``, ``stack_list`` and ``unstack`` dispatch like NumPy functions, so rule
 bodies (and derived code being differentiated again) can call them on symbolic values.
 """
@@ -92,3 +94,8 @@ def stack_list(xs: Any, axis: int = 0) -> Any:
 def unstack(x: Any, axis: int = 0) -> list[Any]:
     """The list of ``x``'s slices along ``axis`` (the adjoint of ``stack_list``)."""
     return list(np.moveaxis(x, axis, 0))
+
+
+def is_none(x: Any) -> bool:
+    """``x is None``: the generic version's run-time test (specialised versions fold it)."""
+    return x is None
