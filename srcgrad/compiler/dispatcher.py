@@ -139,6 +139,8 @@ class Dispatcher:
                               f"{name}.dtype.char == {char!r}")
             elif kind in (float, int, bool):
                 checks.append(f"type({name}) is {kind.__name__}")
+            elif kind is type(None):
+                checks.append(f"{name} is None")
             else:
                 self.ns[f"_sg_t_{kind.__name__}"] = kind
                 checks.append(f"type({name}) is _sg_t_{kind.__name__}")

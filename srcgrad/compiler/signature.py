@@ -1,7 +1,9 @@
 """Abstract argument signatures: the cache key that selects a specialised derivative.
 
 Per argument: Python float / int / bool, NumPy scalar of a dtype, ndarray of an ndim and
-dtype, or "other" (any other array type, which gets the generic version). Computing the
+dtype, ``None`` (its own kind: ``if w is not None`` is decided at compile time, so a call
+with ``w=None`` and one with an array need different versions), or "other" (any other
+array type, which gets the generic version). Computing the
 key is the only per-call work besides a dictionary lookup, so it stays small.
 """
 
@@ -24,7 +26,7 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
         t = type(a)
         if t is np.ndarray:
             out.append((a.ndim, a.dtype.char))
-        elif t in _PY or isinstance(a, np.generic):
+        elif t in _PY or a is None or isinstance(a, np.generic):
             out.append(t)
         else:
             out.append(None)

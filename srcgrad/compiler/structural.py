@@ -3,7 +3,8 @@
 These are not NumPy math, so they are not in the shared rule table: ``float(x)`` passes
 the cotangent through unchanged (gradients are cast back to their argument's type at the
 end), ``stop_gradient`` blocks it, ``int`` has none; ``seed_one``, ``checked_seed``,
-``like`` and ``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast gradients;
+``like`` and ``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast
+gradients (``is_none`` tests ``x is None`` where the type is not known at compile time);
 ``stack_list``/``unstack`` stack a list built by a loop at run time, and undo it;
 ``add_items`` sums two adjoints of such a list item by item.
 They use the same :class:`~srcgrad.rules.Rule` record, so lowering, the reverse
@@ -50,6 +51,7 @@ def _support_rules() -> dict[str, Rule]:
                              params=("shape",), kind=LINEAR,
                              vjp={"seed": lambda g, shape: g}),
         "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF),
+        "is_none": Rule("is_none", support.is_none, inputs=("x",), kind=NONDIFF),
         "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
                            kind=LINEAR, form="xs, axis=0",
                            vjp={"xs": lambda g, axis: support.unstack(g, axis)}),

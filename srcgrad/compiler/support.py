@@ -9,7 +9,8 @@
 - ``stack_list(xs, axis)`` / ``unstack(x, axis)``: ``np.stack`` of a list built at run time
   (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``;
 - ``add_items(xs, ys)``: two adjoints of one such list summed item by item (``+`` on
-  lists would concatenate them).
+  lists would concatenate them);
+- ``is_none(x)``: ``x is None``, for a value whose type the generic version does not know.
 
 ``checked_seed``, ``stack_list`` and ``unstack`` dispatch like NumPy functions, so rule
 bodies (and derived code being differentiated again) can call them on symbolic values.
@@ -100,3 +101,8 @@ def unstack(x: Any, axis: int = 0) -> list[Any]:
 def add_items(xs: Any, ys: Any) -> list[Any]:
     """``[x + y for x, y in zip(xs, ys)]``: the sum of two adjoints of one run-time list."""
     return [x + y for x, y in zip(xs, ys, strict=True)]
+
+
+def is_none(x: Any) -> bool:
+    """``x is None``: the generic version's run-time test (specialised versions fold it)."""
+    return x is None

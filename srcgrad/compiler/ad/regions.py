@@ -72,7 +72,10 @@ def backprop_if(scope: Scope, op: Op) -> None:
         for primal, _adj in child.free_contributions():
             if primal.id in scope.active:
                 free.setdefault(primal.id, primal)
-    if not free:
+    # a branch that pops a tape pushes the popped values' adjoints (reverse over reverse):
+    # that adjoint ``if`` must run even when nothing outside it gets an adjoint
+    if not free and not any(inner.prim == "tape_push" for block, _ in branches
+                            for inner in block.walk()):
         return
     for block, child in branches:
         with child.builder:
@@ -185,11 +188,12 @@ def backprop_loop(scope: Scope, op: Op) -> None:
         scope.primal_of[v.id] = v
     for k, out in zip(slots, adj_op.outputs):
         scope.accumulate(init[k], out)
-    pop.args["tape"] = scope.visible(tape) if pop.outputs else tape
     if is_for and not push.args["items"]:  # nothing to save: no tape at all
         body.ops.remove(push)
         adj_body.ops.remove(pop)
         scope.primal.ops.remove(tape_op)
+    else:  # a while loop's tape counts its iterations even when it saves nothing
+        pop.args["tape"] = scope.visible(tape)
 
 
 def _named(adjoint: Value, primal: Value) -> Value:

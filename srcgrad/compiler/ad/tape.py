@@ -32,7 +32,7 @@ from srcgrad.errors import SrcGradError
 
 from ..ir import types as T
 from ..ir.builder import current
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 
 TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len", "list_pop")
 
@@ -50,8 +50,17 @@ class Tapes:
     adjoint_tape: dict[int, tuple[Value, list[int]]] = field(default_factory=dict)
 
     def root(self, tape: Value) -> int:
-        """The id of the ``tape_new`` output that ``tape`` is (possibly via pops)."""
+        """The id of the ``tape_new`` output that ``tape`` is: possibly via pops (a tape
+        made per iteration of an outer loop) and ``if`` outputs (a tape made in a branch
+        is exported to the adjoint ``if``, ``None`` on the other branches)."""
         op = tape.op
+        if op is not None and op.prim == "if":
+            k = op.outputs.index(tape)
+            for region in op.regions:
+                made = region.results[k] if k < len(region.results) else None
+                if made is not None and const_value(made) != (True, None):
+                    return self.root(made)
+            return tape.id
         if op is None or op.prim != "tape_pop":
             return tape.id
         push = self.push_of.get(self.root(op.args["tape"]))

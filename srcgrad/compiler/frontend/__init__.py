@@ -57,7 +57,9 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         ctx.argument_ids = {p.id for p in params}
         ctx.code_stack.append(getattr(fn, "__code__", None))
         ctx.constant_ints = constants is not None
-        env: dict[str, Any] = {p.name: Sym(p) for p in params}
+        # a None argument is the compile-time None (this version is for None only: see
+        # signature.key_of), so `w is None` folds and `x * w` fails as it would in Python
+        env: dict[str, Any] = {p.name: None if p.type == T.NONE else Sym(p) for p in params}
         for i, value in (constants or {}).items():
             env[params[i].name] = value
         lw = Lowerer(ctx, parsed, Scope.of(fn), env)

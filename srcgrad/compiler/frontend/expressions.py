@@ -19,6 +19,7 @@ from ..ir.types import AType
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import branches, calls, captured, unbound
 from .context import LocalFunction
+from .identity import is_identity
 from .resolve import MISSING
 from .unbound import MaybeUnbound, OnSomePathsOnly
 
@@ -26,6 +27,10 @@ BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
     gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+}
+_SYMBOLS = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.pow: "**", operator.matmul: "@", operator.floordiv: "//", operator.mod: "%",
 }
 CMPOPS = {
     gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
@@ -99,6 +104,13 @@ class ExpressionsMixin:
         return self.binop(op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: Any, a: Any, b: Any, node: Any) -> Any:
+        if (a is None and is_symbolic(b)) or (b is None and is_symbolic(a)):
+            # Python's own TypeError, at compile time: the symbolic operand would otherwise
+            # take None as a constant and fail only in the emitted code
+            raise self.err(node, f"unsupported operand types for {_SYMBOLS.get(op, op)}: "
+                                 "a value and None (an argument or variable that is None "
+                                 "in this call).",
+                           "Test it first: `if w is not None: ...`.")
         if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
             name = "floor_divide" if op is operator.floordiv else "remainder"
             return calls.call_numpy_name(self, name, [a, b], {}, node)
@@ -124,7 +136,10 @@ class ExpressionsMixin:
         result: Any = True
         for op, comp in zip(node.ops, node.comparators):
             right = self.expr(comp)
-            part = CMPOPS[type(op)](left, right)
+            if isinstance(op, (gast.Is, gast.IsNot)):
+                part = is_identity(self, left, right, isinstance(op, gast.IsNot), node)
+            else:
+                part = CMPOPS[type(op)](left, right)
             result = part if result is True else (
                 result & part if is_symbolic(result) or is_symbolic(part) else result and part)
             left = right

@@ -1,0 +1,43 @@
+"""Lowering ``a is b`` / ``a is not b`` where an operand is a value known only at run time.
+
+Python's identity is about objects, and a symbolic value (:class:`~..symbolic.Sym`) is a
+compile-time stand-in, not the run-time object: comparing it with ``operator.is_`` would
+answer a question about the stand-in (always "not None"), a silently wrong branch. So:
+
+- against ``None``, the value's abstract type decides at compile time: a float, int, bool,
+  NumPy scalar or ndarray is never ``None`` (a ``None`` argument is not symbolic at all: it
+  has its own compiled version, see ``signature.key_of``). Only where the type is unknown
+  (the generic version) is the test left to run time, as the ``is_none`` op;
+- any other identity between a run-time value and something else is refused: whether two
+  arrays are the same object is not something a derivative can depend on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import types as T
+from ..structural import STRUCTURAL
+from ..symbolic import Sym, is_symbolic, record_rule
+
+_KNOWN_NOT_NONE = ("float", "int", "bool", "scalar", "array")
+
+
+def is_identity(lw: Any, left: Any, right: Any, negate: bool, node: Any) -> Any:
+    """``left is right`` (``is not`` when ``negate``); a bool or a run-time bool Sym."""
+    if not (is_symbolic(left) or is_symbolic(right)):
+        return (left is not right) if negate else (left is right)
+    value = right if left is None else left if right is None else None
+    if not isinstance(value, Sym):
+        op = "is not" if negate else "is"
+        raise lw.err(node, f"`{op}` between a value known only at run time and another "
+                           "object is not supported in a differentiated function (it "
+                           "compares object identities, not values).",
+                     "Compare values with == / != (or np.array_equal), or test `is None`.")
+    t = value.value.type or T.ANY
+    if t.kind in _KNOWN_NOT_NONE:
+        return negate
+    if t.kind == "none":
+        return not negate
+    test = record_rule(STRUCTURAL["is_none"], [value], {})
+    return ~test if negate else test
