@@ -3,6 +3,9 @@ hand, so every check that trusts it trusts something that was checked itself."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -94,3 +97,32 @@ def test_assert_close_fails_on_a_wrong_gradient_and_on_a_wrong_shape():
         assert_close(right * (1 + 1e-4), 2 * X)
     with pytest.raises(AssertionError, match="shape"):
         assert_close(right.ravel(), 2 * X)
+
+
+# A central difference is ``(f(x + h) - f(x - h)) / (2 h)``: outside tests/fd.py that
+# quotient means a second implementation (the suite had eight, with different steps and
+# argument handling). The golden files and the corpus programs are code under test, not
+# references, and example scripts print their own checks for the reader.
+_QUOTIENT = re.compile(r"/\s*\(?\s*2(\.0)?\s*\*\s*\(?\s*(eps|EPS|h|step|delta|FD_STEP)\b")
+_TESTS = Path(__file__).parent
+
+
+def test_finite_differences_are_implemented_once():
+    found = []
+    for path in sorted(_TESTS.rglob("*.py")):
+        relative = path.relative_to(_TESTS)
+        if relative.as_posix() in {"fd.py", "test_fd.py"} or relative.parts[:2] in {
+                ("compiler", "golden"), ("compiler", "corpus")}:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if _QUOTIENT.search(line.split("#")[0]):
+                found.append(f"tests/{relative}:{number}: {line.strip()}")
+    assert not found, ("central differences outside tests/fd.py; call numeric_gradient / "
+                       "numeric_jacobian / numeric_hessian / directional_derivative instead:\n"
+                       + "\n".join(found))
+
+
+def test_the_guard_sees_a_central_difference():
+    assert _QUOTIENT.search("g = (f(x + eps) - f(x - eps)) / (2 * eps)")
+    assert _QUOTIENT.search("out[i] = (up - down) / (2.0 * h)")
+    assert not _QUOTIENT.search("y = x / 2.0 * scale")

@@ -177,12 +177,12 @@ def test_annotate_and_graph_print_what_render_gives(flag, what):
     assert result.stdout == expected_text(f"{SAMPLE}:loss", what=what, wrt=(0, 1))
 
 
-def test_forward_mode_prints_or_exits_2():
+def test_forward_mode_prints_the_jvp_source():
+    # forward mode exists (sg.jvp): exit 2 here would be a regression, not an alternative
     result = run("show", f"{SAMPLE}:loss", "--mode", "forward")
-    if result.returncode == 0:
-        assert result.stdout == expected_text(f"{SAMPLE}:loss", mode="forward")
-    else:
-        assert_usage_error(result)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == expected_text(f"{SAMPLE}:loss", mode="forward")
+    assert "def jvp_loss(" in result.stdout
 
 
 # --- internal errors: exit 1 ---------------------------------------------------------------

@@ -77,8 +77,7 @@ EMIT = textwrap.dedent('''
         texts[key + "/specialised"] = sg.source(sg.grad(fn, wrt=wrt), *args)
         texts[key + "/unoptimized"] = sg.source(sg.grad(fn, wrt=wrt, optimize=False), *args)
         texts[key + "/generic"] = sg.source(sg.grad(fn, wrt=wrt))
-        if hasattr(sg, "jvp"):
-            texts[key + "/forward"] = sg.source(sg.jvp(fn, wrt=wrt), *args)
+        texts[key + "/forward"] = sg.source(sg.jvp(fn, wrt=wrt), *args)
     print(json.dumps(texts))
 ''')
 

@@ -33,6 +33,7 @@ srcgrad as in PyTorch; keeping the untaken branch finite inside the function is 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Callable
@@ -533,3 +534,26 @@ def test_kink_table(row, column):
         assert g.shape == want.shape, f"{row.label} [{column}] argument {k}: shape {g.shape}"
         np.testing.assert_allclose(g, want, rtol=1e-12, atol=0, equal_nan=True,
                                    err_msg=f"{row.label} [{column}]: gradient of argument {k}")
+
+
+def _row(label: str) -> Row:
+    return next(row for row in TABLE if row.label == label)
+
+
+@pytest.mark.parametrize("label, column, change", [
+    ("abs", "compiler", {"grads": ([0.0, -1.0, 1.0 + 1e-9],)}),  # off in the 9th digit
+    ("where-nan-untaken", "runtime", {"grads": ([0.0, 0.25],)}),  # NaN expected, 0 is wrong
+    ("sqrt-at-0", "compiler-forward", {"forward": ([INF, 0.25],)}),  # NaN expected
+    ("power-x**2-at-0", "compiler-second", {"second": ([2.0, 0.0],)}),
+])
+def test_a_wrong_table_entry_fails(label, column, change):
+    wrong = dataclasses.replace(_row(label), **change)
+    with pytest.raises(AssertionError):
+        test_kink_table(wrong, column)
+
+
+def test_a_difference_from_torch_needs_its_reason_and_torch_numbers():
+    with pytest.raises(AssertionError, match="reason"):
+        dataclasses.replace(_row("abs"), torch_grads=([0.0, -1.0, 1.0],))
+    with pytest.raises(AssertionError, match="reason"):
+        dataclasses.replace(_row("abs"), differs_from_torch="no numbers given")

@@ -5,7 +5,7 @@ record saying how to call it: one :class:`F` (a differentiable float argument) o
 (a constant: int, bool, index array) per positional parameter, which argument *kinds* apply,
 what to differentiate (``wrt``) and with which transform (``grad`` or ``vjp``). The tests in
 ``tests/compiler/test_corpus*.py`` check every record against central finite differences
-(``tests/compiler/fd.py``), for each kind, with ``optimize`` on and off.
+(``tests/fd.py``), for each kind, with ``optimize`` on and off.
 
 Kinds say what type a float argument gets:
 

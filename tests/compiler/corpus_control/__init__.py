@@ -8,7 +8,7 @@ branch, zero-trip loops, ``while`` trip counts 0, 1 and many), so a record lists
 thresholds, so the path taken does not change under a finite-difference step.
 
 ``tests/compiler/test_corpus_control.py`` checks every case against central finite
-differences (``tests/compiler/fd.py``) with ``optimize`` on and off, checks forward mode
+differences (``tests/fd.py``) with ``optimize`` on and off, checks forward mode
 against reverse mode, and checks that the cases together take both sides of every ``if``
 and ``while`` in the program's source.
 """
