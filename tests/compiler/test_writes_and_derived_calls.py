@@ -429,3 +429,17 @@ def test_bad_transform_call_inside_is_a_srcgrad_error():
     error = compile_error(misspells_a_transform_option, 0.5)
     assert_good_message(error, ["sg.grad"], marked_line(misspells_a_transform_option),
                         THIS_FILE)
+
+
+def reads_an_element_then_writes(x):
+    y = x.copy()
+    c = y[0]
+    y[1] = 3.0 * x[2]
+    return np.sum(y * y) * c
+
+
+def test_an_element_read_before_a_write_does_not_force_a_copy():
+    # c is a NumPy scalar, not a view of y: the write may go in place
+    text = sg.source(sg.grad(reads_an_element_then_writes), X3)
+    assert "y[1] = " in text and "setitem(y" not in text
+    check_derivatives(reads_an_element_then_writes, X3.copy())
