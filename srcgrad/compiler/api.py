@@ -360,11 +360,12 @@ class Derivation:
             if arg_types is not None:  # the inner version for these types: knowing them
                 by_name = dict(zip(self.param_names, arg_types))  # keeps it precise
                 inner_types = [by_name[n] for n in self.inner.param_names]
-            ir, _ = clone_function(self.inner.inline_ir(inner_types))
+            entry = self.inner.entry(inner_types)
+            ir, _ = clone_function(entry.ir)
             # the inner IR takes (params..., seed); ours are in the inner signature's order
             # (seed before defaulted parameters), which wrt positions refer to
             ir.params = [ir.params[self.inner.call_names.index(n)] for n in self.param_names]
-            return ir, []
+            return ir, list(entry.deps)  # a callee rebound under the inner: rebuild us too
         return lower(self.f, arg_types, constants)
 
     def compile(self, arg_types: list[T.AType] | None,

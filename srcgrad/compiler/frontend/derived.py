@@ -77,7 +77,9 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
         raise lw.err(node, f"bad call of {func.__name__}: {e}") from None
     bound.apply_defaults()
     values = [bound.arguments[n] for n in handle.call_names]  # the IR's parameter order
-    ir = handle.inline_ir(_known_types(values[:len(handle.param_names)]))
+    entry = handle.entry(_known_types(values[:len(handle.param_names)]))
+    lw.ctx.deps.extend(entry.deps)  # what the inner version assumed, ours assumes too
+    ir = entry.ir
     mapping: dict[Value, Value] = {}
     structured: dict[Value, Any] = {}
     for p, v in zip(ir.params, values):
