@@ -482,3 +482,23 @@ def test_rebinding_a_callee_under_grad_of_grad_rebuilds(monkeypatch):
     assert_close(second(x), 2.0)  # (x**2)'' = 2
     monkeypatch.setattr(sys.modules[__name__], "_callee", _cubed)
     assert_close(second(x), 6.0 * x)  # (x**3)'' = 6x
+
+
+def shifted_again(x, c=1.0):
+    return np.sin(x) * x + c
+
+
+def calls_jvp_of_shifted_again(x, t):
+    value, slope = sg.jvp(shifted_again)(x, t)
+    return value * slope
+
+
+def test_changing_a_default_of_a_derived_function_called_inside_rebuilds(monkeypatch):
+    sg.clear_cache()
+    outer, args = sg.grad(calls_jvp_of_shifted_again), (0.4, 1.2)
+    for default in ((1.0,), (-3.0,)):
+        monkeypatch.setattr(shifted_again, "__defaults__", default)
+        want = numeric_gradient(calls_jvp_of_shifted_again, list(args), {}, 0)
+        assert_close(outer(*args), want)
+        assert_close(sg.jvp(calls_jvp_of_shifted_again)(*args, 1.0)[0],
+                     calls_jvp_of_shifted_again(*args), what="primal")
