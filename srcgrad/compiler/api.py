@@ -83,14 +83,6 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
 
 
-# The frontend applies these at compile time when user code calls them inside a function
-# being differentiated (their results carry IR it can inline); jacobian/hessian return plain
-# closures, so there they are refused (frontend/derived.py).
-for _transform in (grad, value_and_grad, vjp, jvp):
-    _transform.__srcgrad_transform__ = "composes"  # type: ignore[attr-defined]
-jacobian.__srcgrad_transform__ = "refused"  # type: ignore[attr-defined]
-
-
 def _forward_jacobian(f: Any, wrt: Any) -> Any:
     """The Jacobian of ``f`` always in forward mode (for forward-over-reverse Hessians)."""
     return jacobian_of(f, jvp(f, wrt=wrt), None, wrt)
@@ -107,7 +99,12 @@ def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
     return _forward_jacobian(grad(f, wrt=wrt), wrt)
 
 
-hessian.__srcgrad_transform__ = "refused"  # type: ignore[attr-defined]
+# Called inside a function being differentiated, these four run at compile time and their
+# derived functions' IR is inlined; jacobian/hessian return plain closures and are refused
+# there (frontend/derived.py).
+for _transform in (grad, value_and_grad, vjp, jvp, jacobian, hessian):
+    _transform.__srcgrad_transform__ = (  # type: ignore[attr-defined]
+        "refused" if _transform in (jacobian, hessian) else "composes")
 
 
 def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
@@ -294,11 +291,8 @@ class Derivation:
         return key
 
     def cache_key(self, signature: Any) -> tuple[Any, ...]:
-        """What the cache of ``f`` tells compiled versions apart by: everything that changes
-        the emitted code or the form of its result. ``tuple_wrt`` is in it because ``wrt=1``
-        returns a bare gradient and ``wrt=(1,)`` a 1-tuple from the same positions; a name and
-        its position (``wrt="y"``, ``wrt=1``) normalise to the same key and the same result.
-        """
+        """The cache key: everything that changes the emitted code or its result's form
+        (``wrt=1`` gives a bare gradient, ``wrt=(1,)`` a 1-tuple: hence ``tuple_wrt``)."""
         return (self.transform, self.wrt, self.tuple_wrt, self.optimize, signature)
 
     def slow(self, *args: Any) -> Any:
@@ -366,12 +360,12 @@ class Derivation:
             if arg_types is not None:  # the inner version for these types: knowing them
                 by_name = dict(zip(self.param_names, arg_types))  # keeps it precise
                 inner_types = [by_name[n] for n in self.inner.param_names]
-            inner = self.inner.entry(inner_types)
-            ir, _ = clone_function(inner.ir)
+            entry = self.inner.entry(inner_types)
+            ir, _ = clone_function(entry.ir)
             # the inner IR takes (params..., seed); ours are in the inner signature's order
             # (seed before defaulted parameters), which wrt positions refer to
             ir.params = [ir.params[self.inner.call_names.index(n)] for n in self.param_names]
-            return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
+            return ir, list(entry.deps)  # a callee rebound under the inner: rebuild us too
         return lower(self.f, arg_types, constants)
 
     def compile(self, arg_types: list[T.AType] | None,

@@ -6,6 +6,7 @@ construct, the user's file:line and advice (``test_errors.assert_good_message``)
 """
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -429,3 +430,75 @@ def test_bad_transform_call_inside_is_a_srcgrad_error():
     error = compile_error(misspells_a_transform_option, 0.5)
     assert_good_message(error, ["sg.grad"], marked_line(misspells_a_transform_option),
                         THIS_FILE)
+
+
+def reads_an_element_then_writes(x):
+    y = x.copy()
+    c = y[0]
+    y[1] = 3.0 * x[2]
+    return np.sum(y * y) * c
+
+
+def test_an_element_read_before_a_write_does_not_force_a_copy():
+    # c is a NumPy scalar, not a view of y: the write may go in place
+    text = sg.source(sg.grad(reads_an_element_then_writes), X3)
+    assert "y[1] = " in text and "setitem(y" not in text
+    check_derivatives(reads_an_element_then_writes, X3.copy())
+
+
+# --- what an inlined derived function assumed, its caller assumes too --------------------------
+
+def _callee(x):
+    return x * x
+
+
+def _cubed(x):
+    return x * x * x
+
+
+def uses_callee(x):
+    return _callee(x)
+
+
+GRAD_USES_CALLEE = sg.grad(uses_callee)
+
+
+def calls_a_derived_function_of_uses_callee(x):
+    return GRAD_USES_CALLEE(x) * x
+
+
+def test_rebinding_a_callee_of_a_derived_function_called_inside_rebuilds(monkeypatch):
+    sg.clear_cache()
+    outer, x = sg.grad(calls_a_derived_function_of_uses_callee), 1.5
+    for callee in (_callee, _cubed):
+        monkeypatch.setattr(sys.modules[__name__], "_callee", callee)
+        want = numeric_gradient(calls_a_derived_function_of_uses_callee, [x], {}, 0)
+        assert_close(outer(x), want, rtol=1e-5)
+
+
+def test_rebinding_a_callee_under_grad_of_grad_rebuilds(monkeypatch):
+    sg.clear_cache()
+    second, x = sg.grad(sg.grad(uses_callee)), 1.5
+    assert_close(second(x), 2.0)  # (x**2)'' = 2
+    monkeypatch.setattr(sys.modules[__name__], "_callee", _cubed)
+    assert_close(second(x), 6.0 * x)  # (x**3)'' = 6x
+
+
+def shifted_again(x, c=1.0):
+    return np.sin(x) * x + c
+
+
+def calls_jvp_of_shifted_again(x, t):
+    value, slope = sg.jvp(shifted_again)(x, t)
+    return value * slope
+
+
+def test_changing_a_default_of_a_derived_function_called_inside_rebuilds(monkeypatch):
+    sg.clear_cache()
+    outer, args = sg.grad(calls_jvp_of_shifted_again), (0.4, 1.2)
+    for default in ((1.0,), (-3.0,)):
+        monkeypatch.setattr(shifted_again, "__defaults__", default)
+        want = numeric_gradient(calls_jvp_of_shifted_again, list(args), {}, 0)
+        assert_close(outer(*args), want)
+        assert_close(sg.jvp(calls_jvp_of_shifted_again)(*args, 1.0)[0],
+                     calls_jvp_of_shifted_again(*args), what="primal")

@@ -47,10 +47,16 @@ def storage_chain(block: Block, root: Value) -> set[int]:
                 continue
             if op.prim in VIEW_PRIMS or op.prim == "setitem":
                 for o in op.outputs:
-                    if o.id not in chain:
+                    if o.id not in chain and not _holds_a_scalar(o):
                         chain.add(o.id)
                         changed = True
     return chain
+
+
+def _holds_a_scalar(v: Value) -> bool:
+    """A NumPy scalar or Python number (``y[0]`` of a 1-d ``y``) shares no memory."""
+    t = v.type
+    return t is not None and (t.kind == "scalar" or t.is_python_number)
 
 
 def can_write_in_place(op: Op, index: int, block: Block, last_read: dict[int, int],

@@ -29,6 +29,7 @@ from ..ir.core import Block, Value, const_value
 from ..support import checked_seed
 from ..symbolic import Sym, is_symbolic, to_value
 from .context import LocalFunction
+from .resolve import Dependency
 
 # what srcgrad.compiler.api marks its transforms with (``__srcgrad_transform__``)
 COMPOSES = "composes"  # grad, value_and_grad, vjp, jvp: their result carries its IR
@@ -71,6 +72,13 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                    node: Any) -> Any:
     """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
     handle = func.__srcgrad__
+    handle.current_defaults()  # f's defaults now, for a parameter the call leaves out
+    base = handle
+    while base.inner is not None:
+        base = base.inner
+    for attr in ("__defaults__", "__kwdefaults__"):  # their values are baked in below
+        if hasattr(base.f, attr):
+            lw.ctx.deps.append(Dependency(base.f, attr, getattr(base.f, attr), "attr"))
     try:
         bound = inspect.signature(func).bind(*args, **kwargs)
     except TypeError as e:
@@ -78,8 +86,8 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
     bound.apply_defaults()
     values = [bound.arguments[n] for n in handle.call_names]  # the IR's parameter order
     entry = handle.entry(_known_types(values[:len(handle.param_names)]))
+    lw.ctx.deps.extend(entry.deps)  # what the inner version assumed, ours assumes too
     ir = entry.ir
-    lw.ctx.deps.extend(entry.deps)  # what its IR assumed (captured values' kinds)
     mapping: dict[Value, Value] = {}
     structured: dict[Value, Any] = {}
     for p, v in zip(ir.params, values):
