@@ -494,3 +494,16 @@ def test_a_keyword_only_default_is_read_at_run_time():
         check_all_modes(uses_kw_default, X)
     finally:
         w[...] = saved
+
+
+NAMES = np.array(["sum", "max"])
+
+
+def by_name(x):
+    if NAMES[0] == "sum":
+        return np.sum(x * x)
+    return np.max(x)
+
+
+def test_a_captured_array_of_strings_is_a_compile_time_value():
+    assert_close(sg.grad(by_name)(X), 2 * X)

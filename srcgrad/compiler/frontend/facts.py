@@ -5,8 +5,9 @@ Name resolution (:mod:`.resolve`) records, for each free name it resolved, a
 checks it with :meth:`Fact.holds` and the derived function's generated guard with the text
 of :meth:`Fact.guard`, on every call, so both must stay cheap:
 
-- an array is read when the derivative runs; the code specialised on its type, ndim and
-  dtype (:class:`ArrayOf`), like an argument's;
+- an array of numbers or bools is read when the derivative runs; the code specialised on
+  its type, ndim and dtype (:class:`ArrayOf`), like an argument's (an array of str or
+  objects is not differentiable data: a compile-time object, by identity);
 - a Python float or complex or a NumPy scalar is read at run time too; only its type is a
   fact (:class:`TypeIs`), never its value, so no captured number becomes a literal;
 - an int, bool, str or None is a compile-time value (``range(N)`` unrolls, ``if DEBUG:``
@@ -101,13 +102,15 @@ Fact = ArrayOf | TypeIs | ValueIs | Shaped
 def read_at_run_time(value: Any) -> bool:
     """Is ``value`` data the emitted code reads when it runs (never a literal)?"""
     t = type(value)
-    return t is np.ndarray or t is float or t is complex or isinstance(value, np.number)
+    if t is np.ndarray:  # numbers and bools (an array of str or objects is not data here)
+        return value.dtype.kind in "biufc"
+    return t is float or t is complex or isinstance(value, np.number)
 
 
 def fact_of(value: Any) -> Fact | None:
     """What compiling against ``value`` specialises on (None: its identity)."""
     t = type(value)
-    if t is np.ndarray:
+    if read_at_run_time(value) and t is np.ndarray:
         return ArrayOf(value.ndim, value.dtype.char)
     if read_at_run_time(value):
         return TypeIs(t)

@@ -115,6 +115,19 @@ def rnn_states(x, w):
     return np.sum(np.stack(states) ** 2)
 
 
+DATA = np.array([[1.0, -0.5, 2.0], [0.25, 1.5, -1.0]])
+TARGETS = np.array([0.5, -0.25])
+DECAY = 0.01
+
+
+def data_fit(w):
+    """Module-level data: read by the emitted code when it runs, never copied into it."""
+    loss = DECAY * np.sum(w * w)
+    for row, t in zip(DATA, TARGETS):
+        loss = loss + (np.tanh(np.dot(row, w)) - t) ** 2
+    return loss
+
+
 A = np.ones(3)
 PROGRAMS = {
     "sin_sum": (sin_sum, "grad", 0, (A,)),
@@ -133,4 +146,5 @@ PROGRAMS = {
     "halve_until_small": (halve_until_small, "grad", 0, (A * 5.0,)),
     "running_sums": (running_sums, "grad", 0, (A,)),
     "rnn_states": (rnn_states, "grad", (0, 1), (A, 0.5)),
+    "data_fit": (data_fit, "grad", 0, (A,)),
 }
