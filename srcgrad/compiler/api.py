@@ -28,6 +28,7 @@ from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .backend.annotate import annotate
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
+from .boundary import compiler_boundary
 from .dispatcher import Dispatcher
 from .frontend import RecursionNeedsValues, lower, parameter_names
 from .frontend.resolve import Dependency
@@ -371,18 +372,19 @@ class Derivation:
     def compile(self, arg_types: list[T.AType] | None,
                 constants: dict[int, Any] | None = None) -> cache.Entry:
         gen = generation()
-        primal, deps = self.primal_ir(arg_types, constants)
-        verify(primal)
-        if self.transform == JVP:
-            derived = forward(primal, self.wrt, self.tuple_wrt)
-        else:
-            derived = reverse(primal, ReverseSpec(self.wrt, self.tuple_wrt, self.transform))
-        verify(derived)
-        if self.optimize:
-            run_passes(derived, check=verify)
-        emitted = emit_function(derived)
-        text = module_text([emitted])
-        ns = compile_module(text, emitted.refs.namespace, emitted.name)
+        with compiler_boundary(self.f):
+            primal, deps = self.primal_ir(arg_types, constants)
+            verify(primal)
+            if self.transform == JVP:
+                derived = forward(primal, self.wrt, self.tuple_wrt)
+            else:
+                derived = reverse(primal, ReverseSpec(self.wrt, self.tuple_wrt, self.transform))
+            verify(derived)
+            if self.optimize:
+                run_passes(derived, check=verify)
+            emitted = emit_function(derived)
+            text = module_text([emitted])
+            ns = compile_module(text, emitted.refs.namespace, emitted.name)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen)
 
