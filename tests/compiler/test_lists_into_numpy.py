@@ -285,6 +285,10 @@ def reduce_over_list(x):
     return functools.reduce(operator.add, [x, 2 * x])  # <- error
 
 
+def reduce_over_tuple(x):
+    return functools.reduce(operator.mul, (x, np.sin(x)))  # <- error
+
+
 def dict_into_call_without_rule(x):
     return operator.getitem({"a": x * 2}, "a")  # <- error
 
@@ -297,6 +301,7 @@ def traced_static_argument(x):
 def test_call_without_rule_reached_by_a_list_is_refused(mode):
     assert_refused(select_has_no_rule, np.array([0.5, -1.0]), ["np.select"], mode)
     assert_refused(reduce_over_list, 0.5, ["reduce"], mode)
+    assert_refused(reduce_over_tuple, 0.5, ["reduce"], mode)
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])

@@ -4,9 +4,13 @@ In order: a method of a symbolic value (:mod:`.methods`); a nested ``def``/``lam
 user function with source (inlined: its body is lowered with the arguments bound, so it
 is differentiated through); a derived function (its IR is inlined); a callable with a
 rule (``sg.defvjp`` rules win over source) -> one op; a Python builtin; anything else is
-an opaque ``call`` op, which is fine as long as no derivative must flow through it (the
-reverse transform raises then, pointing to ``sg.defvjp``). Calls with only compile-time
-arguments to pure functions run at compile time.
+an opaque ``call`` op, which is fine as long as no derivative must flow through it (both
+transforms refuse it otherwise, pointing to ``sg.defvjp``: see ``ad/soundness.py``). Calls
+with only compile-time arguments to pure functions run at compile time.
+
+A list or tuple of traced values where NumPy reads an array is the array ``np.asarray``
+makes of it (``symbolic.as_array``, applied by ``record_rule`` to every rule input); a list
+a run-time loop built is ``stack_list`` of it there (:mod:`.runlists`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from ..ir.builder import clone_block
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
-from . import methods
+from . import methods, runlists
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -36,7 +40,7 @@ from .context import (
     LocalFunction,
     RecursionNeedsValues,
 )
-from .control import RunList, SymEnumerate, SymRange, SymZip
+from .control import SymEnumerate, SymRange, SymZip
 from .resolve import Dependency, Scope
 from .source import parse_function
 
@@ -67,8 +71,8 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
         return inline_derived(lw, func, args, kwargs, node)
-    if _holds_run_list(args) or _holds_run_list(list(kwargs.values())):
-        return run_list_call(lw, func, args, kwargs, node)
+    if runlists.holds_run_list([*args, *kwargs.values()]):
+        return runlists.run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
     r = rule_for(func)
@@ -101,68 +105,6 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
-
-
-def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
-                  node: Any) -> Any:
-    """A call given a list a run-time loop built (``hs``): ``np.stack(hs)``, ``len(hs)``,
-    and wherever NumPy reads an array (``np.mean(losses)``) or a builtin reduces the items
-    (``sum(losses)``, ``math.fsum``), the array ``np.asarray(hs)`` (``stack_list``)."""
-    if func in (np.stack, np.array, np.asarray) and isinstance(args[0], RunList) \
-            and set(kwargs) <= {"axis"} and len(args) <= 2:
-        axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
-        if func is not np.stack and axis != 0:
-            raise lw.err(node, f"np.{func.__name__} takes no axis.")
-        return _stacked(args[0])
-    if func is len and len(args) == 1:
-        return call_builtin(lw, len, [args[0].value], {}, node)
-    if _reads_arrays_at(func, args, kwargs):
-        return _call(lw, func, [_stacked(a) for a in args],
-                     {k: _stacked(v) for k, v in kwargs.items()}, node)
-    raise lw.err(node, f"a list built by a loop with a run-time trip count can only be passed "
-                 "where NumPy reads an array (a NumPy function's array argument), to sum, min, "
-                 f"max, math.fsum, math.prod or len, not to {getattr(func, '__name__', func)}.",
-                 "Stack it first: arr = np.stack(items).")
-
-
-def _holds_run_list(obj: Any) -> bool:
-    if isinstance(obj, RunList):
-        return True
-    return isinstance(obj, (list, tuple)) and any(_holds_run_list(o) for o in obj)
-
-
-def _stacked(v: Any) -> Any:
-    """``v`` with every run-time list in it replaced by the array it makes (np.asarray)."""
-    if isinstance(v, RunList):
-        return record_rule(STRUCTURAL["stack_list"], [v.value, 0], {})
-    if isinstance(v, (list, tuple)) and _holds_run_list(v):
-        return type(v)(_stacked(o) for o in v)
-    return v
-
-
-def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
-    """Does ``func`` read every run-time list it is given as an array (``np.asarray``)?
-
-    Yes for the first argument of ``sum``/``min``/``max``/``math.prod``, and for a rule's
-    array inputs: a run-time list itself, or inside a list (``np.mean([hs, gs])``, each
-    array of ``np.concatenate([hs, gs])``), but not as the sequence of a variadic input
-    (``np.concatenate(hs)``: its length is not known while compiling)."""
-    if func in (sum, min, max, math.prod):
-        return len(args) >= 1 and not _holds_run_list([*args[1:], *kwargs.values()])
-    r = rule_for(func)
-    if r is None or r.user:
-        return False  # a user's function may want the list itself
-    try:
-        env = r.bind(args, kwargs)
-    except TypeError:
-        return False
-    for k, v in env.items():
-        if not _holds_run_list(v):
-            continue
-        if k not in r.inputs or (isinstance(v, RunList) and k in (r.variadic,
-                                                                  r.call_form.star)):
-            return False
-    return True
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
