@@ -137,6 +137,54 @@ def test_constant_lists_still_compile_to_constants():
     check_all_modes(weighted, np.array([0.5, 1.5]), second_order=False)
 
 
+# --- lists against module-level arrays (NumPy reads the list as an array) ------------------
+
+W = np.array([[1.0, 2.0], [3.0, -4.0]])
+V = np.array([0.5, -1.5])
+
+
+def list_matmul_global(x):
+    return np.sum(np.sin([x[0], x[1] * x[1]] @ W))
+
+
+def global_matmul_list(x):
+    return np.sum(np.exp(W @ [x[0], x[1] * x[1]]))
+
+
+def global_times_list(x):
+    y = V * [x[0], x[1] * x[1]]
+    return np.sum(y * x)
+
+
+def list_minus_global_then_ufunc(x):
+    return np.sum(np.tanh([x[1], x[0] * 2.0] - V))
+
+
+def global_method_with_list(x):
+    return np.sum(W.dot([x[0], x[1] * x[1]]) ** 2)
+
+
+def global_compared_with_list(x):
+    return np.sum(np.where(V < [x[0], x[1]], x * x, x))
+
+
+@pytest.mark.parametrize("fn", [list_matmul_global, global_matmul_list, global_times_list,
+                                list_minus_global_then_ufunc, global_method_with_list,
+                                global_compared_with_list], ids=lambda f: f.__name__)
+def test_list_against_a_module_level_array_is_the_array_numpy_reads(fn):
+    check_all_modes(fn, np.array([0.3, 0.7]))
+
+
+def numpy_scalar_times_list(x):
+    return np.sum(np.float64(2.0) * [x[0], x[1]])  # <- error
+
+
+def test_list_times_a_float64_scalar_raises_as_python_does():
+    with pytest.raises(TypeError):
+        numpy_scalar_times_list(np.array([0.3, 0.7]))
+    assert_refused(numpy_scalar_times_list, np.array([0.3, 0.7]), ["operand"], "reverse")
+
+
 # --- the recurrent pattern: a list appended in a loop, then reduced -------------------------
 
 def losses_fixed_horizon(x):

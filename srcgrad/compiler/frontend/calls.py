@@ -65,6 +65,13 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return func(*args, **kwargs)  # a local list being built (.append): compile time
     if isinstance(func, BoundMethod):
         return methods.call_method(lw, func, args, kwargs, node)
+    if symbolic and isinstance(getattr(func, "__self__", None), np.ndarray):
+        # a method of a compile-time array (a module global) given run-time values: the
+        # array as an IR constant, so the method lowers like one of a symbolic array
+        with lw.ctx.builder.at_line(lw.line_of(node)):
+            receiver = Sym(to_value(func.__self__))
+        method = attribute(lw, receiver, func.__name__, node)
+        return call(lw, method, args, kwargs, node)
     if isinstance(func, LocalFunction):
         return inline_local(lw, func, args, kwargs, node)
     if func is stop_gradient:
