@@ -294,6 +294,14 @@ def builtin_min_of_list(x):
     return min([x * x, 3 * x, 5.0])
 
 
+def builtin_max_with_key(x):
+    return max([x, -2 * x, x * x - 3.0], key=abs)
+
+
+def builtin_min_with_key(x):
+    return min((x - 1.0, np.sin(x), 0.25 * x), key=lambda v: (v - 0.1) ** 2)
+
+
 def fsum_of_list(x):
     return math.fsum([x, 2 * x, x * x, 1e-17])
 
@@ -317,10 +325,25 @@ def test_fsum_of_a_list_keeps_its_exact_rounding_and_type():
 
 
 @pytest.mark.parametrize("fn", [builtin_sum_of_list, builtin_max_of_list, builtin_min_of_list,
-                                fsum_of_list, prod_of_list_math, prod_of_list_with_start],
+                                builtin_max_with_key, builtin_min_with_key, fsum_of_list, prod_of_list_math, prod_of_list_with_start],
                          ids=lambda f: f.__name__)
 def test_builtin_reduction_over_a_list_of_traced_values_differentiates(fn):
     check_all_modes(fn, 0.7)
+
+
+def test_builtin_max_with_key_picks_what_python_picks():
+    for x in (0.7, -0.7, 1.9, -1.9):
+        sg.clear_cache()
+        value, _ = sg.value_and_grad(builtin_max_with_key)(x)
+        assert float(value) == builtin_max_with_key(x)
+
+
+def max_of_array_with_key(x):
+    return max(x, key=abs)  # <- error
+
+
+def test_builtin_max_of_an_array_with_key_is_refused():
+    assert_refused(max_of_array_with_key, np.array([0.5, -1.0]), ["key"], "reverse")
 
 
 # --- refusals -------------------------------------------------------------------------------

@@ -186,14 +186,7 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         out.value.type = {"float": T.FLOAT, "int": T.INT, "len": T.INT}[name]
         return out
     if name in ("max", "min"):
-        items = args[0] if len(args) == 1 else args
-        if isinstance(items, Sym):
-            return call_numpy_name(lw, name, [items], {}, node)
-        fn = np.maximum if name == "max" else np.minimum
-        result = items[0]
-        for item in items[1:]:
-            result = call(lw, fn, [result, item], {}, node)
-        return result
+        return _extreme(lw, name, args, kwargs, node)
     if func is math.prod:  # Python's left-to-right products, like sum below
         items = args[0]
         start = args[1] if len(args) > 1 else kwargs.get("start", 1)
@@ -232,6 +225,44 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
                  "supported in a differentiated function.", _BUILTIN_ADVICE.get(
                      name, f"Use the NumPy function for it (np.{name}(...) if there is one), "
                      "or compute it with operators."))
+
+
+def _extreme(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    """``max``/``min`` of values known at run time: ``np.maximum``/``np.minimum`` chains
+    (ties share the gradient); with ``key=``, Python's choice itself: an item replaces the
+    current one only where its key is strictly larger (smaller), so the first wins."""
+    if set(kwargs) - {"key", "default"}:
+        raise lw.err(node, f"{name}() got unexpected keyword arguments {sorted(kwargs)}.")
+    items = args[0] if len(args) == 1 else args
+    key = kwargs.get("key")
+    if isinstance(items, Sym):
+        if key is not None:
+            raise lw.err(node, f"{name}(array, key=...) over a value known only at run time "
+                         "is not supported.", f"Compute the keys with NumPy and use "
+                         f"np.arg{name}: x[np.arg{name}(keys)].")
+        return call_numpy_name(lw, name, [items], {}, node)
+    if not items:
+        if "default" in kwargs:
+            return kwargs["default"]
+        raise lw.err(node, f"{name}() of an empty sequence.")
+    if key is None:
+        fn = np.maximum if name == "max" else np.minimum
+        result = items[0]
+        for item in items[1:]:
+            result = call(lw, fn, [result, item], {}, node)
+        return result
+    better = np.greater if name == "max" else np.less
+    result, best = items[0], call(lw, key, [items[0]], {}, node)
+    for item in items[1:]:
+        k = call(lw, key, [item], {}, node)
+        if not is_symbolic([k, best]):  # keys known now: Python's own choice
+            if better(k, best):
+                result, best = item, k
+            continue
+        wins = call(lw, better, [k, best], {}, node)
+        result = call(lw, np.where, [wins, item, result], {}, node)
+        best = call(lw, np.where, [wins, k, best], {}, node)
+    return result
 
 
 _BUILTIN_ADVICE = {
