@@ -249,7 +249,8 @@ def run_time_lists_inside_a_list(xs):
     for t in range(xs.shape[0]):
         hs.append(xs[t] ** 2)
         gs.append(np.sin(xs[t]))
-    return np.sum(np.concatenate([hs, gs]) ** 2) + np.mean([hs, gs])
+    return (np.sum(np.concatenate([hs, gs]) ** 2) + np.mean([hs, gs])
+            + np.sum(np.array([hs, gs]) * np.array([[1.0], [2.0]])))
 
 
 def test_run_time_lists_inside_a_list_are_the_arrays_they_make():

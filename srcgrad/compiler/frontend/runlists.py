@@ -70,6 +70,8 @@ def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool
     (``np.concatenate(hs)``: its length is not known while compiling)."""
     if func in (sum, min, max, math.prod):
         return len(args) >= 1 and not holds_run_list([*args[1:], *kwargs.values()])
+    if func in (np.array, np.asarray):  # np.array([hs, gs]): every item is an array
+        return not holds_run_list(list(kwargs.values()))
     r = rule_for(func)
     if r is None or r.user:
         return False  # a user's function may want the list itself
