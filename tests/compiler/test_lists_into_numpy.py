@@ -185,6 +185,31 @@ def test_list_times_a_float64_scalar_raises_as_python_does():
     assert_refused(numpy_scalar_times_list, np.array([0.3, 0.7]), ["operand"], "reverse")
 
 
+# --- lists written into arrays, held in dicts ------------------------------------------------
+
+def list_written_into_a_slice(x):
+    y = np.zeros(3)
+    y[0:2] = [x, 2 * x]
+    return np.sum(y * y)
+
+
+def tuple_added_into_a_slice(x):
+    y = np.ones(3)
+    y[1:] += (x * x, np.sin(x))
+    return np.sum(y * y)
+
+
+def list_inside_a_local_dict(x):
+    d = {"a": x, "b": [x, 3.0]}
+    return np.sum(d["b"]) * d["a"]
+
+
+@pytest.mark.parametrize("fn", [list_written_into_a_slice, tuple_added_into_a_slice,
+                                list_inside_a_local_dict], ids=lambda f: f.__name__)
+def test_list_written_into_an_array_or_kept_in_a_dict_differentiates(fn):
+    check_all_modes(fn, 0.7)
+
+
 # --- the recurrent pattern: a list appended in a loop, then reduced -------------------------
 
 def losses_fixed_horizon(x):
