@@ -107,6 +107,8 @@ def is_symbolic(obj: Any) -> bool:
         return any(is_symbolic(o) for o in obj)
     if isinstance(obj, slice):
         return any(is_symbolic(o) for o in (obj.start, obj.stop, obj.step))
+    if isinstance(obj, np.ndarray) and obj.dtype == object:  # NumPy filled it with Syms
+        return any(is_symbolic(o) for o in obj.flat)
     return False
 
 
@@ -132,6 +134,10 @@ def to_value(obj: Any) -> Value:
     if isinstance(obj, Sym):
         return obj.value
     b = current()
+    if isinstance(obj, np.ndarray) and is_symbolic(obj):
+        raise SrcGradError(
+            "NumPy made an array of objects out of values known only at run time here.",
+            advice="Build the array with np.array([...]) or np.stack([...]) first.")
     if isinstance(obj, (tuple, list)) and _holds_sym(obj):
         prim = "make_tuple" if isinstance(obj, tuple) else "make_list"
         items = tuple(to_value(o) for o in obj)
@@ -210,6 +216,8 @@ def _array_like(rule: Rule, v: Any) -> Any:
     does: one holding Syms becomes that array (``stack``), so activity flows through it.
     A static parameter keeps its Python value (a shape, axes), and a user's function
     (``sg.defvjp``) gets what it was given: a list it receives is its own business."""
+    if isinstance(v, np.ndarray) and is_symbolic(v):  # an object array of Syms
+        v = v.tolist()
     if rule.user or not isinstance(v, (list, tuple)) or not is_symbolic(v):
         return v
     return as_array(v)

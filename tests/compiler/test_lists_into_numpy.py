@@ -137,6 +137,79 @@ def test_constant_lists_still_compile_to_constants():
     check_all_modes(weighted, np.array([0.5, 1.5]), second_order=False)
 
 
+# --- lists against module-level arrays (NumPy reads the list as an array) ------------------
+
+W = np.array([[1.0, 2.0], [3.0, -4.0]])
+V = np.array([0.5, -1.5])
+
+
+def list_matmul_global(x):
+    return np.sum(np.sin([x[0], x[1] * x[1]] @ W))
+
+
+def global_matmul_list(x):
+    return np.sum(np.exp(W @ [x[0], x[1] * x[1]]))
+
+
+def global_times_list(x):
+    y = V * [x[0], x[1] * x[1]]
+    return np.sum(y * x)
+
+
+def list_minus_global_then_ufunc(x):
+    return np.sum(np.tanh([x[1], x[0] * 2.0] - V))
+
+
+def global_method_with_list(x):
+    return np.sum(W.dot([x[0], x[1] * x[1]]) ** 2)
+
+
+def global_compared_with_list(x):
+    return np.sum(np.where(V < [x[0], x[1]], x * x, x))
+
+
+@pytest.mark.parametrize("fn", [list_matmul_global, global_matmul_list, global_times_list,
+                                list_minus_global_then_ufunc, global_method_with_list,
+                                global_compared_with_list], ids=lambda f: f.__name__)
+def test_list_against_a_module_level_array_is_the_array_numpy_reads(fn):
+    check_all_modes(fn, np.array([0.3, 0.7]))
+
+
+def numpy_scalar_times_list(x):
+    return np.sum(np.float64(2.0) * [x[0], x[1]])  # <- error
+
+
+def test_list_times_a_float64_scalar_raises_as_python_does():
+    with pytest.raises(TypeError):
+        numpy_scalar_times_list(np.array([0.3, 0.7]))
+    assert_refused(numpy_scalar_times_list, np.array([0.3, 0.7]), ["operand"], "reverse")
+
+
+# --- lists written into arrays, held in dicts ------------------------------------------------
+
+def list_written_into_a_slice(x):
+    y = np.zeros(3)
+    y[0:2] = [x, 2 * x]
+    return np.sum(y * y)
+
+
+def tuple_added_into_a_slice(x):
+    y = np.ones(3)
+    y[1:] += (x * x, np.sin(x))
+    return np.sum(y * y)
+
+
+def list_inside_a_local_dict(x):
+    d = {"a": x, "b": [x, 3.0]}
+    return np.sum(d["b"]) * d["a"]
+
+
+@pytest.mark.parametrize("fn", [list_written_into_a_slice, tuple_added_into_a_slice,
+                                list_inside_a_local_dict], ids=lambda f: f.__name__)
+def test_list_written_into_an_array_or_kept_in_a_dict_differentiates(fn):
+    check_all_modes(fn, 0.7)
+
+
 # --- the recurrent pattern: a list appended in a loop, then reduced -------------------------
 
 def losses_fixed_horizon(x):
@@ -201,7 +274,8 @@ def run_time_lists_inside_a_list(xs):
     for t in range(xs.shape[0]):
         hs.append(xs[t] ** 2)
         gs.append(np.sin(xs[t]))
-    return np.sum(np.concatenate([hs, gs]) ** 2) + np.mean([hs, gs])
+    return (np.sum(np.concatenate([hs, gs]) ** 2) + np.mean([hs, gs])
+            + np.sum(np.array([hs, gs]) * np.array([[1.0], [2.0]])))
 
 
 def test_run_time_lists_inside_a_list_are_the_arrays_they_make():
@@ -246,6 +320,14 @@ def builtin_min_of_list(x):
     return min([x * x, 3 * x, 5.0])
 
 
+def builtin_max_with_key(x):
+    return max([x, -2 * x, x * x - 3.0], key=abs)
+
+
+def builtin_min_with_key(x):
+    return min((x - 1.0, np.sin(x), 0.25 * x), key=lambda v: (v - 0.1) ** 2)
+
+
 def fsum_of_list(x):
     return math.fsum([x, 2 * x, x * x, 1e-17])
 
@@ -269,10 +351,25 @@ def test_fsum_of_a_list_keeps_its_exact_rounding_and_type():
 
 
 @pytest.mark.parametrize("fn", [builtin_sum_of_list, builtin_max_of_list, builtin_min_of_list,
-                                fsum_of_list, prod_of_list_math, prod_of_list_with_start],
+                                builtin_max_with_key, builtin_min_with_key, fsum_of_list, prod_of_list_math, prod_of_list_with_start],
                          ids=lambda f: f.__name__)
 def test_builtin_reduction_over_a_list_of_traced_values_differentiates(fn):
     check_all_modes(fn, 0.7)
+
+
+def test_builtin_max_with_key_picks_what_python_picks():
+    for x in (0.7, -0.7, 1.9, -1.9):
+        sg.clear_cache()
+        value, _ = sg.value_and_grad(builtin_max_with_key)(x)
+        assert float(value) == builtin_max_with_key(x)
+
+
+def max_of_array_with_key(x):
+    return max(x, key=abs)  # <- error
+
+
+def test_builtin_max_of_an_array_with_key_is_refused():
+    assert_refused(max_of_array_with_key, np.array([0.5, -1.0]), ["key"], "reverse")
 
 
 # --- refusals -------------------------------------------------------------------------------
@@ -283,6 +380,10 @@ def select_has_no_rule(x):
 
 def reduce_over_list(x):
     return functools.reduce(operator.add, [x, 2 * x])  # <- error
+
+
+def reduce_over_tuple(x):
+    return functools.reduce(operator.mul, (x, np.sin(x)))  # <- error
 
 
 def dict_into_call_without_rule(x):
@@ -297,6 +398,7 @@ def traced_static_argument(x):
 def test_call_without_rule_reached_by_a_list_is_refused(mode):
     assert_refused(select_has_no_rule, np.array([0.5, -1.0]), ["np.select"], mode)
     assert_refused(reduce_over_list, 0.5, ["reduce"], mode)
+    assert_refused(reduce_over_tuple, 0.5, ["reduce"], mode)
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])

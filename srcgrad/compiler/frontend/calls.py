@@ -4,9 +4,13 @@ In order: a method of a symbolic value (:mod:`.methods`); a nested ``def``/``lam
 user function with source (inlined: its body is lowered with the arguments bound, so it
 is differentiated through); a derived function (its IR is inlined); a callable with a
 rule (``sg.defvjp`` rules win over source) -> one op; a Python builtin; anything else is
-an opaque ``call`` op, which is fine as long as no derivative must flow through it (the
-reverse transform raises then, pointing to ``sg.defvjp``). Calls with only compile-time
-arguments to pure functions run at compile time.
+an opaque ``call`` op, which is fine as long as no derivative must flow through it (both
+transforms refuse it otherwise, pointing to ``sg.defvjp``: see ``ad/soundness.py``). Calls
+with only compile-time arguments to pure functions run at compile time.
+
+A list or tuple of traced values where NumPy reads an array is the array ``np.asarray``
+makes of it (``symbolic.as_array``, applied by ``record_rule`` to every rule input); a list
+a run-time loop built is ``stack_list`` of it there (:mod:`.runlists`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
-from . import captured, derived, methods
+from . import captured, derived, methods, runlists
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -35,7 +39,7 @@ from .context import (
     LocalFunction,
     RecursionNeedsValues,
 )
-from .control import RunList, SymEnumerate, SymRange, SymZip
+from .control import SymEnumerate, SymRange, SymZip
 from .resolve import Dependency, Scope
 from .source import parse_function
 
@@ -60,6 +64,13 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return func(*args, **kwargs)  # a local list being built (.append): compile time
     if isinstance(func, BoundMethod):
         return methods.call_method(lw, func, args, kwargs, node)
+    if symbolic and isinstance(getattr(func, "__self__", None), np.ndarray):
+        # a method of a compile-time array (a module global) given run-time values: the
+        # array as an IR constant, so the method lowers like one of a symbolic array
+        with lw.ctx.builder.at_line(lw.line_of(node)):
+            receiver = Sym(to_value(func.__self__))
+        method = attribute(lw, receiver, func.__name__, node)
+        return call(lw, method, args, kwargs, node)
     if isinstance(func, LocalFunction):
         return inline_local(lw, func, args, kwargs, node)
     if func is stop_gradient:
@@ -68,8 +79,8 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return derived.inline_derived(lw, func, args, kwargs, node)
     if getattr(func, "__srcgrad_transform__", None) is not None:
         return derived.apply_transform(lw, func, args, kwargs, node)
-    if _holds_run_list(args) or _holds_run_list(list(kwargs.values())):
-        return run_list_call(lw, func, args, kwargs, node)
+    if runlists.holds_run_list([*args, *kwargs.values()]):
+        return runlists.run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
     r = rule_for(func)
@@ -102,68 +113,6 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
-
-
-def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
-                  node: Any) -> Any:
-    """A call given a list a run-time loop built (``hs``): ``np.stack(hs)``, ``len(hs)``,
-    and wherever NumPy reads an array (``np.mean(losses)``) or a builtin reduces the items
-    (``sum(losses)``, ``math.fsum``), the array ``np.asarray(hs)`` (``stack_list``)."""
-    if func in (np.stack, np.array, np.asarray) and isinstance(args[0], RunList) \
-            and set(kwargs) <= {"axis"} and len(args) <= 2:
-        axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
-        if func is not np.stack and axis != 0:
-            raise lw.err(node, f"np.{func.__name__} takes no axis.")
-        return _stacked(args[0])
-    if func is len and len(args) == 1:
-        return call_builtin(lw, len, [args[0].value], {}, node)
-    if _reads_arrays_at(func, args, kwargs):
-        return _call(lw, func, [_stacked(a) for a in args],
-                     {k: _stacked(v) for k, v in kwargs.items()}, node)
-    raise lw.err(node, f"a list built by a loop with a run-time trip count can only be passed "
-                 "where NumPy reads an array (a NumPy function's array argument), to sum, min, "
-                 f"max, math.fsum, math.prod or len, not to {getattr(func, '__name__', func)}.",
-                 "Stack it first: arr = np.stack(items).")
-
-
-def _holds_run_list(obj: Any) -> bool:
-    if isinstance(obj, RunList):
-        return True
-    return isinstance(obj, (list, tuple)) and any(_holds_run_list(o) for o in obj)
-
-
-def _stacked(v: Any) -> Any:
-    """``v`` with every run-time list in it replaced by the array it makes (np.asarray)."""
-    if isinstance(v, RunList):
-        return record_rule(STRUCTURAL["stack_list"], [v.value, 0], {})
-    if isinstance(v, (list, tuple)) and _holds_run_list(v):
-        return type(v)(_stacked(o) for o in v)
-    return v
-
-
-def _reads_arrays_at(func: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
-    """Does ``func`` read every run-time list it is given as an array (``np.asarray``)?
-
-    Yes for the first argument of ``sum``/``min``/``max``/``math.prod``, and for a rule's
-    array inputs: a run-time list itself, or inside a list (``np.mean([hs, gs])``, each
-    array of ``np.concatenate([hs, gs])``), but not as the sequence of a variadic input
-    (``np.concatenate(hs)``: its length is not known while compiling)."""
-    if func in (sum, min, max, math.prod):
-        return len(args) >= 1 and not _holds_run_list([*args[1:], *kwargs.values()])
-    r = rule_for(func)
-    if r is None or r.user:
-        return False  # a user's function may want the list itself
-    try:
-        env = r.bind(args, kwargs)
-    except TypeError:
-        return False
-    for k, v in env.items():
-        if not _holds_run_list(v):
-            continue
-        if k not in r.inputs or (isinstance(v, RunList) and k in (r.variadic,
-                                                                  r.call_form.star)):
-            return False
-    return True
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -238,14 +187,7 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         out.value.type = {"float": T.FLOAT, "int": T.INT, "len": T.INT}[name]
         return out
     if name in ("max", "min"):
-        items = args[0] if len(args) == 1 else args
-        if isinstance(items, Sym):
-            return call_numpy_name(lw, name, [items], {}, node)
-        fn = np.maximum if name == "max" else np.minimum
-        result = items[0]
-        for item in items[1:]:
-            result = call(lw, fn, [result, item], {}, node)
-        return result
+        return _extreme(lw, name, args, kwargs, node)
     if func is math.prod:  # Python's left-to-right products, like sum below
         items = args[0]
         start = args[1] if len(args) > 1 else kwargs.get("start", 1)
@@ -284,6 +226,44 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
                  "supported in a differentiated function.", _BUILTIN_ADVICE.get(
                      name, f"Use the NumPy function for it (np.{name}(...) if there is one), "
                      "or compute it with operators."))
+
+
+def _extreme(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    """``max``/``min`` of values known at run time: ``np.maximum``/``np.minimum`` chains
+    (ties share the gradient); with ``key=``, Python's choice itself: an item replaces the
+    current one only where its key is strictly larger (smaller), so the first wins."""
+    if set(kwargs) - {"key", "default"}:
+        raise lw.err(node, f"{name}() got unexpected keyword arguments {sorted(kwargs)}.")
+    items = args[0] if len(args) == 1 else args
+    key = kwargs.get("key")
+    if isinstance(items, Sym):
+        if key is not None:
+            raise lw.err(node, f"{name}(array, key=...) over a value known only at run time "
+                         "is not supported.", f"Compute the keys with NumPy and use "
+                         f"np.arg{name}: x[np.arg{name}(keys)].")
+        return call_numpy_name(lw, name, [items], {}, node)
+    if not items:
+        if "default" in kwargs:
+            return kwargs["default"]
+        raise lw.err(node, f"{name}() of an empty sequence.")
+    if key is None:
+        fn = np.maximum if name == "max" else np.minimum
+        result = items[0]
+        for item in items[1:]:
+            result = call(lw, fn, [result, item], {}, node)
+        return result
+    better = np.greater if name == "max" else np.less
+    result, best = items[0], call(lw, key, [items[0]], {}, node)
+    for item in items[1:]:
+        k = call(lw, key, [item], {}, node)
+        if not is_symbolic([k, best]):  # keys known now: Python's own choice
+            if better(k, best):
+                result, best = item, k
+            continue
+        wins = call(lw, better, [k, best], {}, node)
+        result = call(lw, np.where, [wins, item, result], {}, node)
+        best = call(lw, np.where, [wins, k, best], {}, node)
+    return result
 
 
 _BUILTIN_ADVICE = {

@@ -16,7 +16,7 @@ import gast
 import numpy as np
 
 from ..ir.types import AType
-from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
 from . import branches, calls, captured, unbound
 from .context import LocalFunction
 from .identity import is_identity
@@ -111,13 +111,39 @@ class ExpressionsMixin:
                                  "a value and None (an argument or variable that is None "
                                  "in this call).",
                            "Test it first: `if w is not None: ...`.")
+        a, b = self.lists_as_arrays(op, a, b, node)
         if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
             name = "floor_divide" if op is operator.floordiv else "remainder"
             return calls.call_numpy_name(self, name, [a, b], {}, node)
         try:
             return op(a, b)
         except TypeError as e:
-            raise self.err(node, f"unsupported operand types: {e}") from None
+            raise self.err(node, f"unsupported operand types: {e}",
+                           "Python raises this too; make list operands arrays first "
+                           "(np.array([...])).") from None
+
+    def lists_as_arrays(self, op: Any, a: Any, b: Any, node: Any) -> tuple[Any, Any]:
+        """A list or tuple holding symbolic values that NumPy reads as an array (``V *
+        [a, b]`` for an ndarray ``V``): that array, not an object array of symbolic
+        values. Whether NumPy does is asked of NumPy, on stand-in floats (``np.float64(2)
+        * [a, b]`` raises in Python, as it does in the emitted code). Against a symbolic
+        value the tracer converts; against Python values Python's meaning stays."""
+        def probe(items: Any, other: Any, left: bool) -> bool:
+            stand_in = [0.5] * len(items)
+            try:
+                got = op(stand_in, other) if left else op(other, stand_in)
+            except Exception:
+                return False
+            return isinstance(got, np.ndarray)
+
+        def convert(v: Any, other: Any, left: bool) -> Any:
+            if isinstance(v, (list, tuple)) and is_symbolic(v) and isinstance(
+                    other, (np.ndarray, np.generic)) and probe(v, other, left):
+                with self.ctx.builder.at_line(self.line_of(node)):
+                    return as_array(v)
+            return v
+
+        return convert(a, b, True), convert(b, a, False)
 
     def expr_UnaryOp(self, node: Any) -> Any:
         v = self.expr(node.operand)
@@ -139,6 +165,8 @@ class ExpressionsMixin:
             if isinstance(op, (gast.Is, gast.IsNot)):
                 part = is_identity(self, left, right, isinstance(op, gast.IsNot), node)
             else:
+                if not isinstance(op, (gast.In, gast.NotIn)):
+                    left, right = self.lists_as_arrays(CMPOPS[type(op)], left, right, node)
                 part = CMPOPS[type(op)](left, right)
             result = part if result is True else (
                 result & part if is_symbolic(result) or is_symbolic(part) else result and part)
