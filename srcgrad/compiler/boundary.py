@@ -40,9 +40,8 @@ class InternalCompilerError(SrcGradError):
 
 def _library_roots() -> tuple[str, ...]:
     """Folders whose code is not the user's: srcgrad, the standard library, site-packages."""
-    import srcgrad
-
-    roots = {os.path.dirname(os.path.abspath(srcgrad.__file__))}
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # srcgrad/
+    roots = {package}
     paths = sysconfig.get_paths()
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         if paths.get(key):
