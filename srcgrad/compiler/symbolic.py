@@ -14,6 +14,8 @@ ops; calls on plain values alone run at trace time (static data).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from srcgrad.errors import SrcGradError
@@ -21,7 +23,7 @@ from srcgrad.rules import Rule, rule_for, rule_named
 
 from .ir import types as T
 from .ir.builder import current
-from .ir.core import Value, const_value
+from .ir.core import PYTHON_SPELLING, Value, const_value
 
 
 class Sym:
@@ -130,6 +132,28 @@ def static_or_sym(v: Value) -> Any:
 
 # --- recording ---------------------------------------------------------------------------
 
+# Ops the user spelled with Python's float semantics (an operator or a ``math.*`` call) are
+# marked PYTHON_SPELLING: on Python floats they may raise (``1.0 / 0.0``), as the user's code
+# would. Every other op (``np.*`` calls, all derivative code) keeps NumPy's semantics
+# (inf/nan) even where the backend prints a fast Python spelling for it.
+_spelling: list[bool] = [False]
+
+
+@contextmanager
+def python_spelling() -> Iterator[None]:
+    """Ops recorded inside are the user's operators / ``math.*`` calls (see above)."""
+    saved = _spelling[0]
+    _spelling[0] = True
+    try:
+        yield
+    finally:
+        _spelling[0] = saved
+
+
+def has_python_spelling(attrs: dict[str, Any]) -> bool:
+    return bool(attrs.get(PYTHON_SPELLING))
+
+
 def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Record ``fn(*args, **kwargs)`` as the op of ``fn``'s rule; a Sym."""
     rule = rule_for(fn)
@@ -152,6 +176,8 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     attrs: dict[str, Any] = {"rule": rule}
     if rule.user and fn is not None:
         attrs["callee"] = fn
+    if _spelling[0]:
+        attrs[PYTHON_SPELLING] = True
     op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
 

@@ -14,7 +14,7 @@ from typing import Any
 import gast
 import numpy as np
 
-from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from ..symbolic import Sym, is_symbolic, python_spelling, record_rule, to_value
 from . import branches, calls, unbound
 from .context import LocalFunction
 from .resolve import MISSING
@@ -95,13 +95,14 @@ class ExpressionsMixin:
         return self.binop(op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: Any, a: Any, b: Any, node: Any) -> Any:
-        if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
-            name = "floor_divide" if op is operator.floordiv else "remainder"
-            return calls.call_numpy_name(self, name, [a, b], {}, node)
-        try:
-            return op(a, b)
-        except TypeError as e:
-            raise self.err(node, f"unsupported operand types: {e}") from None
+        with python_spelling():  # the user's operator: Python's semantics on floats
+            if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
+                name = "floor_divide" if op is operator.floordiv else "remainder"
+                return calls.call_numpy_name(self, name, [a, b], {}, node)
+            try:
+                return op(a, b)
+            except TypeError as e:
+                raise self.err(node, f"unsupported operand types: {e}") from None
 
     def expr_UnaryOp(self, node: Any) -> Any:
         v = self.expr(node.operand)

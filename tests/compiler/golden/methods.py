@@ -22,7 +22,10 @@ def grad_methods(x):
     _t5 = seed_one(_t5)
     _t5 = unreduce(_t5, _t7)
     _t8 = reduced_count(_t7)
-    _t5 = _t5 / _t8
+    try:
+        _t5 = _t5 / _t8
+    except (ArithmeticError, ValueError):
+        _t5 = np.divide(_t5, _t8)
     _t5 = unreduce(_t5, _t6, 0)
     _t9 = matmul_adjoint_x(_t5, m, _t4)
     dm = matmul_adjoint_y(_t3, _t5, _t2)

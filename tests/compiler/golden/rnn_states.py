@@ -30,7 +30,10 @@ def grad_rnn_states(x, w):
     _t8 = np.sum(_t8)
     _t8 = seed_one(_t8)
     _t8 = unreduce(_t8, _t9)
-    _t7 = _t7 ** 1
+    try:
+        _t7 = _t7 ** 1
+    except (ArithmeticError, ValueError):
+        _t7 = np.power(_t7, 1)
     _t7 = 2 * _t7
     _t8 = _t8 * _t7
     dstates = unstack(_t8)
