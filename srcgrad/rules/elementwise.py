@@ -41,14 +41,25 @@ _binary("add", np.add, lambda g: g, lambda g: g)
 _binary("subtract", np.subtract, lambda g: g, lambda g: -g)
 _binary("multiply", np.multiply, lambda g, y: g * y, lambda g, x: g * x)
 _binary("divide", np.divide, lambda g, y: g / y, lambda g, x, y: -g * x / (y * y))
-_binary(
-    "power", np.power,
-    # d/dx x**y = y * x**(y-1), but 0 where y == 0 (so 0**0 has slope 0, as PyTorch)
-    lambda g, x, y: g * np.where(y == 0, 0.0, y * x ** (y - 1)),
-    # d/dy x**y = x**y * log(x), but 0 where x == 0 and y >= 0 (PyTorch masks it)
-    lambda g, x, y, out: g * np.where(np.logical_and(x == 0, y >= 0), 0.0, out * np.log(x)),
-    math.pow,
-)
+
+
+# Power's masks are "double wheres": the masked input is replaced by 1.0 before it reaches
+# ``x ** (y - 1)`` / ``log(x)``, not only the result. A mask on the result alone is right
+# at first order, but the next derivative of the untaken branch (``0 * inf``) is nan.
+def _power_vjp_x(g: Any, x: Any, y: Any) -> Any:
+    """d/dx x**y = y * x**(y-1), but 0 where y == 0 (``x ** 0`` has slope 0 at 0, PyTorch)."""
+    constant = y == 0
+    return g * np.where(constant, 0.0, y * np.where(constant, 1.0, x) ** (y - 1))
+
+
+def _power_vjp_y(g: Any, x: Any, y: Any, out: Any) -> Any:
+    """d/dy x**y = x**y * log(x), but 0 where x == 0 and y >= 0 (PyTorch masks it too;
+    its second derivative there is nan where ours is 0, see the kink table)."""
+    zero_base = np.logical_and(x == 0, y >= 0)
+    return g * np.where(zero_base, 0.0, out * np.log(np.where(zero_base, 1.0, x)))
+
+
+_binary("power", np.power, _power_vjp_x, _power_vjp_y, math.pow)
 _binary("remainder", np.remainder, lambda g: g, lambda g, x, y: -g * np.floor_divide(x, y))
 _unary("negative", np.negative, lambda g: -g)
 _unary("positive", np.positive, lambda g: g)

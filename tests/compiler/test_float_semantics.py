@@ -110,6 +110,10 @@ def test_second_derivative_at_domain_edge_is_numpys_value_not_an_exception():
     assert _all_modes(math_sqrt, 0.0)[2] == -INF
 
 
+def test_x_to_the_zero_has_zero_first_and_second_derivative_at_zero_on_python_floats():
+    assert _all_modes(np_power_zero, 0.0) == (0.0, 0.0, 0.0)
+
+
 def test_np_sqrt_of_negative_python_float_is_nan_as_numpy():
     value, g = _quiet(sg.value_and_grad(np_sqrt), -4.0)
     assert math.isnan(value) and math.isnan(g) and type(g) is float

@@ -10,6 +10,11 @@ function is the same one unless the runtime spells the operation differently (``
 ``where`` note: the untaken branch's adjoint reaches the argument as ``0 * inf`` = NaN, in
 srcgrad as in PyTorch; keeping the untaken branch finite inside the function is the fix
 (row ``where-fixed``).
+
+``SECOND_ORDER`` holds the second derivatives at kinks, through the compiler (``sg.hessian``
+and forward-over-reverse ``sg.jvp(sg.grad(f))``) and the runtime (``create_graph=True``).
+Its rows marked ``differs_from_torch`` are srcgrad's deliberate differences from PyTorch:
+there the ``torch`` column checks that PyTorch still gives what the row says it gives.
 """
 
 from __future__ import annotations
@@ -201,6 +206,98 @@ TABLE = [
     Row("logaddexp-of-minus-inf", logaddexp_, ([-INF, -INF, 0.0], [0.0, -INF, -INF]),
         ([0.0, NAN, 1.0], [1.0, NAN, 0.0]), lambda x, y: _torch("logaddexp")(x, y).sum()),
 ]
+
+
+
+def zero_base_power(y):
+    return np.sum(0.0 ** y)
+
+
+def zero_array_base_power(y):
+    return np.sum(np.zeros_like(y) ** y)  # a base known only at run time
+
+
+@dataclass
+class SecondRow:
+    """A function of one argument whose Hessian is diagonal: ``hess`` is that diagonal."""
+
+    label: str
+    f: Callable[..., Any]
+    arg: Any
+    hess: Any  # srcgrad's d2 f / d arg2 (diagonal)
+    torch_f: Callable[..., Any]
+    torch_hess: Any = None  # PyTorch's, where it differs on purpose
+    differs_from_torch: str = ""  # why srcgrad differs (listed in DESIGN.md's kink notes)
+
+
+SECOND_ORDER = [
+    # x ** 0 is constant: its derivative (masked to 0, PyTorch's rule) has slope 0 too,
+    # also at 0, where the unmasked branch y * x ** (y - 1) is inf
+    SecondRow("power-x**0-at-0-second-order", power_zero_exponent, [0.0, 2.0], [0.0, 0.0],
+              lambda x: (x ** 0.0).sum()),
+    # d/dy 0 ** y is masked to 0 for y >= 0; srcgrad masks log's input too (a double
+    # where), so the next derivative is 0. PyTorch masks only log(0)'s result: NaN
+    SecondRow("power-0**y-second-order-in-y", zero_base_power, [2.0, 0.5, 3.0],
+              [0.0, 0.0, 0.0], lambda y: (_torch("zeros_like")(y) ** y).sum(),
+              torch_hess=[NAN, NAN, NAN],
+              differs_from_torch="PyTorch's masked log(0) branch leaks NaN into d2/dy2"),
+    SecondRow("power-zeros**y-second-order-in-y", zero_array_base_power, [2.0, 0.5, 3.0],
+              [0.0, 0.0, 0.0], lambda y: (_torch("zeros_like")(y) ** y).sum(),
+              torch_hess=[NAN, NAN, NAN],
+              differs_from_torch="PyTorch's masked log(0) branch leaks NaN into d2/dy2"),
+]
+SECOND_BACKENDS = ("compiler-hessian", "compiler-jvp-of-grad", "compiler-grad-of-grad",
+                   "runtime", "torch")
+
+
+def _sum_of_gradient(f: Callable[..., Any]) -> Callable[..., Any]:
+    df = sg.grad(f)
+
+    def sum_of_gradient(x):
+        return np.sum(df(x))
+    return sum_of_gradient
+
+
+def second_derivatives(row: SecondRow, backend: str) -> np.ndarray:
+    """The diagonal of the Hessian of ``row.f`` by ``backend`` (H @ 1: it is diagonal)."""
+    x = np.array(row.arg, dtype=np.float64)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if backend == "compiler-hessian":
+            sg.clear_cache()
+            return np.diag(sg.hessian(row.f)(x))
+        if backend == "compiler-jvp-of-grad":
+            sg.clear_cache()
+            return np.asarray(sg.jvp(sg.grad(row.f))(x, np.ones_like(x))[1])
+        if backend == "compiler-grad-of-grad":  # reverse over reverse: H @ 1
+            sg.clear_cache()
+            return np.asarray(sg.grad(_sum_of_gradient(row.f))(x))
+        if backend == "runtime":
+            t = sg.tensor(x, requires_grad=True)
+            (g,) = sg.autograd.grad(row.f(t), t, create_graph=True)
+            (h,) = sg.autograd.grad(g.sum(), t)
+            return np.asarray(h)
+        torch = pytest.importorskip("torch")
+        t = torch.tensor(x, requires_grad=True)
+        (g,) = torch.autograd.grad(row.torch_f(t), t, create_graph=True)
+        (h,) = torch.autograd.grad(g.sum(), t)
+        return h.numpy()
+
+
+@pytest.mark.parametrize("row, backend", [
+    pytest.param(row, backend, id=f"{row.label}[{backend}]")
+    for row in SECOND_ORDER for backend in SECOND_BACKENDS])
+def test_kink_table_second_order(row, backend):
+    got = second_derivatives(row, backend)
+    want = row.torch_hess if backend == "torch" and row.differs_from_torch else row.hess
+    np.testing.assert_allclose(got, np.array(want, dtype=np.float64), rtol=1e-12, atol=0,
+                               equal_nan=True, err_msg=f"{row.label} [{backend}]")
+
+
+def test_kink_table_second_order_lists_each_deliberate_difference_with_torchs_value():
+    for row in SECOND_ORDER:
+        assert bool(row.differs_from_torch) == (row.torch_hess is not None), row.label
+
 
 # "<label>[<backend>]" -> the bug, while the owner fixes it (strict: a fix must remove it)
 PENDING: dict[str, str] = {}
