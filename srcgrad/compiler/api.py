@@ -336,15 +336,19 @@ class Derivation:
             cache.store(self.f, key, entry)
         return entry
 
-    def inline_ir(self) -> Function:
-        """The generic derivative IR, for inlining into a caller being differentiated."""
-        return self.entry(None).ir
+    def inline_ir(self, arg_types: list[T.AType] | None = None) -> Function:
+        """The derivative IR for inlining into a caller being differentiated: specialised
+        on ``arg_types`` when the caller knows them (what rules resolved from types, such
+        as a norm's vector-or-matrix axis, stays known), else the generic one."""
+        return self.entry(arg_types).ir
 
     def primal_ir(self, arg_types: list[T.AType] | None,
                   constants: dict[int, Any] | None = None
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
-            ir, _ = clone_function(self.inner.inline_ir())
+            # the inner derivative specialised on the same argument types: what its rules
+            # resolved from them (a norm's vector-or-matrix axis) stays known
+            ir, _ = clone_function(self.inner.inline_ir(arg_types))
             return ir, []
         return lower(self.f, arg_types, constants)
 

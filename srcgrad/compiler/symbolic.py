@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import Rule, rule_for, rule_named
 
@@ -171,6 +173,8 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
         env = rule.bind(list(args), kwargs)
     except TypeError as e:
         raise SrcGradError(str(e), advice="Check the call's arguments.") from None
+    if rule.resolve is not None:
+        env = _resolve(rule, env)
     operands = {k: _operand(rule, k, env[k]) for k in (*rule.inputs, *rule.params)}
     out_type = infer_type(rule, operands)
     attrs: dict[str, Any] = {"rule": rule}
@@ -182,6 +186,22 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     return Sym(op.out)
 
 
+def _resolve(rule: Rule, env: dict[str, Any]) -> dict[str, Any]:
+    """``env`` with the params ``rule.resolve`` makes explicit from the inputs' ndims (known
+    from their abstract types now, at compile time)."""
+    def ndim(v: Any) -> int | None:
+        if isinstance(v, Sym):
+            return v.value.type.known_ndim if v.value.type is not None else None
+        return None if is_symbolic(v) else int(np.ndim(v))
+
+    params = {p: env[p] for p in rule.params}
+    try:
+        resolved = rule.resolve(params, {k: ndim(env[k]) for k in rule.inputs})
+    except ValueError as e:
+        raise SrcGradError(str(e)) from None
+    return {**env, **resolved}
+
+
 def _operand(rule: Rule, name: str, v: Any) -> Any:
     if name == rule.variadic or name == rule.call_form.star:
         if not isinstance(v, (list, tuple)):
@@ -191,10 +211,11 @@ def _operand(rule: Rule, name: str, v: Any) -> Any:
     return to_value(v)
 
 
-def _example(v: Any) -> tuple[bool, Any]:
-    """A concrete stand-in for operand ``v`` (its constant, or an example of its type)."""
+def _example(v: Any, unit: bool = False) -> tuple[bool, Any]:
+    """A concrete stand-in for operand ``v`` (its constant, or an example of its type;
+    ``unit``: an array example of size 1, which broadcasts against any constant array)."""
     if isinstance(v, tuple):
-        parts = [_example(x) for x in v]
+        parts = [_example(x, unit) for x in v]
         return all(ok for ok, _ in parts), [x for _, x in parts]
     is_const, c = const_value(v)
     if is_const:
@@ -202,6 +223,8 @@ def _example(v: Any) -> tuple[bool, Any]:
     t = v.type or T.ANY
     if t.kind in ("any", "static"):
         return False, None
+    if unit and t.kind == "array":
+        return True, np.full((1,) * (t.ndim or 0), 0.5, dtype=t.dtype)
     return True, T.example(t)
 
 
@@ -221,9 +244,20 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
 
 def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     """The result type, by running the primitive on example values of the operand types."""
+    t = _infer_type(rule, operands, unit=False)
+    if t.kind == "any" and rule.broadcasts and any(
+            isinstance(c, np.ndarray) and c.ndim for ok, c in
+            (const_value(v) for v in operands.values() if isinstance(v, Value)) if ok):
+        # the size-2 examples do not broadcast against a constant array of another size
+        # (``x * W`` with a captured W of 4 rows): size-1 examples do
+        t = _infer_type(rule, operands, unit=True)
+    return t
+
+
+def _infer_type(rule: Rule, operands: dict[str, Any], unit: bool) -> T.AType:
     env = {}
     for k, v in operands.items():
-        ok, x = _example(v)
+        ok, x = _example(v, unit)
         if not ok:
             return T.ANY
         env[k] = x

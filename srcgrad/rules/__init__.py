@@ -3,12 +3,21 @@
 Importing this package registers every rule. Read :mod:`.registry` for the record format
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
-:mod:`.linalg`, :mod:`.shape`, :mod:`.nondiff`, :mod:`.helpers`. :mod:`.methods` maps
+:mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.nondiff`, :mod:`.helpers`. :mod:`.methods` maps
 array methods onto rules, :mod:`.forward` derives forward mode from a rule, and
 :mod:`.user` registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
-from . import elementwise, helpers, linalg, nondiff, products, reductions, shape  # noqa: F401
+from . import (  # noqa: F401
+    elementwise,
+    helpers,
+    linalg,
+    nondiff,
+    norms,
+    products,
+    reductions,
+    shape,
+)
 from .dispatch import dispatching
 from .forward import forward_tangent
 from .registry import (

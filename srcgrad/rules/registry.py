@@ -81,6 +81,12 @@ class Rule:
     aliases: tuple[Callable[..., Any], ...] = ()
     user: bool = False  # registered through sg.defvjp / sg.defjvp
     form: str | CallForm | None = None  # the call form (module docstring); None: inputs, params
+    # Static params that depend on the inputs' ndims, made explicit when a call is bound so
+    # derivative functions branch on params, never on shapes (``norm``'s vector-or-matrix
+    # ``axis``): ``resolve(params, {input: ndim or None if unknown})`` -> params, or
+    # ValueError for a call it refuses. Every interpreter calls it: the compiler at compile
+    # time (from the abstract types), the runtime per call.
+    resolve: Callable[[dict[str, Any], dict[str, int | None]], dict[str, Any]] | None = None
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     call_form: CallForm = field(init=False, repr=False)

@@ -354,13 +354,13 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                    node: Any) -> Any:
     """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
     handle = func.__srcgrad__
-    ir = handle.inline_ir()
     try:
         bound = inspect.signature(func).bind(*args, **kwargs)
     except TypeError as e:
         raise lw.err(node, f"bad call of {func.__name__}: {e}") from None
     bound.apply_defaults()
     values = list(bound.arguments.values())
+    ir = handle.inline_ir(_known_types(values))
     mapping = {p: to_value(v) for p, v in zip(ir.params, values)}
     block = clone_block(ir.body, mapping)
     b = lw.ctx.builder
@@ -372,6 +372,16 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
         b.block.ops.append(op)
     outs = [Sym(r) for r in block.results]
     return _nest(ir.meta.get("returns", 0), outs)
+
+
+def _known_types(values: list[Any]) -> list[T.AType] | None:
+    """The abstract types of a derived function's arguments, if all are numbers or arrays
+    (then its IR is specialised on them); None for the generic IR."""
+    types = [v.value.type if isinstance(v, Sym) else T.of_value(v) for v in values]
+    if all(t is not None and t.kind in ("float", "int", "bool", "scalar", "array")
+           for t in types):
+        return types
+    return None
 
 
 def _nest(tree: Any, leaves: list[Any]) -> Any:
