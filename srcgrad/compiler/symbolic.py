@@ -171,7 +171,7 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     """Bind a call in the rule's public form (``rule.bind``) and append its op."""
     try:
         env = rule.bind(list(args), kwargs)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:  # (ValueError: a spelling the rule refuses)
         raise SrcGradError(str(e), advice="Check the call's arguments.") from None
     if rule.resolve is not None:
         env = _resolve(rule, env)

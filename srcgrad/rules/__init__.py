@@ -3,12 +3,13 @@
 Importing this package registers every rule. Read :mod:`.registry` for the record format
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
-:mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.nondiff`, :mod:`.helpers`. :mod:`.methods` maps
-array methods onto rules, :mod:`.forward` derives forward mode from a rule, and
-:mod:`.user` registers ``sg.defvjp`` / ``sg.defjvp`` rules.
+:mod:`.einsum`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.nondiff`,
+:mod:`.helpers`. :mod:`.methods` maps array methods onto rules, :mod:`.forward` derives
+forward mode from a rule, and :mod:`.user` registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
 from . import (  # noqa: F401
+    einsum,
     elementwise,
     helpers,
     linalg,

@@ -87,6 +87,10 @@ class Rule:
     # ValueError for a call it refuses. Every interpreter calls it: the compiler at compile
     # time (from the abstract types), the runtime per call.
     resolve: Callable[[dict[str, Any], dict[str, int | None]], dict[str, Any]] | None = None
+    # Another spelling of a call turned into the form's, by ``bind`` (so in every
+    # interpreter): ``canonical(args, kwargs)`` -> ``(args, kwargs)`` (einsum's sublists)
+    canonical: Callable[[Sequence[Any], dict[str, Any]],
+                        tuple[list[Any], dict[str, Any]]] | None = None
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     call_form: CallForm = field(init=False, repr=False)
@@ -119,6 +123,8 @@ class Rule:
     # --- calls ---------------------------------------------------------------------------
     def bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The environment ``{input or param name: value}`` of a call in the public form."""
+        if self.canonical is not None:
+            args, kwargs = self.canonical(args, dict(kwargs))
         return self.call_form.bind(args, kwargs)
 
     def apply(self, env: Mapping[str, Any]) -> Any:

@@ -174,3 +174,16 @@ def test_norm_of_value_whose_ndim_is_unknown_when_compiling_decides_at_run_time(
     _, t = sg.jvp(f)(other, u.view(_Subclass))
     np.testing.assert_allclose(float(np.asarray(t)), np.sum(want * u), rtol=1e-6, atol=1e-6)
     assert "norm_gradient(" in sg.source(sg.grad(f), other)
+
+
+_nuclear_gradient = sg.grad(nuclear)
+
+
+def sum_of_nuclear_gradient(x):
+    return np.sum(_nuclear_gradient(x))
+
+
+def test_reverse_over_reverse_through_svd_norm_is_refused_not_zero():
+    sg.clear_cache()
+    with pytest.raises(sg.SrcGradError, match=r"nuclear_norm_gradient\(\)'s input `x`"):
+        sg.grad(sum_of_nuclear_gradient)(MATRIX)

@@ -215,8 +215,20 @@ _EINSUM = [
 for _subs, _shapes in _EINSUM:
     add("einsum", Sample({"subscripts": _subs, "operands": [R(s) for s in _shapes],
                           "optimize": False}, label=_subs))
-each("einsum_grad_subscripts", [{"subscripts": "ij,jk->ik", "count": 2, "i": 1}])
-each("einsum_grad_shape", [{"subscripts": "ij->i", "count": 1, "i": 0, "shape": (4, 5)}])
+_EINSUM_ELLIPSIS = [
+    ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]), ("...ij,jk", [(3, 2, 3), (3, 4)]),
+    ("i...,i...->...", [(3, 2, 1), (3, 1, 4)]), ("ij,ij->i", [(4, 1), (4, 3)]),
+    ("...i,i", [(5,), (5,)]), ("i...->...", [(3, 2, 2)]),
+]
+for _subs, _shapes in _EINSUM_ELLIPSIS:
+    add("einsum", Sample({"subscripts": _subs, "operands": [R(s) for s in _shapes],
+                          "optimize": False}, label=_subs))
+each("einsum_grad_subscripts", [{"subscripts": "ij,jk->ik", "shapes": ((2, 3), (3, 4)),
+                                 "i": 1},
+                                {"subscripts": "...ij,j", "shapes": ((5, 1, 2, 3), (3,)),
+                                 "i": 0}])
+each("einsum_grad_shape", [{"subscripts": "ij->i", "shapes": ((4, 5),), "i": 0},
+                           {"subscripts": "i...,i...", "shapes": ((3, 1), (3, 4)), "i": 0}])
 
 # --- linear algebra ------------------------------------------------------------------------------
 each("norm", [{"x": R(s), "ord": None, "axis": None, "keepdims": False} for s in SHAPES])
