@@ -15,7 +15,7 @@ ops; calls on plain values alone run at trace time (static data).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -154,6 +154,15 @@ def python_spelling() -> Iterator[None]:
 
 def has_python_spelling(attrs: dict[str, Any]) -> bool:
     return bool(attrs.get(PYTHON_SPELLING))
+
+
+def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Any:
+    """The context to trace the derivative of an op in: the derivative of a user's
+    Python-spelled op keeps that spelling when the rule says its formulas cannot raise
+    where the primal did not (``Rule.safe_python_derivative``: no NumPy fallback needed)."""
+    if has_python_spelling(attrs) and rule.safe_python_derivative:
+        return python_spelling()
+    return nullcontext()
 
 
 def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:

@@ -87,6 +87,11 @@ class Rule:
     # ValueError for a call it refuses. Every interpreter calls it: the compiler at compile
     # time (from the abstract types), the runtime per call.
     resolve: Callable[[dict[str, Any], dict[str, int | None]], dict[str, Any]] | None = None
+    # The derivative formulas, spelled with ``math.*`` and Python operators on floats,
+    # raise on no input where the Python spelling of the primitive succeeded (``cos`` for
+    # ``math.sin``: x is finite; ``g / y`` for ``x / y``: y != 0), so the derivative code of
+    # a user's ``math.sin(x)`` / ``x / y`` needs no NumPy fallback (compiler backend)
+    safe_python_derivative: bool = False
     # Another spelling of a call turned into the form's, by ``bind`` (so in every
     # interpreter): ``canonical(args, kwargs)`` -> ``(args, kwargs)`` (einsum's sublists)
     canonical: Callable[[Sequence[Any], dict[str, Any]],

@@ -162,10 +162,30 @@ def scalar_loop_math(x):
     return y
 
 
-def test_user_math_calls_keep_their_fast_unguarded_spelling_in_the_primal():
-    text = sg.source(sg.grad(scalar_loop_math), 0.5)
-    assert "math.sin(y)" in text
-    for line in text.splitlines():
-        if "math.sin(" in line:  # the user's own call: printed as written, no fallback
-            assert "np.sin" not in line
-    assert "np.sin(" not in text
+def newton_step_math(a):
+    x = 1.0
+    for _ in range(3):
+        x = x - (x - math.cos(a * x)) / (1.0 + a * math.sin(a * x))
+    return x
+
+
+@pytest.mark.parametrize("f, x", [(scalar_loop_math, 0.5), (newton_step_math, 2.0)])
+def test_derivative_of_users_math_calls_and_operators_keeps_the_fast_unguarded_spelling(f, x):
+    # math.sin/cos succeeded on x, x / y on y != 0: their derivatives (cos, g / y, ...)
+    # cannot raise there, so no NumPy fallback is emitted (Rule.safe_python_derivative)
+    text = sg.source(sg.grad(f), x)
+    assert "math.cos(" in text and "try:" not in text and "np." not in text
+    want = float(numeric_gradient(f, [x], {}, 0))
+    np.testing.assert_allclose(sg.grad(f)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(sg.jvp(f)(x, 1.0)[1], want, rtol=1e-6)
+
+
+def quotient(x, y):
+    return x / y
+
+
+def test_derivative_of_division_by_a_tiny_python_float_is_inf_not_zero_division():
+    # d/dy x / y = -x / y**2: y * y underflows to 0.0 although y != 0
+    _, dy = sg.grad(quotient, wrt=(0, 1))(1.0, 1e-170)
+    assert dy == -INF and type(dy) is float
+    assert _quiet(sg.jvp(quotient, wrt=1), 1.0, 1e-170, 1.0)[1] == -INF
