@@ -141,8 +141,23 @@ defrule("einsum_grad_shape", einsum_grad_shape, inputs=(),
         params=("subscripts", "shapes", "i"), kind=NONDIFF)
 
 
+def _refuse_repeated_index(subscripts: Any) -> None:
+    """An index repeated within one operand (a diagonal) is refused when the subscripts
+    are known (at compile time for the compiler), not first when the derivative runs."""
+    if not isinstance(subscripts, str):
+        return
+    for s in subscripts.replace(" ", "").partition("->")[0].split(","):
+        letters = s.replace("...", "")
+        if len(set(letters)) != len(letters):
+            raise ValueError(
+                f"einsum {subscripts!r}: srcgrad cannot differentiate an index repeated "
+                f"within one operand ({s!r}); take the diagonal with np.diagonal/np.trace "
+                "first")
+
+
 def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
                 subscripts: str, i: int, optimize: Any) -> Any:
+    _refuse_repeated_index(subscripts)
     others = [op for j, op in enumerate(operands) if j != i]
     kept = np.einsum(einsum_grad_subscripts(subscripts, operands_shape, i), g, *others,
                      optimize=optimize)
