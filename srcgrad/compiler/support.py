@@ -7,7 +7,10 @@
 - ``checked_seed(seed, shape)``: ``vjp``'s seed, after checking it is nested like the
   function's tuple or list result (a wrong seed would otherwise be read partly, silently);
 - ``stack_list(xs, axis)`` / ``unstack(x, axis)``: ``np.stack`` of a list built at run time
-  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``.
+  (``hs.append(h)`` in a loop) and its adjoint, the list of slices along ``axis``;
+- ``as_python(result, *args)``: NumPy's ``result`` of a fast Python spelling's fallback
+  (backend/floats.py), as the Python float that spelling gives when every argument is a
+  Python number (a value whose type was unknown when compiling, such as a tangent).
 
 ``checked_seed``, ``stack_list`` and ``unstack`` dispatch like NumPy functions, so rule
 bodies (and derived code being differentiated again) can call them on symbolic values.
@@ -21,6 +24,15 @@ import numpy as np
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules.dispatch import dispatching
+
+_NUMBERS = (float, int, bool)
+
+
+def as_python(result: Any, *args: Any) -> Any:
+    """``float(result)`` when every argument is a Python number, else ``result``."""
+    if all(type(a) in _NUMBERS for a in args) and np.ndim(result) == 0:
+        return float(result)
+    return result
 
 
 def seed_one(out: Any) -> Any:

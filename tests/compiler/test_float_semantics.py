@@ -104,6 +104,14 @@ def test_derivative_at_domain_edge_of_python_float_is_numpys_inf_not_an_exceptio
     assert float(t) == want
 
 
+@pytest.mark.parametrize("f, x", [(np_sqrt, 0.0), (np_arcsin, 1.0), (np_divide_by_x, 0.0)],
+                         ids=lambda v: getattr(v, "__name__", repr(v)))
+def test_forward_tangent_at_domain_edge_of_python_float_stays_a_python_float(f, x):
+    # the tangent's type is unknown when compiling; the fallback converts at run time
+    _, t = _quiet(sg.jvp(f), x, 1.0)
+    assert type(t) is float and math.isinf(t)
+
+
 def test_second_derivative_at_domain_edge_is_numpys_value_not_an_exception():
     # d2/dx2 sqrt(x) = -1/4 x^(-3/2): -inf at 0
     assert _all_modes(np_sqrt, 0.0)[2] == -INF

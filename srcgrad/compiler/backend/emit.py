@@ -282,7 +282,7 @@ class _Emitter:
         target = self.names.define(out, reuse)
         if floats.needs_guard(op):  # a fast Python spelling of a NumPy-semantics op
             return floats.guard(_assign(target, value), target,
-                                self.rule_call(op, numpy=True), op)
+                                self.rule_call(op, numpy=True), op, self.refs)
         return _assign(target, value)
 
     def in_place(self, op: Op, direct: dict[int, str]) -> bool:

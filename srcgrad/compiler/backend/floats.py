@@ -28,6 +28,7 @@ from typing import Any
 import gast
 
 from ..ir.core import Op, Value
+from ..support import as_python
 from ..symbolic import has_python_spelling, uses_math_spelling
 
 # Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.
@@ -71,12 +72,19 @@ def needs_guard(op: Op) -> bool:
     return uses_math_spelling(rule, op.args) is not None
 
 
-def guard(assign: Any, target: str, numpy_call: Any, op: Op) -> Any:
-    """``try: <assign> except (ArithmeticError, ValueError): target = T(numpy_call)``."""
+def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
+    """``try: <assign> except (ArithmeticError, ValueError): target = T(numpy_call)``
+    (``T``: the Python type of the result; ``as_python`` when that is known only at run
+    time, for an operand of unknown type)."""
     kind = op.out.type.kind if op.out.type is not None else None
     convert = _PYTHON_TYPES.get(kind or "")
-    value = numpy_call if convert is None else gast.Call(
-        func=_name(convert), args=[numpy_call], keywords=[])
+    if convert is not None:
+        value = gast.Call(func=_name(convert), args=[numpy_call], keywords=[])
+    elif op.prim in RAISING_OPERATORS:
+        value = gast.Call(func=_dotted(refs.ref(as_python)),
+                          args=[numpy_call, *numpy_call.args], keywords=[])
+    else:
+        value = numpy_call
     fallback = gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
                                               type_comment=None)],
                            value=value, type_comment=None)
@@ -87,3 +95,11 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op) -> Any:
 
 def _name(id_: str) -> Any:
     return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _dotted(path: str) -> Any:
+    parts = path.split(".")
+    node = _name(parts[0])
+    for p in parts[1:]:
+        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
+    return node

@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, seed_one
+from srcgrad.compiler.support import as_python, like, seed_one
 from srcgrad.rules.helpers import reduced_count, unreduce
 from srcgrad.rules.products import matmul_adjoint_x, matmul_adjoint_y
 
@@ -25,7 +25,7 @@ def grad_methods(x):
     try:
         _t5 = _t5 / _t8
     except (ArithmeticError, ValueError):
-        _t5 = np.divide(_t5, _t8)
+        _t5 = as_python(np.divide(_t5, _t8), _t5, _t8)
     _t5 = unreduce(_t5, _t6, 0)
     _t9 = matmul_adjoint_x(_t5, m, _t4)
     dm = matmul_adjoint_y(_t3, _t5, _t2)

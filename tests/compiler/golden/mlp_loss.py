@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like
+from srcgrad.compiler.support import as_python, like
 from srcgrad.rules.helpers import reduced_count, unbroadcast
 
 
@@ -18,7 +18,7 @@ def grad_mlp_loss(w, b, x):
     try:
         _t5 = 1.0 / _t5
     except (ArithmeticError, ValueError):
-        _t5 = np.divide(1.0, _t5)
+        _t5 = as_python(np.divide(1.0, _t5), 1.0, _t5)
     _t5 = _t5 * 2
     dh = _t5 * h
     # line 25: h = np.tanh(x @ w + b)
