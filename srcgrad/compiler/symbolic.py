@@ -138,14 +138,15 @@ def static_or_sym(v: Value) -> Any:
 # marked PYTHON_SPELLING: on Python floats they may raise (``1.0 / 0.0``), as the user's code
 # would. Every other op (``np.*`` calls, all derivative code) keeps NumPy's semantics
 # (inf/nan) even where the backend prints a fast Python spelling for it.
-_spelling: list[bool] = [False]
+_spelling: list[str] = [""]
 
 
 @contextmanager
-def python_spelling() -> Iterator[None]:
-    """Ops recorded inside are the user's operators / ``math.*`` calls (see above)."""
+def python_spelling(kind: str = "operator") -> Iterator[None]:
+    """Ops recorded inside are the user's operators (``kind`` "operator") or ``math.*``
+    calls ("math"), see above."""
     saved = _spelling[0]
-    _spelling[0] = True
+    _spelling[0] = kind
     try:
         yield
     finally:
@@ -161,7 +162,7 @@ def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Any:
     Python-spelled op keeps that spelling when the rule says its formulas cannot raise
     where the primal did not (``Rule.safe_python_derivative``: no NumPy fallback needed)."""
     if has_python_spelling(attrs) and rule.safe_python_derivative:
-        return python_spelling()
+        return python_spelling()  # (its operators and math twins, as the rule writes them)
     return nullcontext()
 
 
@@ -190,7 +191,7 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     if rule.user and fn is not None:
         attrs["callee"] = fn
     if _spelling[0]:
-        attrs[PYTHON_SPELLING] = True
+        attrs[PYTHON_SPELLING] = _spelling[0]
     op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
 

@@ -197,3 +197,14 @@ def test_derivative_of_division_by_a_tiny_python_float_is_inf_not_zero_division(
     _, dy = sg.grad(quotient, wrt=(0, 1))(1.0, 1e-170)
     assert dy == -INF and type(dy) is float
     assert _quiet(sg.jvp(quotient, wrt=1), 1.0, 1e-170, 1.0)[1] == -INF
+
+
+def user_math_pow(x):
+    return math.pow(x, 0.5)
+
+
+def test_user_math_pow_keeps_math_pow_semantics_not_the_complex_power_operator():
+    assert "math.pow(x, 0.5)" in sg.source(sg.value_and_grad(user_math_pow), 4.0)
+    with pytest.raises(ValueError, match="math domain error"):
+        sg.value_and_grad(user_math_pow)(-4.0)  # ** would give a complex number
+    np.testing.assert_allclose(sg.grad(user_math_pow)(4.0), 0.25)

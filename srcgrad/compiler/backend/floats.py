@@ -18,7 +18,8 @@ to the Python type the fast spelling gives::
     except (ArithmeticError, ValueError):
         dx = float(np.divide(1.0, _t1))
 
-A power is printed ``math.pow(x, y)`` (it raises where ``**`` would go complex).
+A power is printed ``math.pow(x, y)`` (it raises where ``**`` would go complex), as is
+the user's own ``math.pow``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 
 import gast
 
-from ..ir.core import Op, Value
+from ..ir.core import PYTHON_SPELLING, Op, Value
 from ..support import as_python
 from ..symbolic import has_python_spelling, uses_math_spelling
 
@@ -51,9 +52,14 @@ def numpy_semantics_on_python_numbers(op: Op) -> bool:
 
 
 def power_as_math_pow(op: Op) -> bool:
-    """Print this power as ``math.pow``: NumPy semantics on Python numbers, one a float
-    (``math.pow`` of two ints would turn ``2 ** 3`` into ``8.0``)."""
-    if op.prim != "power" or not numpy_semantics_on_python_numbers(op):
+    """Print this power as ``math.pow``: the user's ``math.pow``, or NumPy semantics on
+    Python numbers, one a float (``math.pow`` of two ints would turn ``2 ** 3`` into
+    ``8.0``)."""
+    if op.prim != "power":
+        return False
+    if op.attrs.get(PYTHON_SPELLING) == "math":
+        return _python_inputs(op)
+    if not numpy_semantics_on_python_numbers(op):
         return False
     return any(isinstance(v, Value) and v.type is not None and v.type.kind == "float"
                for v in op.args.values())

@@ -77,7 +77,7 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             if not _made_at_run_time(result, func):
                 return result
         if T.is_math_function(func):  # math.sqrt(-1.0) raises for the user, np.sqrt does not
-            with python_spelling():
+            with python_spelling("math"):
                 out = record_rule(r, args, kwargs, fn=func)
         else:
             out = record_rule(r, args, kwargs, fn=func)
