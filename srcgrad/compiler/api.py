@@ -349,8 +349,9 @@ class Derivation:
 
     def inline_ir(self, arg_types: list[T.AType] | None = None) -> Function:
         """The derivative IR for inlining into a caller being differentiated: specialised
-        for ``arg_types`` (one per parameter of ``f``) when the caller knows them, else the
-        generic version. Its parameters are ``call_names``, in that order."""
+        for ``arg_types`` (one per parameter of ``f``) when the caller knows them (what
+        rules resolved from types, such as a norm's vector-or-matrix axis, stays known), else
+        the generic version. Its parameters are ``call_names``, in that order."""
         return self.entry(arg_types).ir
 
     def primal_ir(self, arg_types: list[T.AType] | None,

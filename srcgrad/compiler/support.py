@@ -11,6 +11,9 @@
 - ``add_items(xs, ys)``: two adjoints of one such list summed item by item (``+`` on
   lists would concatenate them);
 - ``is_none(x)``: ``x is None``, for a value whose type the generic version does not know.
+- ``as_python(result, *args)``: NumPy's ``result`` of a fast Python spelling's fallback
+  (backend/floats.py), as the Python float that spelling gives when every argument is a
+  Python number (a value whose type was unknown when compiling, such as a tangent).
 
 ``checked_seed``, ``stack_list`` and ``unstack`` dispatch like NumPy functions, so rule
 bodies (and derived code being differentiated again) can call them on symbolic values.
@@ -24,6 +27,15 @@ import numpy as np
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules.dispatch import dispatching
+
+_NUMBERS = (float, int, bool)
+
+
+def as_python(result: Any, *args: Any) -> Any:
+    """``float(result)`` when every argument is a Python number, else ``result``."""
+    if all(type(a) in _NUMBERS for a in args) and np.ndim(result) == 0:
+        return float(result)
+    return result
 
 
 def seed_one(out: Any) -> Any:

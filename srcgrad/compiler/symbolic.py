@@ -15,6 +15,8 @@ ops; calls on plain values alone run at trace time (static data).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -24,7 +26,7 @@ from srcgrad.rules import Rule, rule_for, rule_named
 
 from .ir import types as T
 from .ir.builder import current
-from .ir.core import Value, const_value
+from .ir.core import PYTHON_SPELLING, Value, const_value
 
 
 class Sym:
@@ -176,6 +178,38 @@ def static_or_sym(v: Value) -> Any:
 
 # --- recording ---------------------------------------------------------------------------
 
+# Ops the user spelled with Python's float semantics (an operator or a ``math.*`` call) are
+# marked PYTHON_SPELLING: on Python floats they may raise (``1.0 / 0.0``), as the user's code
+# would. Every other op (``np.*`` calls, all derivative code) keeps NumPy's semantics
+# (inf/nan) even where the backend prints a fast Python spelling for it.
+_spelling: list[str] = [""]
+
+
+@contextmanager
+def python_spelling(kind: str = "operator") -> Iterator[None]:
+    """Ops recorded inside are the user's operators (``kind`` "operator") or ``math.*``
+    calls ("math"), see above."""
+    saved = _spelling[0]
+    _spelling[0] = kind
+    try:
+        yield
+    finally:
+        _spelling[0] = saved
+
+
+def has_python_spelling(attrs: dict[str, Any]) -> bool:
+    return bool(attrs.get(PYTHON_SPELLING))
+
+
+def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Any:
+    """The context to trace the derivative of an op in: the derivative of a user's
+    Python-spelled op keeps that spelling when the rule says its formulas cannot raise
+    where the primal did not (``Rule.safe_python_derivative``: no NumPy fallback needed)."""
+    if has_python_spelling(attrs) and rule.safe_python_derivative:
+        return python_spelling()  # (its operators and math twins, as the rule writes them)
+    return nullcontext()
+
+
 def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Record ``fn(*args, **kwargs)`` as the op of ``fn``'s rule; a Sym."""
     rule = rule_for(fn)
@@ -191,15 +225,35 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     """Bind a call in the rule's public form (``rule.bind``) and append its op."""
     try:
         env = rule.bind(list(args), kwargs)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:  # (ValueError: a spelling the rule refuses)
         raise SrcGradError(str(e), advice="Check the call's arguments.") from None
+    if rule.resolve is not None:
+        env = _resolve(rule, env)
     operands = {k: _operand(rule, k, env[k]) for k in (*rule.inputs, *rule.params)}
     out_type = infer_type(rule, operands)
     attrs: dict[str, Any] = {"rule": rule}
     if rule.user and fn is not None:
         attrs["callee"] = fn
+    if _spelling[0]:
+        attrs[PYTHON_SPELLING] = _spelling[0]
     op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
+
+
+def _resolve(rule: Rule, env: dict[str, Any]) -> dict[str, Any]:
+    """``env`` with the params ``rule.resolve`` makes explicit from the inputs' ndims (known
+    from their abstract types now, at compile time)."""
+    def ndim(v: Any) -> int | None:
+        if isinstance(v, Sym):
+            return v.value.type.known_ndim if v.value.type is not None else None
+        return None if is_symbolic(v) else int(np.ndim(v))
+
+    params = {p: env[p] for p in rule.params}
+    try:
+        resolved = rule.resolve(params, {k: ndim(env[k]) for k in rule.inputs})
+    except ValueError as e:
+        raise SrcGradError(str(e)) from None
+    return {**env, **resolved}
 
 
 def _operand(rule: Rule, name: str, v: Any) -> Any:
@@ -289,13 +343,18 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     The examples have 2 elements per axis; when the primitive fails on them, it is run once
     more on examples large enough for the constant ints among the operands, so an index
     such as ``W[-1, 2]`` still gets its type (a NumPy scalar, not a view: the aliasing rule
-    relies on that).
+    relies on that); and once on examples of 1 element per axis, which broadcast against a
+    constant array of any size (``x * W`` with a captured W of 4 rows).
     """
     t = _infer_on_examples(rule, operands, 2)
     if t == T.ANY:
         size = _fitting_size(operands)
         if size is not None:
             t = _infer_on_examples(rule, operands, size)
+    if t.kind == "any" and rule.broadcasts and any(
+            isinstance(c, np.ndarray) and c.ndim for ok, c in
+            (const_value(v) for v in operands.values() if isinstance(v, Value)) if ok):
+        t = _infer_on_examples(rule, operands, 1)
     return t
 
 

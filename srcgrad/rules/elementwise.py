@@ -27,41 +27,55 @@ LN2 = math.log(2.0)
 LN10 = math.log(10.0)
 
 
-def _unary(name: str, fn: Any, vjp: Any, *aliases: Any) -> None:
-    defrule(name, fn, inputs=("x",), kind=ELEMENTWISE, vjp={"x": vjp}, aliases=aliases)
+def _unary(name: str, fn: Any, vjp: Any, *aliases: Any, safe: bool = False) -> None:
+    defrule(name, fn, inputs=("x",), kind=ELEMENTWISE, vjp={"x": vjp}, aliases=aliases,
+            safe_python_derivative=safe)
 
 
-def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any, *aliases: Any) -> None:
+def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any, *aliases: Any,
+            safe: bool = False) -> None:
     defrule(name, fn, inputs=("x", "y"), kind=ELEMENTWISE, broadcasts=True,
-            vjp={"x": vjp_x, "y": vjp_y}, aliases=aliases)
+            vjp={"x": vjp_x, "y": vjp_y}, aliases=aliases, safe_python_derivative=safe)
 
 
 # --- arithmetic ---------------------------------------------------------------------
-_binary("add", np.add, lambda g: g, lambda g: g)
-_binary("subtract", np.subtract, lambda g: g, lambda g: -g)
-_binary("multiply", np.multiply, lambda g, y: g * y, lambda g, x: g * x)
-_binary("divide", np.divide, lambda g, y: g / y, lambda g, x, y: -g * x / (y * y))
-_binary(
-    "power", np.power,
-    # d/dx x**y = y * x**(y-1), but 0 where y == 0 (so 0**0 has slope 0, as PyTorch)
-    lambda g, x, y: g * np.where(y == 0, 0.0, y * x ** (y - 1)),
-    # d/dy x**y = x**y * log(x), but 0 where x == 0 and y >= 0 (PyTorch masks it)
-    lambda g, x, y, out: g * np.where(np.logical_and(x == 0, y >= 0), 0.0, out * np.log(x)),
-    math.pow,
-)
+_binary("add", np.add, lambda g: g, lambda g: g, safe=True)
+_binary("subtract", np.subtract, lambda g: g, lambda g: -g, safe=True)
+_binary("multiply", np.multiply, lambda g, y: g * y, lambda g, x: g * x, safe=True)
+# (-g * out / y, not -g * x / (y * y): y * y underflows to 0 for a tiny y != 0)
+_binary("divide", np.divide, lambda g, y: g / y, lambda g, y, out: -g * out / y, safe=True)
+
+
+# Power's masks are "double wheres": the masked input is replaced by 1.0 before it reaches
+# ``x ** (y - 1)`` / ``log(x)``, not only the result. A mask on the result alone is right
+# at first order, but the next derivative of the untaken branch (``0 * inf``) is nan.
+def _power_vjp_x(g: Any, x: Any, y: Any) -> Any:
+    """d/dx x**y = y * x**(y-1), but 0 where y == 0 (``x ** 0`` has slope 0 at 0, PyTorch)."""
+    constant = y == 0
+    return g * np.where(constant, 0.0, y * np.where(constant, 1.0, x) ** (y - 1))
+
+
+def _power_vjp_y(g: Any, x: Any, y: Any, out: Any) -> Any:
+    """d/dy x**y = x**y * log(x), but 0 where x == 0 and y >= 0 (PyTorch masks it too;
+    its second derivative there is nan where ours is 0, see the kink table)."""
+    zero_base = np.logical_and(x == 0, y >= 0)
+    return g * np.where(zero_base, 0.0, out * np.log(np.where(zero_base, 1.0, x)))
+
+
+_binary("power", np.power, _power_vjp_x, _power_vjp_y, math.pow)
 _binary("remainder", np.remainder, lambda g: g, lambda g, x, y: -g * np.floor_divide(x, y))
-_unary("negative", np.negative, lambda g: -g)
+_unary("negative", np.negative, lambda g: -g, safe=True)
 _unary("positive", np.positive, lambda g: g)
 _unary("reciprocal", np.reciprocal, lambda g, out: -g * (out * out))
 _unary("square", np.square, lambda g, x: g * (2 * x))
 _unary("sqrt", np.sqrt, lambda g, out: g / (2 * out), math.sqrt)
-_unary("absolute", np.absolute, lambda g, x: g * np.sign(x), abs, math.fabs)
+_unary("absolute", np.absolute, lambda g, x: g * np.sign(x), abs, math.fabs, safe=True)
 
 # --- exponentials and logarithms ----------------------------------------------------
-_unary("exp", np.exp, lambda g, out: g * out, math.exp)
-_unary("expm1", np.expm1, lambda g, out: g * (out + 1), math.expm1)
-_unary("log", np.log, lambda g, x: g / x, math.log)
-_unary("log1p", np.log1p, lambda g, x: g / (x + 1), math.log1p)
+_unary("exp", np.exp, lambda g, out: g * out, math.exp, safe=True)
+_unary("expm1", np.expm1, lambda g, out: g * (out + 1), math.expm1, safe=True)
+_unary("log", np.log, lambda g, x: g / x, math.log, safe=True)
+_unary("log1p", np.log1p, lambda g, x: g / (x + 1), math.log1p, safe=True)
 _unary("exp2", np.exp2, lambda g, out: g * (out * LN2))
 _unary("log2", np.log2, lambda g, x: g / (x * LN2), math.log2)
 _unary("log10", np.log10, lambda g, x: g / (x * LN10), math.log10)
@@ -69,16 +83,16 @@ _binary("logaddexp", np.logaddexp,
         lambda g, x, y: g / (np.exp(y - x) + 1), lambda g, x, y: g / (np.exp(x - y) + 1))
 
 # --- trigonometric and hyperbolic ---------------------------------------------------
-_unary("sin", np.sin, lambda g, x: g * np.cos(x), math.sin)
-_unary("cos", np.cos, lambda g, x: -g * np.sin(x), math.cos)
-_unary("tan", np.tan, lambda g, out: g * (out * out + 1), math.tan)
+_unary("sin", np.sin, lambda g, x: g * np.cos(x), math.sin, safe=True)
+_unary("cos", np.cos, lambda g, x: -g * np.sin(x), math.cos, safe=True)
+_unary("tan", np.tan, lambda g, out: g * (out * out + 1), math.tan, safe=True)
 _unary("arcsin", np.arcsin, lambda g, x: g / np.sqrt(1 - x * x), math.asin)
 _unary("arccos", np.arccos, lambda g, x: -g / np.sqrt(1 - x * x), math.acos)
-_unary("arctan", np.arctan, lambda g, x: g / (x * x + 1), math.atan)
-_unary("sinh", np.sinh, lambda g, x: g * np.cosh(x), math.sinh)
-_unary("cosh", np.cosh, lambda g, x: g * np.sinh(x), math.cosh)
-_unary("tanh", np.tanh, lambda g, out: g * (1 - out * out), math.tanh)
-_unary("arcsinh", np.arcsinh, lambda g, x: g / np.sqrt(x * x + 1), math.asinh)
+_unary("arctan", np.arctan, lambda g, x: g / (x * x + 1), math.atan, safe=True)
+_unary("sinh", np.sinh, lambda g, x: g * np.cosh(x), math.sinh, safe=True)
+_unary("cosh", np.cosh, lambda g, x: g * np.sinh(x), math.cosh, safe=True)
+_unary("tanh", np.tanh, lambda g, out: g * (1 - out * out), math.tanh, safe=True)
+_unary("arcsinh", np.arcsinh, lambda g, x: g / np.sqrt(x * x + 1), math.asinh, safe=True)
 _unary("arccosh", np.arccosh, lambda g, x: g / np.sqrt(x * x - 1), math.acosh)
 _unary("arctanh", np.arctanh, lambda g, x: g / (1 - x * x), math.atanh)
 _binary("arctan2", np.arctan2,

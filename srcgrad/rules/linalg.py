@@ -1,11 +1,8 @@
-"""Linear algebra: ``linalg.norm inv solve det``, ``trace``, ``diag``.
+"""Linear algebra: ``linalg.inv solve det``, ``trace``, ``diag`` (norms: :mod:`.norms`).
 
 One line per rule (``mT(a)`` = ``swapaxes(a, -1, -2)``, every formula batched):
 
 ===========  ===================================================================
-norm         ``unreduce(g / out, ...) * x``; 0 where ``out == 0`` (norm'(0) = 0, PyTorch).
-             Euclidean and Frobenius norms only (``ord`` None, 2 for vectors, 'fro');
-             others raise a ValueError naming the call
 inv          ``-mT(out) @ g @ mT(out)``
 solve        b: ``solve(mT(a), g)`` = ``gb``;  a: ``-gb @ mT(out)`` (1-D ``b`` as columns)
 det          ``g * out * mT(inv(x))``  (nonsingular ``x``)
@@ -13,9 +10,9 @@ trace        ``trace_adjoint(g, ...)``: ``g`` on the diagonal, zeros elsewhere (
 diag         ``diag_adjoint(g, x_shape, k)``: extract (1-D ``x``) or embed (2-D ``x``)
 ===========  ===================================================================
 
-Helper primitives with their own rules: ``norm_axes`` (checks ``ord``, gives the reduced
-axes), ``as_columns`` (1-D ``b`` of ``solve`` as a column), ``trace_adjoint``,
-``diag_adjoint`` (each linear; ``diag_adjoint``'s adjoint is ``np.diag`` again).
+Helper primitives with their own rules: ``as_columns`` (1-D ``b`` of ``solve`` as a
+column), ``trace_adjoint``, ``diag_adjoint`` (each linear; ``diag_adjoint``'s adjoint is
+``np.diag`` again).
 """
 
 from __future__ import annotations
@@ -25,47 +22,13 @@ from typing import Any
 import numpy as np
 
 from .dispatch import dispatching
-from .helpers import unreduce
-from .registry import LINEAR, NONDIFF, defrule
+from .registry import LINEAR, defrule
 
 Shape = tuple[int, ...]
 
 
 def _mT(a: Any) -> Any:
     return np.swapaxes(a, -1, -2)
-
-
-def _safe(out: Any) -> Any:
-    """``out`` with zeros replaced by inf: dividing by it gives 0 there."""
-    return np.where(out == 0, np.inf, out)
-
-
-# --- norm -----------------------------------------------------------------------------
-@dispatching
-def norm_axes(shape: Shape, ord: Any = None, axis: Any = None) -> Any:
-    """``axis``, once ``ord`` is checked to mean a Euclidean or Frobenius norm."""
-    ndim = len(tuple(shape))
-    vector = isinstance(axis, int) or (axis is None and ndim == 1) or (
-        isinstance(axis, (tuple, list)) and len(axis) == 1)
-    if ord is None or (vector and ord == 2) or (not vector and ord == "fro"):
-        return axis
-    kind = "vector" if vector else "matrix"
-    raise ValueError(
-        f"np.linalg.norm(x, ord={ord!r}, axis={axis!r}) on a {ndim}-d array: srcgrad "
-        f"differentiates only the Euclidean and Frobenius norms (ord None, 2 for vectors, "
-        f"'fro'), not this {kind} norm; write it out with np.sum/np.max/np.abs instead"
-    )
-
-
-defrule("norm_axes", norm_axes, inputs=(), params=("shape", "ord", "axis"), kind=NONDIFF,
-        form="shape, ord=None, axis=None")
-defrule("norm", np.linalg.norm, inputs=("x",), params=("ord", "axis", "keepdims"),
-        form="x, ord=None, axis=None, keepdims=False",
-        vjp={"x": lambda g, x, x_shape, out, ord, axis, keepdims:
-             unreduce(g / _safe(out), x_shape, norm_axes(x_shape, ord, axis), keepdims) * x},
-        jvp={"x": lambda t, x, x_shape, out, ord, axis, keepdims:
-             np.sum(t * x, axis=norm_axes(x_shape, ord, axis), keepdims=keepdims)
-             / _safe(out)})
 
 
 # --- inverse, solve, determinant ------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Products: ``matmul dot inner outer einsum``, bilinear (multilinear for ``einsum``).
+"""Products: ``matmul dot inner outer``, bilinear (``einsum``: :mod:`.einsum`).
 
 Forward mode is derived (kind ``BILINEAR``: the op applied to one tangent and the other
 primal, summed). The VJPs depend on ranks (1-D operands of ``matmul``, ``dot``'s N-D rule,
@@ -18,8 +18,6 @@ p(x, y)            x: ``p_adjoint_x(g, y, x_shape)``   y: ``p_adjoint_y(x, g, y_
 p_adjoint_x(c, y)  c: ``p(g, y)``                      y: ``p_adjoint_y(g, c, y_shape)``
 p_adjoint_y(x, c)  x: ``p_adjoint_x(c, g, x_shape)``   c: ``p(x, g)``
 outer(x, y)        x: ``reshape(matmul(g, ravel(y)), x_shape)``, y likewise
-einsum             operand i: ``einsum`` of ``g`` with the other operands, to operand i's
-                   indices; indices only operand i has are broadcast back
 =================  ============================================================
 """
 
@@ -31,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from .dispatch import dispatching
-from .helpers import rebroadcast, unbroadcast
-from .registry import BILINEAR, NONDIFF, defrule
+from .helpers import unbroadcast
+from .registry import BILINEAR, defrule
 
 Shape = tuple[int, ...]
 
@@ -141,69 +139,3 @@ _product("inner", np.inner, inner_adjoint_x, inner_adjoint_y)
 defrule("outer", np.outer, inputs=("x", "y"), kind=BILINEAR,
         vjp={"x": lambda g, y, x_shape: np.reshape(np.matmul(g, np.ravel(y)), x_shape),
              "y": lambda g, x, y_shape: np.reshape(np.matmul(np.ravel(x), g), y_shape)})
-
-
-# --- einsum -------------------------------------------------------------------------------
-def _parse(subscripts: str, count: int) -> tuple[list[str], str]:
-    """Operand index strings and the output's (implicit output: indices seen once, sorted)."""
-    text = subscripts.replace(" ", "")
-    if "..." in text:
-        raise ValueError(
-            f"einsum {subscripts!r}: srcgrad differentiates einsum without '...'; "
-            "name every axis explicitly (e.g. 'bij,bjk->bik')"
-        )
-    lhs, arrow, rhs = text.partition("->")
-    ins = lhs.split(",")
-    if len(ins) != count:
-        raise ValueError(f"einsum {subscripts!r}: {len(ins)} operand subscripts for "
-                         f"{count} operands")
-    if not arrow:
-        rhs = "".join(sorted(c for c in set(lhs) - {","} if lhs.count(c) == 1))
-    return ins, rhs
-
-
-@dispatching
-def einsum_grad_subscripts(subscripts: str, count: int, i: int) -> str:
-    """Subscripts of ``einsum(g, *others)`` giving operand ``i``'s cotangent (kept axes)."""
-    ins, out = _parse(subscripts, count)
-    mine = ins[i]
-    if len(set(mine)) != len(mine):
-        raise ValueError(
-            f"einsum {subscripts!r}: srcgrad cannot differentiate an index repeated within "
-            f"one operand ({mine!r}); take the diagonal with np.diagonal/np.trace first"
-        )
-    others = [s for j, s in enumerate(ins) if j != i]
-    seen = set(out).union(*others)
-    kept = "".join(c for c in mine if c in seen)
-    return ",".join([out, *others]) + "->" + kept
-
-
-@dispatching
-def einsum_grad_shape(subscripts: str, count: int, i: int, shape: Shape) -> Shape:
-    """Operand ``i``'s shape with 1 for the axes only it has (summed inside the einsum)."""
-    ins, out = _parse(subscripts, count)
-    others = [s for j, s in enumerate(ins) if j != i]
-    seen = set(out).union(*others)
-    return tuple(n if c in seen else 1 for c, n in zip(ins[i], shape))
-
-
-defrule("einsum_grad_subscripts", einsum_grad_subscripts, inputs=(),
-        params=("subscripts", "count", "i"), kind=NONDIFF)
-defrule("einsum_grad_shape", einsum_grad_shape, inputs=(),
-        params=("subscripts", "count", "i", "shape"), kind=NONDIFF)
-
-
-def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
-                subscripts: str, i: int, optimize: Any) -> Any:
-    count = len(operands_shape)
-    others = [op for j, op in enumerate(operands) if j != i]
-    kept = np.einsum(einsum_grad_subscripts(subscripts, count, i), g, *others,
-                     optimize=optimize)
-    shape = operands_shape[i]
-    return rebroadcast(np.reshape(kept, einsum_grad_shape(subscripts, count, i, shape)), shape)
-
-
-defrule("einsum", np.einsum, inputs=("operands",), params=("subscripts", "optimize"),
-        variadic="operands", kind=BILINEAR, form="subscripts, *operands, optimize=False",
-        vjp={"operands": lambda g, operands, operands_shape, subscripts, i, optimize:
-             _einsum_vjp(g, operands, operands_shape, subscripts, i, optimize)})

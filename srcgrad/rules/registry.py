@@ -81,6 +81,21 @@ class Rule:
     aliases: tuple[Callable[..., Any], ...] = ()
     user: bool = False  # registered through sg.defvjp / sg.defjvp
     form: str | CallForm | None = None  # the call form (module docstring); None: inputs, params
+    # Static params that depend on the inputs' ndims, made explicit when a call is bound so
+    # derivative functions branch on params, never on shapes (``norm``'s vector-or-matrix
+    # ``axis``): ``resolve(params, {input: ndim or None if unknown})`` -> params, or
+    # ValueError for a call it refuses. Every interpreter calls it: the compiler at compile
+    # time (from the abstract types), the runtime per call.
+    resolve: Callable[[dict[str, Any], dict[str, int | None]], dict[str, Any]] | None = None
+    # The derivative formulas, spelled with ``math.*`` and Python operators on floats,
+    # raise on no input where the Python spelling of the primitive succeeded (``cos`` for
+    # ``math.sin``: x is finite; ``g / y`` for ``x / y``: y != 0), so the derivative code of
+    # a user's ``math.sin(x)`` / ``x / y`` needs no NumPy fallback (compiler backend)
+    safe_python_derivative: bool = False
+    # Another spelling of a call turned into the form's, by ``bind`` (so in every
+    # interpreter): ``canonical(args, kwargs)`` -> ``(args, kwargs)`` (einsum's sublists)
+    canonical: Callable[[Sequence[Any], dict[str, Any]],
+                        tuple[list[Any], dict[str, Any]]] | None = None
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     call_form: CallForm = field(init=False, repr=False)
@@ -113,6 +128,8 @@ class Rule:
     # --- calls ---------------------------------------------------------------------------
     def bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The environment ``{input or param name: value}`` of a call in the public form."""
+        if self.canonical is not None:
+            args, kwargs = self.canonical(args, dict(kwargs))
         return self.call_form.bind(args, kwargs)
 
     def apply(self, env: Mapping[str, Any]) -> Any:

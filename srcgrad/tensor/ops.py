@@ -170,6 +170,8 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
             tensors.append(False)
             req.append(False)
     ndims = tuple(np.ndim(a) if not isinstance(a, list) else 1 for a in arrays)
+    if rule.resolve is not None:  # e.g. norm: is it a vector or a matrix norm
+        params = rule.resolve(params, dict(zip(rule.inputs, ndims)))
     spec = spec_for(rule, tuple(tensors), ndims, params, form)
     originals = arrays_t = tuple(arrays)
     promoted = spec.elementwise and len(arrays_t) > 1 or spec.float_result

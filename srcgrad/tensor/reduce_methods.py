@@ -169,7 +169,13 @@ class ReduceMethods:
         return _record(rule_named("cumsum"), (self,), {"axis": dim})
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
-        ord_ = None if p in (2, "fro") and dim is None else p
+        ord_ = None if isinstance(p, str) and p == "fro" or p == 2 else p
+        several = isinstance(dim, (tuple, list)) and len(dim) > 1
+        if several and ord_ is not None and not isinstance(ord_, str):
+            # PyTorch means a vector p-norm over several dims; NumPy's pair of axes means a
+            # matrix norm, another function
+            raise RuntimeError(f"norm(p={p!r}) over several dims is not supported by srcgrad; "
+                               "flatten them first (reshape) for the vector norm")
         if dim is None and self._data.ndim > 1:
             return _record(rule_named("norm"), (self.reshape(-1),),
                            {"ord": ord_, "axis": None, "keepdims": False})

@@ -29,6 +29,11 @@ row to the columns it can run in, with the reason.
 ``where`` note: the untaken branch's adjoint reaches the argument as ``0 * inf`` = NaN, in
 srcgrad as in PyTorch; keeping the untaken branch finite inside the function is the fix
 (row ``where-fixed``).
+
+``SECOND_ORDER`` holds the second derivatives at kinks, through the compiler (``sg.hessian``
+and forward-over-reverse ``sg.jvp(sg.grad(f))``) and the runtime (``create_graph=True``).
+Its rows marked ``differs_from_torch`` are srcgrad's deliberate differences from PyTorch:
+there the ``torch`` column checks that PyTorch still gives what the row says it gives.
 """
 
 from __future__ import annotations
@@ -367,13 +372,7 @@ TABLE = [
 ]
 
 # "<label>[<column>]" -> the bug, while the owner fixes it (strict: a fix must remove it)
-PENDING: dict[str, str] = {
-    "power-x**0-at-0[runtime-second]": "runtime: the second derivative of x ** 0.0 at x = 0 is "
-    "NaN through create_graph (the compiler and PyTorch give 0); owner: power at zero",
-    "power-0**y-second-order[runtime-second]": "runtime: d^2/dy^2 of 0.0 ** y is NaN (log(0) "
-    "leaks through the masked branch), where DESIGN.md says 0 and the compiler gives 0; "
-    "owner: power at zero",
-}
+PENDING: dict[str, str] = {}
 
 COLUMNS = ("rules", "compiler", "compiler-unoptimized", "compiler-forward", "runtime", "torch",
            "torch-forward")

@@ -36,6 +36,9 @@ class Sample:
     wrt: tuple[str, ...] | None = None
     label: str = ""
     seed: int = 0  # for the checks' random directions (set by ``add``)
+    # why the second derivative is refused here (the second-order checks then check the
+    # refusal instead); "" for a sample that differentiates twice
+    first_order_only: str = ""
 
 
 _rng = np.random.default_rng(1234)
@@ -232,21 +235,62 @@ _EINSUM = [
 for _subs, _shapes in _EINSUM:
     add("einsum", Sample({"subscripts": _subs, "operands": [R(s) for s in _shapes],
                           "optimize": False}, label=_subs))
-each("einsum_grad_subscripts", [{"subscripts": "ij,jk->ik", "count": 2, "i": 1}])
-each("einsum_grad_shape", [{"subscripts": "ij->i", "count": 1, "i": 0, "shape": (4, 5)}])
+_EINSUM_ELLIPSIS = [
+    ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]), ("...ij,jk", [(3, 2, 3), (3, 4)]),
+    ("i...,i...->...", [(3, 2, 1), (3, 1, 4)]), ("ij,ij->i", [(4, 1), (4, 3)]),
+    ("...i,i", [(5,), (5,)]), ("i...->...", [(3, 2, 2)]),
+]
+for _subs, _shapes in _EINSUM_ELLIPSIS:
+    add("einsum", Sample({"subscripts": _subs, "operands": [R(s) for s in _shapes],
+                          "optimize": False}, label=_subs))
+each("einsum_grad_subscripts", [{"subscripts": "ij,jk->ik", "shapes": ((2, 3), (3, 4)),
+                                 "i": 1},
+                                {"subscripts": "...ij,j", "shapes": ((5, 1, 2, 3), (3,)),
+                                 "i": 0}])
+each("einsum_grad_shape", [{"subscripts": "ij->i", "shapes": ((4, 5),), "i": 0},
+                           {"subscripts": "i...,i...", "shapes": ((3, 1), (3, 4)), "i": 0}])
 
 # --- linear algebra ------------------------------------------------------------------------------
 each("norm", [{"x": R(s), "ord": None, "axis": None, "keepdims": False} for s in SHAPES])
 each("norm", [
-    {"x": R((5,)), "ord": 2, "axis": None, "keepdims": False},
+    {"x": R((5,)), "ord": 2, "axis": 0, "keepdims": False},
     {"x": R((10, 5)), "ord": None, "axis": 1, "keepdims": False},
     {"x": R((10, 5)), "ord": 2, "axis": 0, "keepdims": True},
-    {"x": R((10, 5)), "ord": "fro", "axis": None, "keepdims": False},
+    {"x": R((10, 5)), "ord": "fro", "axis": (0, 1), "keepdims": False},
     {"x": R((3, 1, 5)), "ord": "fro", "axis": (0, 2), "keepdims": True},
     {"x": R((3, 1, 5)), "ord": None, "axis": -1, "keepdims": False},
 ])
-each("norm_axes", [{"shape": (10, 5), "ord": "fro", "axis": None},
-                   {"shape": (5,), "ord": 2, "axis": None}])
+# every vector order (axis resolved, as binding a call does: norms.resolve_norm); values
+# away from 0 and from ties of |x|
+each("norm", [{"x": S((5,)), "ord": p, "axis": 0, "keepdims": False}
+              for p in (1, 3, 4, 0.5, 1.5, -1, -2.5, np.inf, -np.inf)])
+each("norm", [
+    {"x": S((4, 6)), "ord": 3, "axis": 1, "keepdims": True},
+    {"x": S((3, 1, 5)), "ord": np.inf, "axis": -1, "keepdims": False},
+    {"x": S((4, 6)), "ord": -np.inf, "axis": 0, "keepdims": True},
+])
+# matrix orders: generic matrices (distinct singular values, no ties in row/column sums)
+each("norm", [{"x": R((4, 3)), "ord": p, "axis": (0, 1), "keepdims": False}
+              for p in (1, -1, np.inf, -np.inf)])
+each("norm", [
+    {"x": R((3, 4, 2)), "ord": 1, "axis": (-1, 0), "keepdims": True},
+    {"x": R((3, 4, 2)), "ord": -np.inf, "axis": (1, 2), "keepdims": False},
+])
+_SVD = "the SVD norms' gradient (u v^T) has no derivative rule"
+each("norm", [{"x": R((4, 3)), "ord": p, "axis": (0, 1), "keepdims": False}
+              for p in (2, -2, "nuc")], first_order_only=_SVD)
+each("norm", [
+    {"x": R((2, 4, 3)), "ord": "nuc", "axis": (2, 1), "keepdims": True},
+    {"x": R((3, 4, 2)), "ord": 2, "axis": (0, -1), "keepdims": False},
+], first_order_only=_SVD)
+each("spectral_norm_gradient", [{"x": R((4, 3)), "axis": (0, 1), "smallest": False},
+                                {"x": R((2, 3, 4)), "axis": (2, 1), "smallest": True}])
+each("norm_gradient", [{"x": S((5,)), "out": 1.7, "ord": 3, "keepdims": False},
+                       {"x": R((4, 3)), "out": 2.5, "ord": "nuc", "keepdims": False},
+                       {"x": R((4, 3)), "out": np.full((1, 1), 2.5), "ord": 2,
+                        "keepdims": True}])
+each("nuclear_norm_gradient", [{"x": R((4, 3)), "axis": (0, 1)},
+                               {"x": R((3, 4, 2)), "axis": (0, -1)}])
 each("inv", [{"x": well_conditioned(s)} for s in [(3, 3), (2, 3, 3), (1, 1)]])
 each("solve", [
     {"a": well_conditioned((3, 3)), "b": R((3,))},

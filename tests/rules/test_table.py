@@ -85,19 +85,58 @@ def _vjp(name, **env):
     return rule.call_vjp(rule.inputs[0], {**full, "i": 0})
 
 
-def test_matrix_two_norm_is_refused_with_advice():
-    with pytest.raises(ValueError, match=r"ord=2.*Euclidean and Frobenius"):
-        _vjp("norm", x=R((3, 3)), ord=2, axis=None, keepdims=False)
-    with pytest.raises(ValueError, match="nuc"):
-        _vjp("norm", x=R((3, 3)), ord="nuc", axis=None, keepdims=False)
-    with pytest.raises(ValueError, match="vector norm"):
-        _vjp("norm", x=R((4,)), ord=1, axis=None, keepdims=False)
+@pytest.mark.parametrize("ord, axis, ndim, message", [
+    (3, None, 2, "3 is not a matrix norm order"),
+    (0, (0, 1), 2, "0 is not a matrix norm order"),
+    ("fro", None, 1, "'fro' is not a vector norm order"),
+    ("nuc", 0, 2, "'nuc' is not a vector norm order"),
+    (1, None, 3, "on a 3-d array"),
+    (None, (0, 1, 2), 3, "axis must be"),
+])
+def test_norm_orders_numpy_does_not_define_are_refused_when_a_call_is_bound(
+        ord, axis, ndim, message):
+    rule = rule_named("norm")
+    with pytest.raises(ValueError, match=message):
+        rule.resolve({"ord": ord, "axis": axis, "keepdims": False}, {"x": ndim})
+
+
+@pytest.mark.parametrize("ord, axis, ndim, resolved", [
+    (None, None, 3, None), (3, None, 1, 0), ("nuc", None, 2, (0, 1)), (np.inf, (1,), 2, 1),
+    (-2, [1, 0], 2, (1, 0)),
+    (2, None, None, None),  # ndim unknown: decided at run time (norm_gradient)
+])
+def test_norm_axis_is_made_explicit_from_the_ndim_when_a_call_is_bound(
+        ord, axis, ndim, resolved):
+    params = rule_named("norm").resolve({"ord": ord, "axis": axis, "keepdims": False},
+                                        {"x": ndim})
+    assert params["axis"] == resolved and params["ord"] is ord
 
 
 @pytest.mark.parametrize("subscripts, shapes, message", [
-    ("...ij->...i", [(2, 3, 4)], r"without '\.\.\.'"),
     ("ii->i", [(3, 3)], "repeated within one operand"),
+    ("...ii->...i", [(2, 3, 3)], "repeated within one operand"),
 ])
 def test_unsupported_einsum_derivatives_are_refused_with_advice(subscripts, shapes, message):
     with pytest.raises(ValueError, match=message):
         _vjp("einsum", subscripts=subscripts, operands=[R(s) for s in shapes], optimize=False)
+
+
+A, B = np.ones((2, 2)), np.ones((2, 2))
+
+
+@pytest.mark.parametrize("args, subscripts", [
+    ([A, [0, 1], B, [1, 2]], "ab,bc->ac"),
+    ([A, [0, 1], B, [1, 2], [2, 0]], "ab,bc->ca"),
+    ([A, [Ellipsis, 0, 1], B, [1, 2]], "...ab,bc->...ac"),
+    ([A, [3, 1, 3]], "dbd->b"),
+    ([A, [27, 1], B, [1, 0]], "Bb,ba->aB"),  # implicit output ordered by int, not by text
+])
+def test_einsum_sublist_form_binds_as_its_subscripts_form(args, subscripts):
+    env = rule_named("einsum").bind(args, {})
+    assert env["subscripts"] == subscripts
+    assert all(a is b for a, b in zip(env["operands"], args[0::2]))
+
+
+def test_einsum_sublist_form_with_a_non_static_sublist_is_refused():
+    with pytest.raises(ValueError, match="sublist form"):
+        rule_named("einsum").bind([A, [0, 1], B, "ij"], {})

@@ -33,7 +33,8 @@ from tests.rules.samples import SAMPLES
 CASES = [(name, k) for name in sorted(SAMPLES) if name in RULES and RULES[name].vjp
          and not RULES[name].user for k in range(len(SAMPLES[name]))
          if wrt_inputs(RULES[name], SAMPLES[name][k])]
-SECOND_ORDER = CASES
+SECOND_ORDER = [(name, k) for name, k in CASES if not SAMPLES[name][k].first_order_only]
+REFUSED_SECOND_ORDER = [(name, k) for name, k in CASES if SAMPLES[name][k].first_order_only]
 
 
 def _to_runtime(rule: Any, env: dict[str, Any], wrt: list[str]) -> tuple[tuple, dict, list]:
@@ -137,3 +138,14 @@ def test_second_order_through_create_graph_matches_central_differences(name: str
             fd = float(directional_derivative(first_order, (x,), {0: u}))
             assert abs(analytic - fd) <= 1e-5 * max(abs(analytic), abs(fd)) + 1e-6, (
                 f"{name} second order wrt {n}[{i}]: {analytic} != {fd}")
+
+
+@pytest.mark.parametrize("name,k", REFUSED_SECOND_ORDER)
+def test_refused_second_order_through_create_graph_raises_naming_the_rule(name: str,
+                                                                          k: int) -> None:
+    rule, sample, wrt = _sample(name, k)
+    inputs, params, leaves = _to_runtime(rule, sample.env, wrt[:1])
+    y = ops.record(rule, inputs, params)
+    with pytest.raises(RuntimeError, match="no reverse-mode rule"):
+        (gx,) = sg.autograd.grad(y.sum(), [leaves[0]], create_graph=True)
+        (gx * gx).sum().backward()

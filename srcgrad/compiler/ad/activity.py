@@ -133,8 +133,31 @@ def _forward(block: Block, varied: set[int], tapes: Tapes) -> None:
             # what reads it must differentiate through it or refuse (never drop it)
             if any(v.id in varied for v in op.operands()):
                 varied.update(o.id for o in op.outputs)
-        elif any(v.id in varied for _, v in _differentiable_inputs(op)):
-            varied.update(o.id for o in op.outputs if can_carry(o))
+        else:
+            _refuse_constant_slots(op, varied)
+            if any(v.id in varied for _, v in _differentiable_inputs(op)):
+                varied.update(o.id for o in op.outputs if can_carry(o))
+
+
+def _refuse_constant_slots(op: Op, varied: set[int]) -> None:
+    """A varied value reaching an argument the rule does not differentiate (a static
+    parameter such as einsum's subscripts or norm's ord, or an input without a derivative)
+    would be treated as a constant: refused, never silently zero."""
+    rule = rule_of(op)
+    if rule is None or rule.kind == NONDIFF or rule.user:
+        return  # (a user rule's None marks an argument without derivative: declared)
+    for name in (*rule.params, *rule.inputs):
+        if name in rule.inputs and (name in rule.vjp or rule.has_forward(name)):
+            continue
+        a = op.args.get(name)
+        values = a if isinstance(a, tuple) else (a,)
+        if any(isinstance(v, Value) and v.id in varied for v in values):
+            what = "input" if name in rule.inputs else "parameter"
+            raise SrcGradError(
+                f"a value that depends on the differentiated argument reaches {rule.name}()'s "
+                f"{what} `{name}`, which srcgrad has no derivative for", lineno=op.line,
+                advice="Pass a constant there (or wrap it in sg.stop_gradient if no "
+                       "gradient should flow through it).")
 
 
 def _backward(block: Block, useful: set[int], tapes: Tapes) -> None:

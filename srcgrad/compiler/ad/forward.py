@@ -25,7 +25,7 @@ from ..ir import types as T
 from ..ir.builder import Builder, clone_function
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, record_rule, to_value
+from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
@@ -156,7 +156,8 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
             env[k] = list(env[k])
     env.update(_metadata(rule, op))
     try:
-        t = forward_tangent(rule, env, given)
+        with derivative_spelling(rule, op.attrs):
+            t = forward_tangent(rule, env, given)
     except NoDerivativeError as e:
         raise SrcGradError(str(e), filename=fn.filename, lineno=op.line,
                            advice="Register a forward rule with sg.defjvp.") from None

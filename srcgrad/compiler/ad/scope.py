@@ -27,7 +27,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, record_rule, to_value
+from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import rule_of
 
 
@@ -179,7 +179,8 @@ class Scope:
                 else:
                     env[need] = None if a is None else self.sym(a)
         try:
-            result = rule.call_vjp(name, env)
+            with derivative_spelling(rule, op.attrs):
+                result = rule.call_vjp(name, env)
         except SrcGradError:
             raise
         except Exception as e:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..symbolic import uses_math_spelling
-from . import control, inplace, reads
+from . import control, floats, inplace, reads
 from .names import References, ValueNames
 
 with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
@@ -279,7 +279,11 @@ class _Emitter:
                                                    annotation=None, type_comment=None),
                                   op=gast.Add(), value=self.expr(other))
         value = self.call_expr(op)
-        return _assign(self.names.define(out, reuse), value)
+        target = self.names.define(out, reuse)
+        if floats.needs_guard(op):  # a fast Python spelling of a NumPy-semantics op
+            return floats.guard(_assign(target, value), target,
+                                self.rule_call(op, numpy=True), op, self.refs)
+        return _assign(target, value)
 
     def in_place(self, op: Op, direct: dict[int, str]) -> bool:
         block, last_read = self.block_state
@@ -394,7 +398,7 @@ class _Emitter:
         a = op.args
         if op.prim == "captured":
             return reads.read_expr(op.attrs["source"], self.refs)
-        if op.prim in _BINOPS and set(a) == {"x", "y"}:
+        if op.prim in _BINOPS and set(a) == {"x", "y"} and not floats.power_as_math_pow(op):
             return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[op.prim](),
                               right=self.expr(a["y"]))
         if op.prim in _CMPOPS and set(a) == {"x", "y"}:
@@ -419,10 +423,11 @@ class _Emitter:
                          [self.expr(v) for v in a["args"]], kw)
         return self.rule_call(op)
 
-    def rule_call(self, op: Op) -> Any:
-        """``impl(args..., kw=...)`` in the rule's public call form, defaults left out."""
+    def rule_call(self, op: Op, *, numpy: bool = False) -> Any:
+        """``impl(args..., kw=...)`` in the rule's public call form, defaults left out;
+        its ``math`` twin on Python numbers unless ``numpy``."""
         rule = op.attrs["rule"]
-        twin = uses_math_spelling(rule, op.args)
+        twin = None if numpy else uses_math_spelling(rule, op.args)
         fn = twin if twin is not None else op.attrs.get("callee", rule.impl)
         form = rule.call_form
         env: dict[str, Any] = {}

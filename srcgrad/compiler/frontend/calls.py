@@ -30,7 +30,7 @@ from srcgrad.rules import RULES, Rule, rule_for
 from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
+from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
 from . import captured, derived, methods, runlists
 from .context import (
     MAX_INLINE_DEPTH,
@@ -89,7 +89,11 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             result = func(*args, **kwargs)
             if not _made_at_run_time(result, func):
                 return result
-        out = record_rule(r, args, kwargs, fn=func)
+        if T.is_math_function(func):  # math.sqrt(-1.0) raises for the user, np.sqrt does not
+            with python_spelling("math"):
+                out = record_rule(r, args, kwargs, fn=func)
+        else:
+            out = record_rule(r, args, kwargs, fn=func)
         if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
             lw.ctx.note_view(out.value, args[0].value)
         return out

@@ -16,7 +16,7 @@ import gast
 import numpy as np
 
 from ..ir.types import AType
-from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
+from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
 from . import branches, calls, captured, unbound
 from .context import LocalFunction
 from .identity import is_identity
@@ -112,15 +112,16 @@ class ExpressionsMixin:
                                  "in this call).",
                            "Test it first: `if w is not None: ...`.")
         a, b = self.lists_as_arrays(op, a, b, node)
-        if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
-            name = "floor_divide" if op is operator.floordiv else "remainder"
-            return calls.call_numpy_name(self, name, [a, b], {}, node)
-        try:
-            return op(a, b)
-        except TypeError as e:
-            raise self.err(node, f"unsupported operand types: {e}",
-                           "Python raises this too; make list operands arrays first "
-                           "(np.array([...])).") from None
+        with python_spelling():  # the user's operator: Python's semantics on floats
+            if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
+                name = "floor_divide" if op is operator.floordiv else "remainder"
+                return calls.call_numpy_name(self, name, [a, b], {}, node)
+            try:
+                return op(a, b)
+            except TypeError as e:
+                raise self.err(node, f"unsupported operand types: {e}",
+                               "Python raises this too; make list operands arrays first "
+                               "(np.array([...])).") from None
 
     def lists_as_arrays(self, op: Any, a: Any, b: Any, node: Any) -> tuple[Any, Any]:
         """A list or tuple holding symbolic values that NumPy reads as an array (``V *

@@ -125,6 +125,12 @@ class Function:
         return [p.name or f"arg{i}" for i, p in enumerate(self.params)]
 
 
+# An op attribute: the user spelled this op with Python's float semantics (an operator or a
+# ``math.*`` call), so on Python floats it may raise as the user's code would. Set by the
+# frontend (``symbolic.python_spelling``), read by the backend's choice of spelling.
+PYTHON_SPELLING = "python_spelling"
+
+
 def const_value(v: Value) -> tuple[bool, Any]:
     """``(True, constant)`` if ``v`` is defined by a ``const`` op, else ``(False, None)``."""
     if v.op is not None and v.op.prim == "const":

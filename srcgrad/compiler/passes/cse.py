@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.core import Block, Function, Value
+from ..ir.core import PYTHON_SPELLING, Block, Function, Value
+from ..symbolic import has_python_spelling
 from .rewrite import is_pure, replace_uses
 
 
@@ -24,6 +25,8 @@ def _key(a: Any) -> Any:
 def _attr_key(attrs: dict[str, Any]) -> Any:
     parts = []
     for k, v in sorted(attrs.items()):
+        if k == PYTHON_SPELLING:
+            continue  # _block decides which of two spellings may stand for the other
         if k == "rule":
             parts.append((k, id(v)))
             continue
@@ -57,10 +60,12 @@ def _block(block: Block, seen: dict[Any, Value], mapping: dict[Value, Value]) ->
             hash(key)
         except TypeError:
             continue
-        if key in seen:
-            mapping[op.out] = seen[key]
-        else:
+        if key not in seen:
             seen[key] = op.out
+        elif has_python_spelling(seen[key].op.attrs) or not has_python_spelling(op.attrs):
+            # an earlier Python-spelled op that did not raise computed NumPy's value; the
+            # reverse would lose the user's exception (``1.0 / 0.0``) for an inf
+            mapping[op.out] = seen[key]
 
 
 def _remap(a: Any, mapping: dict[Value, Value]) -> Any:

@@ -61,9 +61,8 @@ def _simplify(op: Op) -> Value | None:
         ok, c = _const(a.get("condition"))
         if ok and isinstance(c, (bool, np.bool_)):
             chosen = a["x"] if c else a["y"]
-            if isinstance(chosen, Value) and chosen.op is not None \
-                    and chosen.op.prim != "const":
-                return chosen
+            if isinstance(chosen, Value) and (chosen.op is None or chosen.op.prim != "const"):
+                return chosen  # (a parameter too: power's masks on its argument x)
     if op.prim == "negative":
         x = a["x"]
         if x.op is not None and x.op.prim == "negative":

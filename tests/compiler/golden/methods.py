@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, seed_one
+from srcgrad.compiler.support import as_python, like, seed_one
 from srcgrad.rules.helpers import reduced_count, unreduce
 from srcgrad.rules.products import matmul_adjoint_x, matmul_adjoint_y
 
@@ -22,7 +22,10 @@ def grad_methods(x):
     _t5 = seed_one(_t5)
     _t5 = unreduce(_t5, _t7)
     _t8 = reduced_count(_t7)
-    _t5 = _t5 / _t8
+    try:
+        _t5 = _t5 / _t8
+    except (ArithmeticError, ValueError):
+        _t5 = as_python(np.divide(_t5, _t8), _t5, _t8)
     _t5 = unreduce(_t5, _t6, 0)
     _t9 = matmul_adjoint_x(_t5, m, _t4)
     dm = matmul_adjoint_y(_t3, _t5, _t2)

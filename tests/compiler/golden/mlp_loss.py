@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like
+from srcgrad.compiler.support import as_python, like
 from srcgrad.rules.helpers import reduced_count, unbroadcast
 
 
@@ -15,7 +15,10 @@ def grad_mlp_loss(w, b, x):
     h = np.tanh(_t2)
     # line 26: return np.mean(h ** 2)
     _t5 = reduced_count(_t4)
-    _t5 = 1.0 / _t5
+    try:
+        _t5 = 1.0 / _t5
+    except (ArithmeticError, ValueError):
+        _t5 = as_python(np.divide(1.0, _t5), 1.0, _t5)
     _t5 = _t5 * 2
     dh = _t5 * h
     # line 25: h = np.tanh(x @ w + b)

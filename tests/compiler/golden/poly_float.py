@@ -7,10 +7,10 @@ def grad_poly(x):
     # line 20: y = math.sin(x) * x ** 2
     _t1 = math.sin(x)
     _t2 = x ** 2
-    _t3 = 2 * x
-    dx = _t1 * _t3
-    _t4 = math.cos(x)
-    _t2 = _t2 * _t4
+    _t1 = _t1 * 2
+    dx = _t1 * x
+    _t3 = math.cos(x)
+    _t2 = _t2 * _t3
     dx += _t2
     dx = float(dx)
     return dx

@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, seed_one, stack_list, unstack, zeros_of
+from srcgrad.compiler.support import as_python, like, seed_one, stack_list, unstack, zeros_of
 from srcgrad.rules.helpers import scatter_add, unreduce
 
 
@@ -30,7 +30,10 @@ def grad_rnn_states(x, w):
     _t8 = np.sum(_t8)
     _t8 = seed_one(_t8)
     _t8 = unreduce(_t8, _t9)
-    _t7 = _t7 ** 1
+    try:
+        _t7 = _t7 ** 1
+    except (ArithmeticError, ValueError):
+        _t7 = as_python(np.power(_t7, 1), _t7, 1)
     _t7 = 2 * _t7
     _t8 = _t8 * _t7
     dstates = unstack(_t8)

@@ -1,0 +1,111 @@
+"""Backend: fast Python-float spellings that keep the semantics of what was written.
+
+On Python floats the emitter prints ``math.sqrt(x)`` for ``np.sqrt(x)`` and ``a / b`` for
+``np.divide(a, b)``: ten times faster, and the same number wherever both succeed. They differ
+where NumPy returns inf/nan and Python raises (``1.0 / 0.0``, ``math.sqrt(-1.0)``,
+``math.exp(1000.0)``) or, for ``**``, returns a complex number (``(-8.0) ** 0.5``).
+
+Which semantics an op has is the user's choice, recorded by the frontend: an operator or a
+``math.*`` call the user wrote carries ``PYTHON_SPELLING`` and is printed as written (its
+exception is the user's own). Everything else, the ``np.*`` calls the user wrote and all the
+derivative code srcgrad adds, has NumPy's semantics. When such an op is printed with a
+Python spelling that may raise, the statement is guarded; the ``try`` costs nothing on
+Python 3.11+ unless it raises, and the fallback computes NumPy's value, converted back
+to the Python type the fast spelling gives::
+
+    try:
+        dx = 1.0 / _t1
+    except (ArithmeticError, ValueError):
+        dx = float(np.divide(1.0, _t1))
+
+A power is printed ``math.pow(x, y)`` (it raises where ``**`` would go complex), as is
+the user's own ``math.pow``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+
+from ..ir.core import PYTHON_SPELLING, Op, Value
+from ..support import as_python
+from ..symbolic import has_python_spelling, uses_math_spelling
+
+# Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.
+RAISING_OPERATORS = ("divide", "power", "floor_divide", "remainder")
+_PYTHON_TYPES = {"float": "float", "int": "int", "bool": "bool"}
+
+
+def _python_inputs(op: Op) -> bool:
+    rule = op.attrs.get("rule")
+    if rule is None:
+        return False
+    values = [op.args.get(k) for k in rule.inputs]
+    return all(isinstance(v, Value) and v.type is not None and v.type.is_python_number
+               for v in values if v is not None)
+
+
+def numpy_semantics_on_python_numbers(op: Op) -> bool:
+    """``op`` keeps NumPy's semantics and its inputs are Python numbers."""
+    return not has_python_spelling(op.attrs) and _python_inputs(op)
+
+
+def power_as_math_pow(op: Op) -> bool:
+    """Print this power as ``math.pow``: the user's ``math.pow``, or NumPy semantics on
+    Python numbers, one a float (``math.pow`` of two ints would turn ``2 ** 3`` into
+    ``8.0``)."""
+    if op.prim != "power":
+        return False
+    if op.attrs.get(PYTHON_SPELLING) == "math":
+        return _python_inputs(op)
+    if not numpy_semantics_on_python_numbers(op):
+        return False
+    return any(isinstance(v, Value) and v.type is not None and v.type.kind == "float"
+               for v in op.args.values())
+
+
+def needs_guard(op: Op) -> bool:
+    """The fast spelling printed for ``op`` may raise where NumPy would not."""
+    rule = op.attrs.get("rule")
+    if rule is None or has_python_spelling(op.attrs):
+        return False
+    if op.prim in RAISING_OPERATORS:
+        # an operator on a NumPy array or scalar is NumPy's; on anything else (a Python
+        # number, or a value of unknown type such as a tangent) it may be Python's
+        return not any(isinstance(v, Value) and v.type is not None
+                       and v.type.kind in ("array", "scalar") for v in op.args.values())
+    return uses_math_spelling(rule, op.args) is not None
+
+
+def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
+    """``try: <assign> except (ArithmeticError, ValueError): target = T(numpy_call)``
+    (``T``: the Python type of the result; ``as_python`` when that is known only at run
+    time, for an operand of unknown type)."""
+    kind = op.out.type.kind if op.out.type is not None else None
+    convert = _PYTHON_TYPES.get(kind or "")
+    if convert is not None:
+        value = gast.Call(func=_name(convert), args=[numpy_call], keywords=[])
+    elif op.prim in RAISING_OPERATORS:
+        value = gast.Call(func=_dotted(refs.ref(as_python)),
+                          args=[numpy_call, *numpy_call.args], keywords=[])
+    else:
+        value = numpy_call
+    fallback = gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                              type_comment=None)],
+                           value=value, type_comment=None)
+    errors = gast.Tuple(elts=[_name("ArithmeticError"), _name("ValueError")], ctx=gast.Load())
+    handler = gast.ExceptHandler(type=errors, name=None, body=[fallback])
+    return gast.Try(body=[assign], handlers=[handler], orelse=[], finalbody=[])
+
+
+def _name(id_: str) -> Any:
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _dotted(path: str) -> Any:
+    parts = path.split(".")
+    node = _name(parts[0])
+    for p in parts[1:]:
+        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
+    return node

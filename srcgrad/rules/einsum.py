@@ -1,0 +1,173 @@
+"""``np.einsum``: multilinear, in its subscripts form and its sublist form, with ``...``.
+
+Forward mode is derived (kind ``BILINEAR``: einsum of one tangent with the other primals,
+summed over the operands). The VJP of operand ``i`` is the einsum of ``g`` with the other
+operands, onto operand ``i``'s indices; indices only operand ``i`` has are broadcast back.
+
+The sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is rewritten into the
+subscripts form ``einsum("ab,bc->ac", a, b)`` when a call is bound (``Rule.canonical``:
+the sublists are static), so every interpreter and the emitted code see one form.
+
+The VJP's subscripts depend on the operands' shapes (how many axes ``...`` stands for, and
+which size-1 axes NumPy broadcast), so they are computed at run time by the helper
+primitives ``einsum_grad_subscripts`` and ``einsum_grad_shape`` from the subscripts and
+``operands_shape``: ``...`` becomes explicit letters, and an axis of size 1 that
+broadcast against a longer one becomes a letter of its own operand (summed over in that
+operand's cotangent, then kept as size 1).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .helpers import rebroadcast
+from .registry import BILINEAR, NONDIFF, defrule
+
+Shape = tuple[int, ...]
+_LETTERS = string.ascii_letters
+
+
+# --- the sublist form ------------------------------------------------------------------
+def _is_sublist(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and all(
+        x is Ellipsis or (isinstance(x, (int, np.integer)) and not isinstance(x, bool))
+        for x in v)
+
+
+def _sublist_text(sublist: Sequence[Any]) -> str:
+    parts = []
+    for x in sublist:
+        if x is Ellipsis:
+            parts.append("...")
+        elif 0 <= int(x) < len(_LETTERS):
+            parts.append(_LETTERS[int(x)])
+        else:
+            raise ValueError(f"einsum sublist {list(sublist)!r}: subscripts must be integers "
+                             f"in [0, {len(_LETTERS)})")
+    return "".join(parts)
+
+
+def sublists_to_subscripts(args: Sequence[Any], kwargs: dict[str, Any]
+                           ) -> tuple[list[Any], dict[str, Any]]:
+    """``(op0, sub0, op1, sub1, ..., [out])`` -> ``(subscripts, op0, op1, ...)``; a call
+    already in the subscripts form is returned as it is. (The subscripts may be a value
+    computed at run time, as in einsum's own VJP, so the form is told by its sublists.)"""
+    if not args or isinstance(args[0], str) or not any(_is_sublist(s) for s in args[1::2]):
+        return list(args), kwargs
+    operands, sublists = list(args[0::2]), list(args[1::2])
+    out = None
+    if len(args) % 2 == 1:  # a trailing output sublist
+        out, operands = operands[-1], operands[:-1]
+    if len(operands) != len(sublists) or not all(_is_sublist(s) for s in sublists) or (
+            out is not None and not _is_sublist(out)):
+        raise ValueError("einsum in the sublist form takes (operand, sublist) pairs and an "
+                         "optional output sublist, each sublist a list of ints or Ellipsis "
+                         "known when compiling")
+    ins = [_sublist_text(s) for s in sublists]
+    if out is None:
+        # NumPy's implicit output of the sublist form: '...' first, then the indices seen
+        # once, by integer (the letters' order differs from the ints' past 'z')
+        flat = [x for s in sublists for x in s if x is not Ellipsis]
+        once = sorted(int(x) for x in set(flat) if flat.count(x) == 1)
+        ellipsis = any(x is Ellipsis for s in sublists for x in s)
+        out_text = ("..." if ellipsis else "") + _sublist_text(once)
+    else:
+        out_text = _sublist_text(out)
+    return [",".join(ins) + "->" + out_text, *operands], kwargs
+
+
+# --- subscripts made explicit for given shapes -------------------------------------------
+def _explicit(subscripts: str, shapes: Sequence[Shape]) -> tuple[list[str], str]:
+    """Operand index strings and the output's, for operands of ``shapes``: ``...`` spelled
+    out with fresh letters, and each size-1 axis that broadcasts given its own letter."""
+    text = subscripts.replace(" ", "")
+    lhs, arrow, rhs = text.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum {subscripts!r}: {len(ins)} operand subscripts for "
+                         f"{len(shapes)} operands")
+    if not arrow:  # implicit output: '...', then the letters seen once, alphabetically
+        named = lhs.replace("...", "").replace(",", "")
+        rhs = ("..." if "..." in lhs else "") + "".join(
+            sorted(c for c in set(named) if named.count(c) == 1))
+    fresh = iter(c for c in _LETTERS if c not in text)
+    spans = [len(shape) - (len(s) - 3) if "..." in s else 0 for s, shape in zip(ins, shapes)]
+    width = max(spans, default=0)
+    batch = "".join(next(fresh) for _ in range(width))
+    ins = [s.replace("...", batch[width - n:]) for s, n in zip(ins, spans)]
+    rhs = rhs.replace("...", batch)
+    size: dict[str, int] = {}
+    for s, shape in zip(ins, shapes):
+        for c, n in zip(s, shape):
+            size[c] = max(size.get(c, 1), n)
+    ins = ["".join(next(fresh) if n == 1 and size[c] > 1 else c for c, n in zip(s, shape))
+           for s, shape in zip(ins, shapes)]
+    return ins, rhs
+
+
+@dispatching
+def einsum_grad_subscripts(subscripts: str, shapes: Sequence[Shape], i: int) -> str:
+    """Subscripts of ``einsum(g, *others)`` giving operand ``i``'s cotangent (kept axes)."""
+    ins, out = _explicit(subscripts, [tuple(s) for s in shapes])
+    mine = ins[i]
+    if len(set(mine)) != len(mine):
+        raise ValueError(
+            f"einsum {subscripts!r}: srcgrad cannot differentiate an index repeated within "
+            f"one operand ({mine!r}); take the diagonal with np.diagonal/np.trace first"
+        )
+    others = [s for j, s in enumerate(ins) if j != i]
+    seen = set(out).union(*others)
+    kept = "".join(c for c in mine if c in seen)
+    return ",".join([out, *others]) + "->" + kept
+
+
+@dispatching
+def einsum_grad_shape(subscripts: str, shapes: Sequence[Shape], i: int) -> Shape:
+    """Operand ``i``'s shape with 1 for the axes only it has (summed inside the einsum)."""
+    ins, out = _explicit(subscripts, [tuple(s) for s in shapes])
+    others = [s for j, s in enumerate(ins) if j != i]
+    seen = set(out).union(*others)
+    return tuple(n if c in seen else 1 for c, n in zip(ins[i], tuple(shapes[i])))
+
+
+defrule("einsum_grad_subscripts", einsum_grad_subscripts, inputs=(),
+        params=("subscripts", "shapes", "i"), kind=NONDIFF)
+defrule("einsum_grad_shape", einsum_grad_shape, inputs=(),
+        params=("subscripts", "shapes", "i"), kind=NONDIFF)
+
+
+def _refuse_repeated_index(subscripts: Any) -> None:
+    """An index repeated within one operand (a diagonal) is refused when the subscripts
+    are known (at compile time for the compiler), not first when the derivative runs."""
+    if not isinstance(subscripts, str):
+        return
+    for s in subscripts.replace(" ", "").partition("->")[0].split(","):
+        letters = s.replace("...", "")
+        if len(set(letters)) != len(letters):
+            raise ValueError(
+                f"einsum {subscripts!r}: srcgrad cannot differentiate an index repeated "
+                f"within one operand ({s!r}); take the diagonal with np.diagonal/np.trace "
+                "first")
+
+
+def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
+                subscripts: str, i: int, optimize: Any) -> Any:
+    _refuse_repeated_index(subscripts)
+    others = [op for j, op in enumerate(operands) if j != i]
+    kept = np.einsum(einsum_grad_subscripts(subscripts, operands_shape, i), g, *others,
+                     optimize=optimize)
+    shape = operands_shape[i]
+    return rebroadcast(np.reshape(kept, einsum_grad_shape(subscripts, operands_shape, i)),
+                       shape)
+
+
+defrule("einsum", np.einsum, inputs=("operands",), params=("subscripts", "optimize"),
+        variadic="operands", kind=BILINEAR, form="subscripts, *operands, optimize=False",
+        canonical=sublists_to_subscripts,
+        vjp={"operands": lambda g, operands, operands_shape, subscripts, i, optimize:
+             _einsum_vjp(g, operands, operands_shape, subscripts, i, optimize)})
