@@ -149,7 +149,8 @@ class Dispatcher:
     def _assumptions(self, k: int, entry: Entry) -> list[str]:
         checks, seen = [], set()
         for j, dep in enumerate(entry.deps):
-            ident = (id(dep.where), dep.name, dep.kind, dep.path)
+            # (an identity assumption is stronger than a fact about the same place: both kept)
+            ident = (id(dep.where), dep.name, dep.kind, dep.path, dep.fact is None)
             if ident in seen:
                 continue
             seen.add(ident)

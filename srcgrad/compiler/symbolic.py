@@ -15,7 +15,7 @@ ops; calls on plain values alone run at trace time (static data).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
@@ -94,6 +94,24 @@ class Sym:
 
     def __float__(self) -> float:
         raise SrcGradError("float() of a value known only at run time at trace time")
+
+
+class CapturedSym(Sym):
+    """A captured value read at run time (frontend/captured.py) that a rule may also need
+    as a constant, as a static parameter (norm's ``ord``, var's ``ddof``): :meth:`static`
+    gives the value it has now, after ``on_static`` has recorded that the compiled code
+    assumes exactly that value (the dispatcher guards it; a change recompiles)."""
+
+    __slots__ = ("now", "on_static")
+
+    def __init__(self, value: Value, now: Any, on_static: Callable[[], None]) -> None:
+        super().__init__(value)
+        self.now = now
+        self.on_static = on_static
+
+    def static(self) -> Any:
+        self.on_static()
+        return self.now
 
 
 def _binop(name: str, a: Any, b: Any) -> Any:
@@ -227,6 +245,8 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
         env = rule.bind(list(args), kwargs)
     except (TypeError, ValueError) as e:  # (ValueError: a spelling the rule refuses)
         raise SrcGradError(str(e), advice="Check the call's arguments.") from None
+    # a captured value read at run time, given where the rule needs a constant: its value
+    env = {k: _static(v) if k in rule.params else v for k, v in env.items()}
     if rule.resolve is not None:
         env = _resolve(rule, env)
     operands = {k: _operand(rule, k, env[k]) for k in (*rule.inputs, *rule.params)}
@@ -263,6 +283,16 @@ def _operand(rule: Rule, name: str, v: Any) -> Any:
                                advice="Pass the arrays as a list: np.stack([a, b]).")
         return tuple(to_value(_array_like(rule, x)) for x in v)
     return to_value(_array_like(rule, v) if name in rule.inputs else v)
+
+
+def _static(v: Any) -> Any:
+    """A static parameter's value: a captured value read at run time is taken as the
+    constant it is now (its :meth:`CapturedSym.static` records the assumption)."""
+    if isinstance(v, CapturedSym):
+        return v.static()
+    if type(v) in (tuple, list) and any(isinstance(x, CapturedSym) for x in v):
+        return type(v)(_static(x) for x in v)
+    return v
 
 
 def _array_like(rule: Rule, v: Any) -> Any:

@@ -507,3 +507,26 @@ def by_name(x):
 
 def test_a_captured_array_of_strings_is_a_compile_time_value():
     assert_close(sg.grad(by_name)(X), 2 * X)
+
+
+# --- a captured float used where a rule needs a constant --------------------------------
+
+ORDER = 3.0
+
+
+def norm_of_captured_order(x):
+    return np.linalg.norm(x, ord=ORDER)
+
+
+def test_a_captured_float_used_as_a_static_parameter_is_guarded_by_value(compiles):
+    module = sys.modules[__name__]
+    try:
+        check_all_modes(norm_of_captured_order, X)
+        before = compiles["n"]
+        check_all_modes(norm_of_captured_order, X)  # same object: no recompile
+        assert compiles["n"] == before
+        module.ORDER = 4.0  # a new order is a new constant: recompiled, new gradient
+        check_all_modes(norm_of_captured_order, X)
+        assert compiles["n"] > before
+    finally:
+        module.ORDER = 3.0

@@ -70,7 +70,8 @@ def varied_values(fn: Function, wrt: list[Value]) -> set[int]:
         _forward(fn.body, varied, pair_tapes(fn))
     except SrcGradError as e:
         if e.filename is None:
-            raise SrcGradError(str(e), filename=fn.filename, lineno=e.lineno) from None
+            raise SrcGradError(e.message, filename=fn.filename, lineno=e.lineno,
+                               advice=e.advice) from None
         raise
     return varied
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..ir import types as T
 from ..ir.core import Op, Value
-from ..symbolic import Sym
+from ..symbolic import CapturedSym, Sym
 from .facts import MAX_ITEMS, fact_of, item_count, read_at_run_time
 from .resolve import Dependency
 
@@ -49,9 +49,10 @@ class Source:
     def at(self, index: Any) -> Source:
         return Source(self.where, self.kind, self.key, (*self.path, index), self.name)
 
-    def dependency(self, value: Any) -> Dependency:
-        """What the compiled code assumes about the value read here (``value`` now)."""
-        fact = fact_of(value)
+    def dependency(self, value: Any, exact: bool = False) -> Dependency:
+        """What the compiled code assumes about the value read here (``value`` now; with
+        ``exact``, that it is this very object, as when it was used as a constant)."""
+        fact = None if exact else fact_of(value)
         obj = value if fact is None else None
         if self.kind in ("global", "cell"):
             return Dependency(self.where, self.key, obj, "item", fact, self.path)
@@ -95,7 +96,8 @@ def read(lw: Any, source: Source, value: Any, name: str | None) -> Sym:
     ctx.entry.ops.insert(len(ctx.captured), op)
     ctx.argument_ids.add(out.id)  # the user's data, like an argument: never written into
     ctx.captured_ids.add(out.id)
-    ctx.captured[source] = held = Sym(out)
+    ctx.captured[source] = held = CapturedSym(
+        out, value, lambda: ctx.deps.append(source.dependency(value, exact=True)))
     return held
 
 
