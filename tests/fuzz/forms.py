@@ -14,6 +14,7 @@ the derived callee) live in ``forms_module.py``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -312,10 +313,17 @@ def emit_optional_none(gen: Generator, scope: Scope, body: list[str], extras: Ex
 
 
 def generate_form(seed: int, form: str) -> Program:
-    """The program for ``seed`` with ``form`` planted after a few random statements."""
+    """The program for ``seed`` with ``form`` planted after a few random statements;
+    ``mixed`` plants two or three different forms (chosen by the seed) one after another."""
     from .forms_module import MODULE_FORMS
 
-    gen = Generator(seed, (form,))
+    emitters = {**FORMS, **MODULE_FORMS}
+    if form == "mixed":
+        chooser = random.Random(seed)
+        parts = tuple(chooser.sample(sorted(emitters), chooser.randint(2, 3)))
+    else:
+        parts = (form,)
+    gen = Generator(seed, parts)
     rng = gen.rng
     extras = Extras()
     module = ["import math", "", "import numpy as np", "", "import srcgrad as sg", ""]
@@ -329,11 +337,12 @@ def generate_form(seed: int, form: str) -> Program:
     scope = Scope([Var(p, s, p) for p, s in zip(params, shapes)])
     body: list[str] = []
     gen.block(scope, body, IND, rng.randint(1, 3))
-    before = {v.name for v in scope.vars}
-    (FORMS.get(form) or MODULE_FORMS[form])(gen, scope, body, extras)
-    for var in scope.vars:  # what the form made must reach the result
-        if var.name not in before:
-            scope.consumed.discard(var.name)
+    for part in parts:
+        before = {v.name for v in scope.vars}
+        emitters[part](gen, scope, body, extras)
+        for var in scope.vars:  # what the form made must reach the result
+            if var.name not in before:
+                scope.consumed.discard(var.name)
     gen.block(scope, body, IND, rng.randint(0, 2))
     loose = [v for v in scope.unconsumed() if not v.name.startswith("x")] or scope.vars[-1:]
     terms = [f"np.sum({v.name})" if v.shape else v.name for v in loose]
@@ -348,8 +357,9 @@ def generate_form(seed: int, form: str) -> Program:
                    *(IND + line for line in body), f"{IND}return {exports}", "",
                    "", f"{exports} = _make()", ""]
     wrt = tuple(params[k] if rng.random() < 0.3 else k for k in range(nargs))
-    states = tuple(extras.states) or (("", {}),)
-    return Program("\n".join(module), seed, (form,), shapes, kinds, wrt, states=states)
+    states = tuple(dict.fromkeys((text, tuple(kw.items())) for text, kw in extras.states))
+    calls = tuple((text, dict(kw)) for text, kw in states) or (("", {}),)
+    return Program("\n".join(module), seed, parts, shapes, kinds, wrt, states=calls)
 
 
 FORMS: dict[str, Emitter] = {

@@ -29,7 +29,7 @@ from .generator import FEATURES, Program, generate
 from .harness import load, unload
 from .soundness import OUTCOMES, Outcome, run_program
 
-ALL_FORMS: tuple[str, ...] = tuple(FORMS) + tuple(MODULE_FORMS)
+ALL_FORMS: tuple[str, ...] = tuple(FORMS) + tuple(MODULE_FORMS) + ("mixed",)
 # The new forms whose long run on this branch was all right: the default pytest run checks
 # them (``--fuzz-forms ci``). Add a form here when the fix for its failures lands; never
 # to hide a failure.

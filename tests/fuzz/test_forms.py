@@ -22,7 +22,7 @@ def test_same_seed_same_form_program(form):
     first, again = generate_form(11, form), generate_form(11, form)
     assert first.source == again.source and first.states == again.states
     assert len({generate_form(s, form).source for s in range(6)}) > 1
-    assert f"{form}" in first.features
+    assert first.features == (form,) or (form == "mixed" and len(first.features) >= 2)
 
 
 @pytest.mark.parametrize("form", [f for f in ALL_FORMS if not f.startswith("derived")])
@@ -30,6 +30,8 @@ def test_every_form_writes_a_program_plain_python_runs_in_every_state(form, tmp_
     """Derived-function forms are left out: their primal runs srcgrad itself."""
     for seed in range(8):
         program = generate_form(seed, form)
+        if any(part.startswith("derived") for part in program.features):
+            continue
         name = f"srcgrad_form_valid_{form}_{seed}"
         module = load(program, tmp_path, name)
         try:
