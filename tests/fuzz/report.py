@@ -8,8 +8,9 @@ Run from the repository root::
     python -m tests.fuzz.report --count 2000 --shrink   # also shrink each class's example
 
 Program ``i`` is form ``forms[i % len(forms)]`` with seed ``seed * 1_000_003 + i``, the same
-cases ``pytest tests/fuzz --fuzz-forms soundness --fuzz-form-count N --fuzz-seed S`` runs, so
-a failure reproduces as ``pytest tests/fuzz --fuzz-forms <form> -k <form>-<seed>``. A failure
+cases ``pytest tests/fuzz --fuzz-forms soundness --fuzz-form-count N --fuzz-seed S`` runs.
+One program reruns alone, with its source and the whole message, as
+``python -m tests.fuzz.report --forms <form> --only <seed>``. A failure
 class is (form, outcome, mode, exception type); the example shown is the shortest program of
 its class, then (with ``--shrink``) reduced by deleting lines while the class stays the same.
 """
@@ -106,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--forms", default="soundness",
                         help="soundness (every new form), classic, ci, or a comma list")
+    parser.add_argument("--only", type=int, default=None,
+                        help="run the one program of this seed (of the one form given)")
     parser.add_argument("--shrink", action="store_true")
     parser.add_argument("--shrink-seconds", type=float, default=60.0)
     options = parser.parse_args(argv)
@@ -114,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown forms {sorted(unknown)}; known: "
                      f"{', '.join(ALL_FORMS + CLASSIC_FORMS)}")
+    if options.only is not None:
+        return _only(forms, options.only)
     table: dict[str, Counter] = defaultdict(Counter)
     examples: dict[tuple, tuple[Program, Outcome]] = {}
     started = time.monotonic()
@@ -139,6 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _only(forms: tuple[str, ...], seed: int) -> int:
+    if len(forms) != 1:
+        raise SystemExit("--only needs exactly one form in --forms")
+    with tempfile.TemporaryDirectory() as tmp:
+        program, outcome = run_case(forms[0], seed, Path(tmp))
+    print(program.source)
+    print(f"# wrt {program.wrt}, kinds {program.arg_kinds}, calls {list(program.states)}")
+    print(f"{outcome.kind} {outcome.mode} (call {outcome.state})\n{outcome.detail}")
+    return 0 if outcome.kind in ("right", "skipped") else 1
+
+
 def _print_table(forms: tuple[str, ...], table: dict[str, Counter]) -> None:
     columns = (*OUTCOMES, "skipped", "invalid")  # invalid: a generator bug
     print(f"{'form':<16}" + "".join(f"{c:>9}" for c in columns))
@@ -151,8 +167,9 @@ def _print_table(forms: tuple[str, ...], table: dict[str, Counter]) -> None:
 
 def _print_example(key: tuple, program: Program, outcome: Outcome) -> None:
     form, kind, mode, error = key
-    print(f"\n=== {form}: {kind} in {mode} {error} (seed {program.seed}, wrt {program.wrt}, "
-          f"kinds {program.arg_kinds}, call {outcome.state} of {list(program.states)})")
+    print(f"\n=== {form}: {kind} in {mode} {error}\n(python -m tests.fuzz.report --forms {form} "
+          f"--only {program.seed}; wrt {program.wrt}, kinds {program.arg_kinds}, "
+          f"call {outcome.state} of {list(program.states)})")
     body = program.source.split("\n\n\n", 1)[-1].strip("\n")  # the imports are always the same
     print(body)
     detail = outcome.detail.strip().splitlines()
