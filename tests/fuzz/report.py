@@ -82,13 +82,14 @@ def run_case(form: str, seed: int, directory: Path) -> tuple[Program, Outcome]:
 
 
 def shrink(program: Program, outcome: Outcome, directory: Path, budget: float) -> Program:
-    """Greedy line deletion (never the imports or ``def f``) keeping ``outcome``'s class."""
+    """Greedy deletion of simple statements keeping ``outcome``'s class: never an import,
+    a ``def``, a ``return`` or a block header (deleting one changes what the rest means)."""
     deadline = time.monotonic() + budget
     lines = program.source.splitlines()
     k = len(lines) - 1
     while k >= 0 and time.monotonic() < deadline:
         text = lines[k].strip()
-        if text and not text.startswith(("import ", "def f(", "return f")):
+        if text and not text.endswith(":") and not text.startswith(("import ", "return ")):
             trial = lines[:k] + lines[k + 1:]
             candidate = Program("\n".join(trial), program.seed, program.features,
                                 program.arg_shapes, program.arg_kinds, program.wrt,

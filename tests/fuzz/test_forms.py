@@ -13,7 +13,15 @@ import srcgrad as sg
 from .forms import FORMS, generate_form
 from .generator import Program
 from .harness import load, unload
-from .report import ALL_FORMS, CI_FORMS, CLASSIC_FORMS, make_program, select_forms
+from .report import (
+    ALL_FORMS,
+    CI_FORMS,
+    CLASSIC_FORMS,
+    make_program,
+    run_source,
+    select_forms,
+    shrink,
+)
 from .soundness import numeric_hessian, run_program
 
 
@@ -157,3 +165,16 @@ def test_numeric_hessian_matches_a_known_hessian():
     x = np.array([0.3, -0.7])
     want = np.diag(6.0 * x) + np.array([[0.0, 1.0], [1.0, 0.0]])
     assert np.allclose(numeric_hessian(fn, [x], {}, 0), want, atol=1e-6)
+
+
+def test_shrinking_drops_statements_the_failure_does_not_need(tmp_path):
+    source = WRONG_FIRST_ORDER.replace(
+        "    return np.sum(wobbly(x0) * 2.0)",
+        "    unused = np.cos(x0) * 3.0\n    return np.sum(wobbly(x0) * 2.0)")
+    program = Program(source, 5, ("test",), [(3,)], ["array"], (0,))
+    outcome = run_source(program, tmp_path, "srcgrad_form_shrink_me")
+    assert outcome.kind == "wrong"
+    smaller = shrink(program, outcome, tmp_path, budget=60.0)
+    assert "unused" not in smaller.source
+    assert "def wobbly" in smaller.source and "return np.sum(wobbly(x0)" in smaller.source
+    assert run_source(smaller, tmp_path, "srcgrad_form_shrunk").signature == outcome.signature
