@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.only is not None:
         return _only(forms, options.only)
     table: dict[str, Counter] = defaultdict(Counter)
+    modes: dict[str, Counter] = defaultdict(Counter)  # programs failing in each mode
     examples: dict[tuple, tuple[Program, Outcome]] = {}
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,14 +129,17 @@ def main(argv: list[str] | None = None) -> int:
         for n, (form, seed) in enumerate(cases(forms, options.count, options.seed), 1):
             program, outcome = run_case(form, seed, directory)
             table[form][outcome.kind] += 1
-            if outcome.kind in OUTCOMES[1:]:
-                key = (form, *outcome.signature)
+            for failure in (outcome, *outcome.others) if outcome.kind in OUTCOMES[1:] else ():
+                modes[form][failure.mode] += 1
+                key = (form, *failure.signature)
                 best = examples.get(key)
                 if best is None or len(program.source) < len(best[0].source):
-                    examples[key] = (program, outcome)
+                    examples[key] = (program, failure)
             if n % 100 == 0:
                 print(f"... {n} programs, {time.monotonic() - started:.0f} s", file=sys.stderr)
-        _print_table(forms, table)
+        _print_table(forms, table, (*OUTCOMES, "skipped", "invalid"))
+        print("\nprograms failing (refused, wrong or crashed) in each mode:")
+        _print_table(forms, modes, ("primal", "reverse", "forward", "second order"))
         for key, (program, outcome) in sorted(examples.items()):
             if options.shrink:
                 program = shrink(program, outcome, directory, options.shrink_seconds)
@@ -156,14 +160,15 @@ def _only(forms: tuple[str, ...], seed: int) -> int:
     return 0 if outcome.kind in ("right", "skipped") else 1
 
 
-def _print_table(forms: tuple[str, ...], table: dict[str, Counter]) -> None:
-    columns = (*OUTCOMES, "skipped", "invalid")  # invalid: a generator bug
-    print(f"{'form':<16}" + "".join(f"{c:>9}" for c in columns))
+def _print_table(forms: tuple[str, ...], table: dict[str, Counter],
+                 columns: tuple[str, ...]) -> None:
+    """Counts per form; ``invalid`` (the generator wrote bad Python) must stay 0."""
+    print(f"{'form':<16}" + "".join(f"{c:>13}" for c in columns))
     total: Counter = Counter()
     for form in forms:
         total.update(table[form])
-        print(f"{form:<16}" + "".join(f"{table[form][c]:>9}" for c in columns))
-    print(f"{'total':<16}" + "".join(f"{total[c]:>9}" for c in columns))
+        print(f"{form:<16}" + "".join(f"{table[form][c]:>13}" for c in columns))
+    print(f"{'total':<16}" + "".join(f"{total[c]:>13}" for c in columns))
 
 
 def _print_example(key: tuple, program: Program, outcome: Outcome) -> None:

@@ -1,7 +1,8 @@
 """Runs one soundness-form program (``forms.py``) in every mode and says what happened.
 
 Unlike ``harness.check`` (which raises on the first disagreement), ``run_program`` classifies
-the program, so a long run can count outcomes per form (``report.py``):
+the program, so a long run can count outcomes per form (``report.py``). Each mode is checked
+even after another failed (the outcome is the first failure, ``others`` the rest):
 
 - ``right``: reverse mode (``sg.grad``, optimize on and off), forward mode (``sg.jvp`` along
   a random tangent) and second order (``sg.hessian``, and a Hessian-vector product
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,6 +45,8 @@ class Outcome:
     mode: str = ""  # "primal" (f calls derived functions), "reverse", "forward", "second order"
     detail: str = ""
     state: int = 0  # which call of the program's states
+    # the first failure of each later mode (every mode is checked even after one failed)
+    others: list[Outcome] = field(default_factory=list)
 
     @property
     def signature(self) -> tuple[str, str, str]:
@@ -64,16 +67,22 @@ def run_program(program: Program, module: ModuleType, seed: int) -> Outcome:
     places = _positions(program)
     where = Path(fn.__code__.co_filename).name
     checked = 0
+    failures: dict[str, Outcome] = {}
     try:
         derived = _call("reverse", 0, where, lambda: _Derived(fn, program, places))
         for index, (statement, keywords) in enumerate(program.states):
             if statement:
                 exec(statement, module.__dict__)  # the user changes captured data
             kwargs = {k: eval(v, module.__dict__) for k, v in keywords.items()}
-            if _check_state(program, fn, args, kwargs, places, derived, index, where):
+            if _check_state(program, fn, args, kwargs, places, derived, index, where,
+                            failures):
                 checked += 1
-    except _Stop as stop:
+    except _Stop as stop:  # the primal itself (or making the derived functions) failed
         return stop.outcome
+    if failures:
+        first, *others = failures.values()
+        first.others = others
+        return first
     return Outcome("right" if checked else "skipped")
 
 
@@ -104,8 +113,9 @@ def _wrong(mode: str, state: int, what: str) -> _Stop:
 
 
 def _check_state(program: Program, fn, args, kwargs, places, derived: _Derived,
-                 state: int, where: str) -> bool:
-    """Checks one call; False when the primal is unusable at this point."""
+                 state: int, where: str, failures: dict[str, Outcome]) -> bool:
+    """Checks one call in every mode that has not failed yet, recording each mode's first
+    failure in ``failures``; False when the primal is unusable at this point."""
     try:
         with np.errstate(all="raise"):
             value = fn(*args, **kwargs)
@@ -114,10 +124,24 @@ def _check_state(program: Program, fn, args, kwargs, places, derived: _Derived,
     except Exception as error:  # noqa: BLE001 - f itself calls derived functions
         if not (_through_srcgrad(error) or "sg." in program.source):
             raise  # the generator wrote an invalid program: its bug, not srcgrad's
-        _call("primal", state, where, lambda: fn(*args, **kwargs))
+        value = _call("primal", state, where, lambda: fn(*args, **kwargs))
     if abs(float(np.asarray(value))) > 1e8:
         return False
     reference = [numeric_gradient(fn, args, kwargs, p) for p in places]
+    checks = {"reverse": _check_reverse, "forward": _check_forward,
+              "second order": _check_second_order}
+    for mode, check in checks.items():
+        if mode in failures:
+            continue
+        try:
+            check(program, fn, args, kwargs, places, derived, state, where, reference, value)
+        except _Stop as stop:
+            failures[mode] = stop.outcome
+    return True
+
+
+def _check_reverse(program, fn, args, kwargs, places, derived, state, where, reference,
+                   value) -> None:
     snapshot = [np.array(a, copy=True) for a in args]
     for optimize, grad in derived.reverse.items():
         got = _call("reverse", state, where, lambda: grad(*args, **kwargs))
@@ -130,6 +154,13 @@ def _check_state(program: Program, fn, args, kwargs, places, derived: _Derived,
             if not _close(g, want, FD_RTOL, FD_ATOL):
                 raise _wrong("reverse", state, f"gradient of x{p} (optimize={optimize}):\n"
                                                f" got  {np.asarray(g)!r}\n want {want!r}")
+    for k, (before, after) in enumerate(zip(snapshot, args)):
+        if not np.array_equal(before, after, equal_nan=True):
+            raise _wrong("reverse", state, f"a derived function modified argument x{k}")
+
+
+def _check_forward(program, fn, args, kwargs, places, derived, state, where, reference,
+                   value) -> None:
     rng = np.random.default_rng(state + 17)
     for p, want in zip(places, reference):
         tangent = _like(program, p, rng.standard_normal(np.shape(args[p])))
@@ -139,12 +170,17 @@ def _check_state(program: Program, fn, args, kwargs, places, derived: _Derived,
         if not _close(got, expected, FD_RTOL, FD_ATOL * max(1, np.size(want))):
             raise _wrong("forward", state, f"along x{p}: {got!r}, finite differences "
                                            f"{expected!r}")
+
+
+def _check_second_order(program, fn, args, kwargs, places, derived, state, where,
+                        reference, value) -> None:
+    rng = np.random.default_rng(state + 29)
+    # second differences lose ~eps * |f| / step**2 to rounding: a large |f| widens it
+    slack = H2_ATOL + 1e-7 * abs(float(np.asarray(value)))
     for p in places:
         hessian = derived.hessian[p]
         got = _call("second order", state, where, lambda: hessian(*args, **kwargs))
         want = numeric_hessian(fn, args, kwargs, p)
-        # second differences lose ~eps * |f| / step**2 to rounding: a large |f| widens it
-        slack = H2_ATOL + 1e-7 * abs(float(np.asarray(value)))
         if not _close(got, want, H2_RTOL, slack):
             raise _wrong("second order", state, f"sg.hessian wrt x{p}:\n got  "
                                                 f"{np.asarray(got)!r}\n want {want!r}")
@@ -156,10 +192,6 @@ def _check_state(program: Program, fn, args, kwargs, places, derived: _Derived,
             if not _close(hv, expected, H2_RTOL, slack * max(1, np.size(v))):
                 raise _wrong("second order", state, f"sg.jvp(sg.grad(f)) along x{p}: "
                                                     f"{hv!r}, finite differences {expected!r}")
-    for k, (before, after) in enumerate(zip(snapshot, args)):
-        if not np.array_equal(before, after, equal_nan=True):
-            raise _wrong("reverse", state, f"a derived function modified argument x{k}")
-    return True
 
 
 def _through_srcgrad(error: BaseException) -> bool:

@@ -178,3 +178,10 @@ def test_shrinking_drops_statements_the_failure_does_not_need(tmp_path):
     assert "unused" not in smaller.source
     assert "def wobbly" in smaller.source and "return np.sum(wobbly(x0)" in smaller.source
     assert run_source(smaller, tmp_path, "srcgrad_form_shrunk").signature == outcome.signature
+
+
+def test_runner_checks_every_mode_after_one_failed(tmp_path):
+    source = WRONG_FIRST_ORDER.replace("t * np.cos(x))", "t * np.cos(x) * 0.999)")
+    outcome = _run(source, tmp_path, "srcgrad_form_two_modes")
+    assert (outcome.kind, outcome.mode) == ("wrong", "reverse")
+    assert [(o.kind, o.mode) for o in outcome.others][:1] == [("wrong", "forward")]
