@@ -31,14 +31,15 @@ from .harness import load, unload
 from .soundness import OUTCOMES, Outcome, run_program
 
 ALL_FORMS: tuple[str, ...] = tuple(FORMS) + tuple(MODULE_FORMS) + ("mixed",)
-# The new forms whose long run on this branch was all right: the default pytest run checks
-# them (``--fuzz-forms ci``). Add a form here when the fix for its failures lands; never
-# to hide a failure.
-CI_FORMS: tuple[str, ...] = ()
 # the basic generator's programs (one construct each) through the same runner, so they get
-# second order too
+# second order and a Hessian-vector product too
 CLASSIC_FORMS: tuple[str, ...] = tuple(f"classic_{f}" for f in ("straight", *FEATURES)
                                        if f != "reject")
+# What the default pytest run checks (``--fuzz-forms ci``): the forms whose long run on this
+# branch was all right. No soundness form is yet (see README.md for the table); of the basic
+# programs, ``classic_break`` crashes at second order (a loop with ``break`` in a branch).
+# Add a form here when the fix for its failures lands; never to hide a failure.
+CI_FORMS: tuple[str, ...] = tuple(f for f in CLASSIC_FORMS if f != "classic_break")
 
 
 def select_forms(spec: str) -> tuple[str, ...]:
