@@ -18,6 +18,8 @@ its class, then (with ``--shrink``) reduced by deleting lines while the class st
 from __future__ import annotations
 
 import argparse
+import ast
+import builtins
 import sys
 import tempfile
 import time
@@ -90,8 +92,9 @@ def shrink(program: Program, outcome: Outcome, directory: Path, budget: float) -
     k = len(lines) - 1
     while k >= 0 and time.monotonic() < deadline:
         text = lines[k].strip()
-        if text and not text.endswith(":") and not text.startswith(("import ", "return ")):
-            trial = lines[:k] + lines[k + 1:]
+        trial = lines[:k] + lines[k + 1:]
+        if (text and not text.endswith(":") and not text.startswith(("import ", "return "))
+                and names_all_bound("\n".join(trial))):
             candidate = Program("\n".join(trial), program.seed, program.features,
                                 program.arg_shapes, program.arg_kinds, program.wrt,
                                 states=program.states)
@@ -99,8 +102,51 @@ def shrink(program: Program, outcome: Outcome, directory: Path, budget: float) -
             if got.signature == outcome.signature:
                 lines = trial
         k -= 1
-    return Program("\n".join(lines), program.seed, program.features, program.arg_shapes, program.arg_kinds,
-                   program.wrt, states=program.states)
+    return Program("\n".join(lines), program.seed, program.features, program.arg_shapes,
+                   program.arg_kinds, program.wrt, states=program.states)
+
+
+def names_all_bound(source: str) -> bool:
+    """Whether every name a function reads is bound (a parameter, assigned in it or an
+    enclosing function, a module name or a builtin): a deletion must not leave a name
+    dangling in code srcgrad fails on before ever running it."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    module = set(dir(builtins)) | _bound(tree.body)
+    return all(_function_ok(node, module) for node in tree.body
+               if isinstance(node, ast.FunctionDef))
+
+
+def _bound(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for node in body:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                names.add(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.Import, ast.ImportFrom)):
+                names |= {sub.name} if isinstance(sub, ast.FunctionDef) else {
+                    (a.asname or a.name).split(".")[0] for a in sub.names}
+    return names
+
+
+def _function_ok(fn: ast.FunctionDef, outer: set[str]) -> bool:
+    args = fn.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    scope = outer | params | _bound(fn.body)
+    pending: list[ast.AST] = list(fn.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef):  # its own scope, inside this one
+            if not _function_ok(node, scope):
+                return False
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                node.id not in scope:
+            return False
+        pending.extend(ast.iter_child_nodes(node))
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from .report import (
     CI_FORMS,
     CLASSIC_FORMS,
     make_program,
+    names_all_bound,
     run_source,
     select_forms,
     shrink,
@@ -185,3 +186,12 @@ def test_runner_checks_every_mode_after_one_failed(tmp_path):
     outcome = _run(source, tmp_path, "srcgrad_form_two_modes")
     assert (outcome.kind, outcome.mode) == ("wrong", "reverse")
     assert [(o.kind, o.mode) for o in outcome.others][:1] == [("wrong", "forward")]
+
+
+def test_shrinking_never_leaves_a_name_unbound():
+    assert names_all_bound("import numpy as np\n\ndef g(u):\n    v = u\n    return v\n")
+    assert not names_all_bound("def g(u):\n    return v * u\n")
+    assert names_all_bound("def mk():\n    buf = 1.0\n    def f(x):\n        return x * buf\n"
+                           "    return f\n\nf = mk()\n")
+    assert not names_all_bound("def mk():\n    def f(x):\n        return x * buf\n"
+                               "    return f\n")
