@@ -78,6 +78,33 @@ def numeric_gradient(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[s
     return grad
 
 
+def numeric_second_differences(fn: Callable[..., Any], args: Sequence[Any],
+                               kwargs: dict[str, Any], place: int,
+                               eps: float = 1e-4) -> np.ndarray:
+    """d2 fn / dx2 for the argument at ``place`` from ``fn`` alone (no gradient function, so
+    the reference owes nothing to srcgrad), shaped ``x.shape + x.shape``. The step is larger
+    than the first-order one: the error is ~eps**2 plus ~1e-16 |f| / eps**2."""
+    args64 = [_as_float64(a) for a in args]
+    original = args64[place]
+    point = np.array(original, dtype=np.float64)
+    steps = eps * np.maximum(1.0, np.abs(point.reshape(-1)))
+    n = point.size
+
+    def at(delta: np.ndarray) -> float:
+        call = list(args64)
+        call[place] = _like(original, (point.reshape(-1) + delta).reshape(point.shape))
+        return scalarize(fn(*call, **kwargs))
+
+    hess = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            ei, ej = np.zeros(n), np.zeros(n)
+            ei[i], ej[j] = steps[i], steps[j]
+            total = at(ei + ej) - at(ei - ej) - at(ej - ei) + at(-ei - ej)
+            hess[i, j] = hess[j, i] = total / (4.0 * steps[i] * steps[j])
+    return hess.reshape(point.shape + point.shape)
+
+
 def _as_float64(value: Any) -> Any:
     """Float arguments in float64 (the reference is always computed in double precision)."""
     if isinstance(value, np.floating):  # before float: np.float64 is a float subclass

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import srcgrad as sg
-from tests.compiler.fd import numeric_gradient
+from tests.compiler.fd import numeric_gradient, numeric_second_differences
 
 from .generator import Program
 from .harness import FD_ATOL, FD_RTOL, KIND_TYPES, _close, _positions
@@ -180,7 +180,7 @@ def _check_second_order(program, fn, args, kwargs, places, derived, state, where
     for p in places:
         hessian = derived.hessian[p]
         got = _call("second order", state, where, lambda: hessian(*args, **kwargs))
-        want = numeric_hessian(fn, args, kwargs, p)
+        want = numeric_second_differences(fn, args, kwargs, p, eps=H2_STEP)
         if not _close(got, want, H2_RTOL, slack):
             raise _wrong("second order", state, f"sg.hessian wrt x{p}:\n got  "
                                                 f"{np.asarray(got)!r}\n want {want!r}")
@@ -209,27 +209,3 @@ def _through_srcgrad(error: BaseException) -> bool:
 def _like(program: Program, place: int, values: np.ndarray) -> Any:
     kind = program.arg_kinds[place]
     return values if kind == "array" else KIND_TYPES[kind](values)
-
-
-def numeric_hessian(fn: Callable[..., Any], args, kwargs, place: int) -> np.ndarray:
-    """d2 f / dx_place2 by central second differences, shaped ``x.shape + x.shape``."""
-    original = args[place]
-    point = np.array(original, dtype=np.float64)
-    n = point.size
-    steps = H2_STEP * np.maximum(1.0, np.abs(point.reshape(-1)))
-
-    def at(delta: np.ndarray) -> float:
-        moved = (point.reshape(-1) + delta).reshape(point.shape)
-        value = moved if isinstance(original, np.ndarray) else type(original)(moved)
-        call = list(args)
-        call[place] = value
-        return float(np.asarray(fn(*call, **kwargs)))
-
-    hess = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i, n):
-            ei, ej = np.zeros(n), np.zeros(n)
-            ei[i], ej[j] = steps[i], steps[j]
-            total = at(ei + ej) - at(ei - ej) - at(ej - ei) + at(-ei - ej)
-            hess[i, j] = hess[j, i] = total / (4.0 * steps[i] * steps[j])
-    return hess.reshape(point.shape + point.shape)

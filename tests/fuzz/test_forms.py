@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.fd import numeric_second_differences
 
 from .forms import FORMS, generate_form
 from .generator import Program
@@ -23,7 +24,7 @@ from .report import (
     select_forms,
     shrink,
 )
-from .soundness import numeric_hessian, run_program
+from .soundness import run_program
 
 
 @pytest.mark.parametrize("form", ALL_FORMS)
@@ -159,13 +160,16 @@ def test_runner_reports_any_other_exception_as_a_crash(tmp_path):
     assert outcome.kind == "crashed" and "IndexError" in outcome.detail
 
 
-def test_numeric_hessian_matches_a_known_hessian():
-    def fn(x):
-        return float(np.sum(x ** 3) + x[0] * x[1])
+def test_second_differences_match_a_known_hessian():
+    def fn(x, scale=1.0):
+        return float(np.sum(x ** 3) + x[0] * x[1] * scale)
 
     x = np.array([0.3, -0.7])
-    want = np.diag(6.0 * x) + np.array([[0.0, 1.0], [1.0, 0.0]])
-    assert np.allclose(numeric_hessian(fn, [x], {}, 0), want, atol=1e-6)
+    want = np.diag(6.0 * x) + np.array([[0.0, 1.0], [1.0, 0.0]]) * 2.0
+    assert np.allclose(numeric_second_differences(fn, [x], {"scale": 2.0}, 0), want,
+                       atol=1e-6)
+    got = numeric_second_differences(lambda t: t ** 4, [0.5], {}, 0)  # a Python float
+    assert np.shape(got) == () and abs(float(got) - 12 * 0.25) < 1e-6
 
 
 def test_shrinking_drops_statements_the_failure_does_not_need(tmp_path):
