@@ -2,9 +2,10 @@
 
 Programs are spread over groups: straight-line code only, straight-line code plus one
 optional construct (``generator.FEATURES``), and a mix of all the constructs the compiler
-accepts. ``test_fuzz_form`` runs the soundness forms (``forms.py``) selected by
-``--fuzz-forms`` (README.md) in reverse, forward and second order. A group whose construct the compiler refuses today (the session probe) is skipped
-with the compiler's own message as the reason. Reproduce one program with
+accepts. A group whose construct the compiler refuses today (the session probe) is skipped
+with the compiler's own message as the reason. ``test_fuzz_form`` runs the soundness forms
+(``forms.py``) that ``--fuzz-forms`` selects (README.md) in reverse, forward and second
+order. Reproduce one program with
 ``pytest tests/fuzz --fuzz-seed S -k <id>``; its source is in the failure message.
 """
 
@@ -90,6 +91,6 @@ def test_fuzz_form(form_case, fuzz_dir):
     if outcome.kind == "skipped":
         pytest.skip("the primal overflowed or left its domain at every call")
     if outcome.kind != "right":
-        raise FuzzFailure(describe(program, f"{outcome.kind} in {outcome.mode} at call "
-                                            f"{outcome.state} {program.states[outcome.state]}:"
-                                            f"\n{outcome.detail}"))
+        failures = [f"{o.kind} in {o.mode} at call {o.state} {program.states[o.state]}:\n"
+                    f"{o.detail}" for o in (outcome, *outcome.others)]
+        raise FuzzFailure(describe(program, "\n\n".join(failures)))
