@@ -4,7 +4,8 @@ Captured data: a module-level array refilled in place, a closure buffer refilled
 and rebound globals, each changed between calls of the *same* derived function (the
 program's ``states``), since API.md reads captured values when the derivative runs. Derived
 functions called inside differentiated code: ``sg.grad``/``sg.jvp``/``sg.vjp`` of a module
-callee ``g(u, w=0.5)``, with tuple ``wrt`` and the defaulted parameter left out or passed.
+callee ``g(u, w=0.5)``, with tuple ``wrt`` and the defaulted parameter left out or passed
+(by keyword where a seed or tangent follows the arguments, as API.md asks).
 """
 
 from __future__ import annotations
@@ -125,9 +126,10 @@ def emit_derived_grad(gen: Generator, scope: Scope, body: list[str], extras: Ext
         b = _scalar(gen, scope, body)
         d2 = gen.fresh("d")
         wrt = gen.rng.choice(["(0, 1)", "('u', 'w')", "(1, 0)"])
-        body.append(f"{IND}{d}, {d2} = sg.grad({g}, wrt={wrt})({a.name}, {b.name})")
-        if wrt == "(1, 0)":
-            body[-1] = f"{IND}{d2}, {d} = sg.grad({g}, wrt={wrt})({a.name}, {b.name})"
+        # grad has no seed or tangent after the arguments: ``w`` may go by position too
+        call = gen.rng.choice([f"({a.name}, {b.name})", f"({a.name}, w={b.name})"])
+        first, second = (d2, d) if wrt == "(1, 0)" else (d, d2)
+        body.append(f"{IND}{first}, {second} = sg.grad({g}, wrt={wrt}){call}")
         scope.add(Var(d2, (), d2))
     scope.add(Var(d, a.shape, d))
 
@@ -147,8 +149,9 @@ def emit_derived_jvp(gen: Generator, scope: Scope, body: list[str], extras: Extr
     else:
         b = _scalar(gen, scope, body)
         other = _scalar(gen, scope, body)
-        body.append(f"{IND}{value}, {tan} = sg.jvp({g}, wrt=(0, 1))({a.name}, {b.name}, "
-                    f"({tangent}, np.sin({other.name})))")
+        # API.md: the tangent is the last positional argument, defaulted ones go by keyword
+        body.append(f"{IND}{value}, {tan} = sg.jvp({g}, wrt=('u', 'w'))({a.name}, "
+                    f"({tangent}, np.sin({other.name})), w={b.name})")
     scope.add(Var(value, out, value))
     scope.add(Var(tan, out, tan))
 
@@ -167,7 +170,8 @@ def emit_derived_vjp(gen: Generator, scope: Scope, body: list[str], extras: Extr
     else:
         b = _scalar(gen, scope, body)
         c2 = gen.fresh("ct")
-        body.append(f"{IND}{c}, {c2} = sg.vjp({g}, wrt=(0, 1))({a.name}, {b.name}, {seed})")
+        wrt = gen.rng.choice(["(0, 'w')", "('u', 'w')"])  # the seed is last: w by keyword
+        body.append(f"{IND}{c}, {c2} = sg.vjp({g}, wrt={wrt})({a.name}, {seed}, w={b.name})")
         scope.add(Var(c2, (), c2))
     scope.add(Var(c, a.shape, c))
 
