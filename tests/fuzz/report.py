@@ -39,9 +39,12 @@ CLASSIC_FORMS: tuple[str, ...] = tuple(f"classic_{f}" for f in ("straight", *FEA
                                        if f != "reject")
 # What the default pytest run checks (``--fuzz-forms ci``): the forms whose long run on this
 # branch was all right. No soundness form is yet (see README.md for the table); of the basic
-# programs, ``classic_break`` crashes at second order (a loop with ``break`` in a branch).
-# Add a form here when the fix for its failures lands; never to hide a failure.
-CI_FORMS: tuple[str, ...] = tuple(f for f in CLASSIC_FORMS if f != "classic_break")
+# programs, ``classic_break`` (a loop with ``break`` in a branch) and ``classic_for`` (about
+# one program in 50: ``for row in x: acc = acc + np.maximum(row, y)``, Hessian wrt ``x``)
+# crash at second order. Add a form here when the fix for its failures lands; never to
+# hide a failure.
+CI_FORMS: tuple[str, ...] = tuple(f for f in CLASSIC_FORMS
+                                  if f not in ("classic_break", "classic_for"))
 
 
 def select_forms(spec: str) -> tuple[str, ...]:
