@@ -167,6 +167,32 @@ def numeric_hessian(grad_fn: Callable[..., Any], args: Sequence[Any], place: Pla
     return numeric_jacobian(grad_fn, args, place, kwargs, eps)
 
 
+def numeric_second_differences(fn: Callable[..., Any], args: Sequence[Any],
+                               kwargs: Mapping[str, Any] | None, place: Place,
+                               eps: float = 1e-4) -> np.ndarray:
+    """d2 fn / dx2 for the argument at ``place`` from ``fn`` alone (no gradient function,
+    so the reference owes nothing to srcgrad: the fuzzer's second-order check), shaped
+    ``x.shape + x.shape``. The step is larger than the first-order one: the error is
+    ~eps**2 plus ~1e-16 |f| / eps**2."""
+    call = _Call(fn, args, kwargs)
+    x = call.point(place)
+    flat = x.reshape(-1)
+    steps = eps * np.maximum(1.0, np.abs(flat))
+    n = flat.size
+
+    def at(delta: np.ndarray) -> float:
+        return scalarize(call({place: (flat + delta).reshape(x.shape)}))
+
+    hess = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            ei, ej = np.zeros(n), np.zeros(n)
+            ei[i], ej[j] = steps[i], steps[j]
+            total = at(ei + ej) - at(ei - ej) - at(ej - ei) + at(-ei - ej)
+            hess[i, j] = hess[j, i] = total / (4.0 * steps[i] * steps[j])
+    return hess.reshape(x.shape + x.shape)
+
+
 def directional_derivative(fn: Callable[..., Any], args: Sequence[Any],
                            tangents: Mapping[Place, Any],
                            kwargs: Mapping[str, Any] | None = None, eps: float = EPS) -> Any:

@@ -12,6 +12,7 @@ from tests.fd import (  # noqa: F401
     numeric_gradient,
     numeric_hessian,
     numeric_jacobian,
+    numeric_second_differences,
     resolve_wrt,
     scalarize,
 )

@@ -2,7 +2,11 @@
 
 ``--fuzz-count N`` sets how many programs run (default 300, well under two minutes on two
 cores; pass thousands for a long run); ``--fuzz-seed S`` shifts every program's seed, so a
-failure reproduces with the same two options and its test id.
+failure reproduces with the same two options and its test id. ``--fuzz-forms`` picks the
+soundness forms (``forms.py``) checked in every mode by ``test_fuzz_form``: ``ci`` (default,
+the forms that pass today), ``soundness`` (all of them), ``classic`` (the basic programs at
+second order and across calls), ``none``, or a comma list of form names;
+``--fuzz-form-count`` says how many programs they get in all.
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ def add_fuzz_options(parser) -> None:
                     help="number of generated programs (default 300; thousands for a long run)")
     group.addoption("--fuzz-seed", type=int, default=0,
                     help="base seed of the generated programs (default 0)")
+    group.addoption("--fuzz-forms", default="ci",
+                    help="soundness forms: ci (default: those passing today), soundness "
+                         "(all), classic, none, or a comma list (see tests/fuzz/README.md)")
+    group.addoption("--fuzz-form-count", type=int, default=30,
+                    help="number of soundness-form programs, spread over --fuzz-forms")
 
 
 @pytest.fixture(scope="session")

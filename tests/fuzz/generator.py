@@ -88,6 +88,9 @@ class Program:
     arg_kinds: list[str]  # "float" (a Python float), "np.float64" or "array"
     wrt: tuple[int | str, ...]
     must_reject: bool = False
+    # soundness forms (forms.py): how to call it, in turn; each a statement run in the
+    # module first (captured data changed between calls) and keyword arguments as source
+    states: tuple[tuple[str, dict[str, str]], ...] = (("", {}),)
 
     def make_args(self, rng: np.random.Generator) -> list[object]:
         args: list[object] = []
