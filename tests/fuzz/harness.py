@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import srcgrad as sg
+from srcgrad.compiler.boundary import InternalCompilerError
 from tests.fd import numeric_gradient
 
 from .control import REJECT
@@ -134,6 +135,9 @@ def _expect_rejection(program: Program, fn, args, optimize: bool) -> None:
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
         sg.grad(fn, wrt=program.wrt, optimize=optimize)(*copies)
+    except InternalCompilerError as error:  # a SrcGradError, but srcgrad's own bug
+        raise FuzzFailure(describe(program, f"a program that must be rejected hit an internal "
+                                            f"compiler error: {error}")) from error
     except sg.SrcGradError as error:
         _check_message(program, fn, str(error))
         return

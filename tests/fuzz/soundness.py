@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 import srcgrad as sg
+from srcgrad.compiler.boundary import InternalCompilerError
 from tests.compiler.fd import numeric_gradient, numeric_second_differences
 
 from .generator import Program
@@ -100,6 +101,9 @@ class _Derived:
 def _call(mode: str, state: int, where: str, thunk: Callable[[], Any]) -> Any:
     try:
         return thunk()
+    except InternalCompilerError as error:  # a SrcGradError, but srcgrad's own bug
+        raise _Stop(Outcome("crashed", mode, f"InternalCompilerError: {error}\n"
+                                             f"{traceback.format_exc()}", state)) from None
     except sg.SrcGradError as error:
         located = "" if where in str(error) else " [the message does not name the user's line]"
         raise _Stop(Outcome("refused", mode, f"SrcGradError{located}: {error}", state)) from None
