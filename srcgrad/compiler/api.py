@@ -344,7 +344,14 @@ class Derivation:
                   constants: dict[int, Any] | None = None
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
-            ir, _ = clone_function(self.inner.inline_ir())
+            # the inner derivative specialised for the same argument kinds (its own, without
+            # the seed of an outer vjp/jvp): what it decided at compile time for these
+            # kinds (`w is None`, isinstance, shapes) holds here too
+            inner_types = None
+            if arg_types is not None:  # by name: a seed parameter sits among the others
+                by_name = dict(zip(self.param_names, arg_types))
+                inner_types = [by_name[n] for n in self.inner.param_names]
+            ir, _ = clone_function(self.inner.entry(inner_types).ir)
             return ir, []
         return lower(self.f, arg_types, constants)
 
