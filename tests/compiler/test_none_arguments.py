@@ -211,3 +211,14 @@ def test_isinstance_on_a_value_of_unknown_type_is_refused():
         sg.grad(isinstance_of_unknown)([1.0, 2.0])  # a list: the generic version
     message = str(info.value)
     assert f"{__file__}:204" in message and "isinstance()" in message
+
+
+def test_rendered_versions_for_none_and_array_kinds():
+    from srcgrad.compiler.api import render
+
+    for mode in ("reverse", "forward"):
+        with_none = render(weighted_loss, types=["array[1]", "none"], mode=mode)
+        with_array = render(weighted_loss, types=["array[1]", "array[1]"], mode=mode)
+        body = with_none.split("):", 1)[1]  # after the signature
+        assert "sample_weight" not in body and "is_none" not in body
+        assert "* sample_weight" in with_array and "is_none" not in with_array
