@@ -222,3 +222,27 @@ def test_rendered_versions_for_none_and_array_kinds():
         body = with_none.split("):", 1)[1]  # after the signature
         assert "sample_weight" not in body and "is_none" not in body
         assert "* sample_weight" in with_array and "is_none" not in with_array
+
+
+def mask_and_scale(x, mask=None, scale=None):
+    y = np.tanh(x) * x
+    if mask is None:
+        mask = np.ones_like(x)
+    if scale is None or scale > 1.0:  # short circuit: `None > 1.0` is never evaluated
+        y = y * 2.0
+    if mask is not None and np.sum(mask) > 0:
+        y = y * mask
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"scale": 0.5}, {"scale": 2.0},
+                                    {"mask": np.array([1.0, 0.0, 2.0]), "scale": None},
+                                    {"mask": -np.ones(3), "scale": 3.0}],
+                         ids=["defaults", "small-scale", "big-scale", "mask", "negative-mask"])
+def test_none_tests_in_short_circuit_conditions(kwargs):
+    want = numeric_gradient(mask_and_scale, [X], kwargs, 0)
+    assert_close(sg.grad(mask_and_scale)(X, **kwargs), want)
+    v = np.array([1.0, -0.5, 2.0])
+    assert_close(sg.jvp(mask_and_scale)(X, v, **kwargs)[1], want @ v)
+    H = _fd_hessian(mask_and_scale, X, kwargs)
+    assert_close(sg.hessian(mask_and_scale)(X, **kwargs), H, rtol=1e-5, atol=1e-5)
