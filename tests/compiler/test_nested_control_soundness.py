@@ -263,8 +263,34 @@ def vector_while_in_if_in_for(x):
     return total
 
 
-@pytest.mark.parametrize("f", [vector_loop_in_branch, vector_while_in_if_in_for])
-@pytest.mark.parametrize("x", [X3, -X3, X3 * 0.5])
+def linear_step_with_break(x):
+    # the steps and the result are linear in acc, so the reverse pass's loop carries nothing
+    # that varies with x:
+    # forward over reverse must still take the tangents its primal loop pushed off the tape
+    acc = np.cos(x) * 0.5
+    for _ in range(2):
+        if np.sum(acc) < 1.15:
+            break
+        acc = acc * 2.0 - acc
+    return np.sum(acc)
+
+
+def linear_step_with_continue(x):
+    acc = np.cos(x) * 0.5
+    for i in range(3):
+        acc = acc * (1.0 + 0.1 * i) - 0.5
+        if np.sum(acc) <= 1.42:
+            continue
+        acc = acc * 0.9
+    return np.sum(acc)
+
+
+VECTOR_PROGRAMS = [vector_loop_in_branch, vector_while_in_if_in_for, linear_step_with_break,
+                   linear_step_with_continue]
+
+
+@pytest.mark.parametrize("f", VECTOR_PROGRAMS, ids=[f.__name__ for f in VECTOR_PROGRAMS])
+@pytest.mark.parametrize("x", [X3, -X3, X3 * 0.5, X3 - 2.0])
 def test_nested_control_hessian_of_a_vector(f, x):
     g = sg.grad(f)
     assert_close(g(x), numeric_gradient(f, [x], {}, 0), rtol=1e-6, atol=1e-6)

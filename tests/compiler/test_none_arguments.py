@@ -153,3 +153,96 @@ def test_identity_of_run_time_values_is_refused():
     message = str(info.value)
     assert f"{__file__}:137" in message
     assert "`is`" in message and "==" in message
+
+
+# --- isinstance on a value of known type ---------------------------------------------------
+
+def scalar_or_array(x):
+    if isinstance(x, float):
+        return x * np.sin(x)
+    return np.sum(np.cos(x) * x)
+
+
+def number_or_array_scale(x, scale):
+    if isinstance(scale, (float, int)):
+        return np.sum(np.tanh(x)) * scale
+    return np.sum(np.tanh(x) * scale)
+
+
+def isinstance_of_a_result(x):
+    y = np.exp(x * 0.5)
+    if isinstance(y, np.ndarray):
+        return np.sum(y * y)
+    return y * 3.0
+
+
+@pytest.mark.parametrize("f, args", [
+    (scalar_or_array, (0.8,)), (scalar_or_array, (X,)),
+    (number_or_array_scale, (X, 2.5)), (number_or_array_scale, (X, 3)),
+    (number_or_array_scale, (X, W)),
+    (isinstance_of_a_result, (0.8,)), (isinstance_of_a_result, (X,)),
+], ids=["float", "array", "float-scale", "int-scale", "array-scale", "result-float",
+        "result-array"])
+def test_isinstance_on_a_known_type_folds_per_version(f, args):
+    x, rest = args[0], args[1:]
+    want = numeric_gradient(f, list(args), {}, 0)
+    g = sg.grad(f)
+    assert_close(g(*args), want)
+    if isinstance(x, float):
+        assert_close(sg.jvp(f)(x, 1.0, *rest)[1], want)
+        assert_close(sg.grad(sg.grad(f))(*args), numeric_gradient(g, list(args), {}, 0),
+                     rtol=1e-5, atol=1e-5, what="grad(grad)")
+    else:
+        v = np.array([1.0, -0.5, 2.0])
+        assert_close(sg.jvp(f)(x, v, *rest)[1], want @ v)
+        H = np.stack([numeric_gradient(lambda t, k=k: g(t, *rest)[k], [x], {}, 0)
+                      for k in range(x.size)])
+        assert_close(sg.hessian(f)(*args), H, rtol=1e-5, atol=1e-5, what="hessian")
+
+
+def isinstance_of_unknown(x):
+    if isinstance(x, np.ndarray):  # line 204
+        return np.sum(x)
+    return x
+
+
+def test_isinstance_on_a_value_of_unknown_type_is_refused():
+    with pytest.raises(sg.SrcGradError) as info:
+        sg.grad(isinstance_of_unknown)([1.0, 2.0])  # a list: the generic version
+    message = str(info.value)
+    assert f"{__file__}:204" in message and "isinstance()" in message
+
+
+def test_rendered_versions_for_none_and_array_kinds():
+    from srcgrad.compiler.api import render
+
+    for mode in ("reverse", "forward"):
+        with_none = render(weighted_loss, types=["array[1]", "none"], mode=mode)
+        with_array = render(weighted_loss, types=["array[1]", "array[1]"], mode=mode)
+        body = with_none.split("):", 1)[1]  # after the signature
+        assert "sample_weight" not in body and "is_none" not in body
+        assert "* sample_weight" in with_array and "is_none" not in with_array
+
+
+def mask_and_scale(x, mask=None, scale=None):
+    y = np.tanh(x) * x
+    if mask is None:
+        mask = np.ones_like(x)
+    if scale is None or scale > 1.0:  # short circuit: `None > 1.0` is never evaluated
+        y = y * 2.0
+    if mask is not None and np.sum(mask) > 0:
+        y = y * mask
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"scale": 0.5}, {"scale": 2.0},
+                                    {"mask": np.array([1.0, 0.0, 2.0]), "scale": None},
+                                    {"mask": -np.ones(3), "scale": 3.0}],
+                         ids=["defaults", "small-scale", "big-scale", "mask", "negative-mask"])
+def test_none_tests_in_short_circuit_conditions(kwargs):
+    want = numeric_gradient(mask_and_scale, [X], kwargs, 0)
+    assert_close(sg.grad(mask_and_scale)(X, **kwargs), want)
+    v = np.array([1.0, -0.5, 2.0])
+    assert_close(sg.jvp(mask_and_scale)(X, v, **kwargs)[1], want @ v)
+    H = _fd_hessian(mask_and_scale, X, kwargs)
+    assert_close(sg.hessian(mask_and_scale)(X, **kwargs), H, rtol=1e-5, atol=1e-5)

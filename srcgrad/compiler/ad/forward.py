@@ -236,6 +236,11 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     slots = [k for k in range(n) if carried[k].id in varied]
     lists = [k for k in range(n, len(op.outputs)) if op.outputs[k].id in varied]
     if not slots and not lists:
+        # no tangent leaves the loop, but a pop in its body (the reverse pass of a loop
+        # whose pushes carry tangents, e.g. a linear step's adjoint) must still take the
+        # tangents off the tape, or the tuples it unpacks are longer than it expects
+        if any(inner.prim == "tape_pop" for inner in body.walk()):
+            _block(fn, body, tangents)
         return
     params = []
     for k in slots:

@@ -19,6 +19,7 @@ from .context import Context, RecursionNeedsValues, error
 from .control import flatten
 from .lower import Lowerer
 from .resolve import Dependency, Scope
+from .returns import check_result
 from .source import parse_function
 
 __all__ = ["RecursionNeedsValues", "lower", "parameter_names"]
@@ -67,6 +68,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
             result = lw.run_lambda(node)
         else:
             result = lw.run_body(node.body)
+        check_result(parsed, node, getattr(fn, "__qualname__", ir.name), result)
         with builder.at_line(None):
             # a (nested) tuple or list result is split into its leaves, so that each one is
             # a separate result the transforms can seed and differentiate

@@ -40,6 +40,7 @@ from .context import (
     RecursionNeedsValues,
 )
 from .control import SymEnumerate, SymRange, SymZip
+from .identity import is_instance
 from .resolve import Dependency, Scope
 from .source import parse_function
 
@@ -183,6 +184,8 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         return None
     if not symbolic or (name == "len" and isinstance(args[0], (list, tuple))):
         return func(*args, **kwargs)  # (a Python list's length is known now)
+    if name == "isinstance" and not kwargs and len(args) == 2:
+        return is_instance(lw, args[0], args[1], node)
     if name in ("float", "int", "len"):
         (x,) = args
         if name == "float" and isinstance(x, Sym) and x.value.type == T.FLOAT:

@@ -34,7 +34,8 @@ class Context:
     # None for a loop being unrolled (its break/continue are decided at compile time)
     loop_flags: list[dict[str, str] | None] = field(default_factory=list)
     flag_count: int = 0
-    loop_return: tuple[str, str] | None = None  # (flag, value) of a loop that may return
+    # (flag, value) of a loop that may return; flag None: it can end only by returning
+    loop_return: tuple[str | None, str] | None = None
     code_stack: list[Any] = field(default_factory=list)  # functions being inlined
     constant_ints: bool = False  # int arguments are compile-time constants (recursion)
     entry: Block | None = None  # the function's body: where captured values are read

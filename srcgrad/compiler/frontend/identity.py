@@ -1,4 +1,5 @@
-"""Lowering ``a is b`` / ``a is not b`` where an operand is a value known only at run time.
+"""Lowering ``a is b``, ``a is not b`` and ``isinstance(a, cls)`` where ``a`` is a value
+known only at run time.
 
 Python's identity is about objects, and a symbolic value (:class:`~..symbolic.Sym`) is a
 compile-time stand-in, not the run-time object: comparing it with ``operator.is_`` would
@@ -9,7 +10,10 @@ answer a question about the stand-in (always "not None"), a silently wrong branc
   has its own compiled version, see ``signature.key_of``). Only where the type is unknown
   (the generic version) is the test left to run time, as the ``is_none`` op;
 - any other identity between a run-time value and something else is refused: whether two
-  arrays are the same object is not something a derivative can depend on.
+  arrays are the same object is not something a derivative can depend on;
+- ``isinstance`` folds where the abstract type fixes the run-time class (a Python float,
+  int or bool, a NumPy scalar of a dtype, an ndarray): it is asked of an example value of
+  that type. Where the type is unknown it is refused.
 """
 
 from __future__ import annotations
@@ -41,3 +45,20 @@ def is_identity(lw: Any, left: Any, right: Any, negate: bool, node: Any) -> Any:
         return not negate
     test = record_rule(STRUCTURAL["is_none"], [value], {})
     return ~test if negate else test
+
+
+def is_instance(lw: Any, value: Any, classes: Any, node: Any) -> bool:
+    """``isinstance(value, classes)`` for a symbolic ``value`` of known type."""
+    if is_symbolic(classes) or not isinstance(value, Sym):
+        raise lw.err(node, "isinstance() with a class known only at run time, or on a "
+                           "container of run-time values, is not supported in a "
+                           "differentiated function.", "Test one value against a class.")
+    t = value.value.type or T.ANY
+    if t.kind not in _KNOWN_NOT_NONE:
+        raise lw.err(node, "isinstance() on a value whose type is not known when compiling "
+                           f"(here: {t}) is not supported in a differentiated function.",
+                     "Pass a float or an ndarray, or decide outside the function.")
+    try:
+        return isinstance(T.example(t), classes)
+    except TypeError as e:
+        raise lw.err(node, f"isinstance(): {e}") from None

@@ -138,25 +138,28 @@ def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
         lw.ctx.loop_flags.pop()
 
 
-def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str]) -> None:
+def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str],
+            always_returns: bool = False) -> None:
     for n, out in zip(carried, outs):
         lw.env[n] = out
     for kind, name in flags.items():
         if kind not in ("return", "value"):
             lw.env.pop(name, None)
     if "return" in flags:  # the caller continues with `if flag: return value`
-        lw.ctx.loop_return = (flags["return"], flags["value"])
+        lw.ctx.loop_return = (None if always_returns else flags["return"], flags["value"])
 
 
 def after_loop_return(lw: Any, node: Any) -> list[Any]:
     """The statement ``if <flag>: return <value>`` to lower right after a loop that may
-    return, or nothing."""
+    return (``return <value>`` after one that can end only by returning), or nothing."""
     pending, lw.ctx.loop_return = lw.ctx.loop_return, None
     if pending is None:
         return []
     flag, value = pending
     ret = gast.copy_location(gast.Return(value=gast.Name(
         id=value, ctx=gast.Load(), annotation=None, type_comment=None)), node)
+    if flag is None:  # the loop is left only by its `return`: the code after it is dead
+        return [ret]
     test = gast.Name(id=flag, ctx=gast.Load(), annotation=None, type_comment=None)
     return [gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)]
 
@@ -464,7 +467,9 @@ def lower_while(lw: Any, node: Any) -> None:
         return test
 
     outs = _emit_loop(lw, node, "while", {}, carried, init, body, cond_expr=cond)
-    _finish(lw, carried, outs, flags)
+    # `while True:` without `break` ends only by its `return`: no path falls through it
+    forever = isinstance(node.test, gast.Constant) and bool(node.test.value)
+    _finish(lw, carried, outs, flags, always_returns=forever and "break" not in flags)
 
 
 def loop_op(op: Op) -> bool:

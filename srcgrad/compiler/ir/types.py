@@ -142,10 +142,10 @@ def is_math_function(fn: Any) -> bool:
 
 
 def parse(text: str) -> AType:
-    """Parse one kind of ``render(types=...)``: float | int | bool | np.float64 |
+    """Parse one kind of ``render(types=...)``: float | int | bool | none | np.float64 |
     np.float32 | array[N] | array[N,float32] | other. Raises ValueError."""
     s = text.strip().replace(" ", "")
-    simple = {"float": FLOAT, "int": INT, "bool": BOOL, "other": ANY}
+    simple = {"float": FLOAT, "int": INT, "bool": BOOL, "none": NONE, "other": ANY}
     if s in simple:
         return simple[s]
     if s.startswith("np.") and s[3:] in ("float64", "float32", "float16", "int64", "int32"):
@@ -160,5 +160,5 @@ def parse(text: str) -> AType:
                 raise ValueError(f"unknown dtype {parts[1]!r} in {text!r}") from None
             return AType("array", int(parts[0]), dtype)
     raise ValueError(
-        f"bad argument kind {text!r}; expected float, int, bool, np.float64, np.float32, "
-        "array[N], array[N,float32] or other")
+        f"bad argument kind {text!r}; expected float, int, bool, none, np.float64, "
+        "np.float32, array[N], array[N,float32] or other")
