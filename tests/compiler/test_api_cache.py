@@ -6,23 +6,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.compiler import api
 from srcgrad.rules.registry import restore, snapshot
-
-
-@pytest.fixture
-def compiles(monkeypatch):
-    """Counts compilations (calls of Derivation.compile)."""
-    count = {"n": 0}
-    original = api.Derivation.compile
-
-    def counting(self, *args, **kwargs):
-        count["n"] += 1
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(api.Derivation, "compile", counting)
-    sg.clear_cache()
-    return count
 
 
 def helper(v):

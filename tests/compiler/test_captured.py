@@ -18,7 +18,6 @@ import pytest
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
-from srcgrad.compiler import api
 
 DATA = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
 TARGETS = np.linspace(0.5, -0.5, 4)
@@ -31,21 +30,6 @@ HUGE = np.random.default_rng(1).normal(size=(5000, 20))
 G = np.array([1.5, -0.5, 2.0, 0.25])
 
 X = np.array([0.4, -0.7, 0.9])
-
-
-@pytest.fixture
-def compiles(monkeypatch):
-    """Counts compilations (calls of Derivation.compile)."""
-    count = {"n": 0}
-    original = api.Derivation.compile
-
-    def counting(self, *args, **kwargs):
-        count["n"] += 1
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(api.Derivation, "compile", counting)
-    sg.clear_cache()
-    return count
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..symbolic import uses_math_spelling
 from . import control, floats, inplace, reads
 from .names import References, ValueNames
+from .syntax import dotted, load
 
 with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -79,16 +80,6 @@ def build(tree: Any, leaves: list[Any], make_tuple: Any, make_list: Any = None) 
     return leaves[tree]
 
 
-def _name(id_: str) -> Any:
-    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _dotted(path: str) -> Any:
-    parts = path.split(".")
-    node = _name(parts[0])
-    for p in parts[1:]:
-        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
-    return node
 
 
 def _call(func: Any, args: list[Any], keywords: dict[str, Any] | None = None) -> Any:
@@ -248,14 +239,14 @@ class _Emitter:
     def statement(self, op: Op, index: int | None, direct: dict[int, str]) -> Any:
         if op.prim == "print":
             kw = {k: self.literal(v) for k, v in op.attrs.get("kwargs", {}).items()}
-            return gast.Expr(value=_call(_name("print"), [self.expr(v) for v in
+            return gast.Expr(value=_call(load("print"), [self.expr(v) for v in
                                                            op.args["items"]], kw))
         if op.prim == "assert":
             msg = op.attrs.get("msg")
             return gast.Assert(test=self.expr(op.args["test"]),
                                msg=None if msg is None else self.literal(msg))
         if op.prim == "raise":
-            exc = _call(_dotted(self.refs.ref(op.attrs["exc"])),
+            exc = _call(dotted(self.refs.ref(op.attrs["exc"])),
                         [self.literal(a) for a in op.attrs["args"]])
             return gast.Raise(exc=exc, cause=None)
         (out,) = op.outputs
@@ -263,7 +254,7 @@ class _Emitter:
             target = self.names[op.args["x"]]
             self.names.define(out, target)
             return gast.Assign(targets=[gast.Subscript(
-                value=_name(target), slice=self.index_expr(op.args["index"]),
+                value=load(target), slice=self.index_expr(op.args["index"]),
                 ctx=gast.Store())], value=self.expr(op.args["values"]), type_comment=None)
         reuse = direct.get(out.id)
         if reuse is None and index is not None:
@@ -349,34 +340,34 @@ class _Emitter:
         is_const, c = const_value(v)
         if is_const:
             return self.literal(c)
-        return _name(self.names[v])
+        return load(self.names[v])
 
     def literal(self, c: Any) -> Any:
         if c is None or isinstance(c, (bool, int, str)) or c is Ellipsis:
             return gast.Constant(value=c, kind=None)
         if type(c) is float:
             if math.isinf(c):
-                return _dotted("np.inf") if c > 0 else gast.UnaryOp(op=gast.USub(),
-                                                                      operand=_dotted("np.inf"))
+                return dotted("np.inf") if c > 0 else gast.UnaryOp(op=gast.USub(),
+                                                                      operand=dotted("np.inf"))
             if math.isnan(c):
-                return _dotted("np.nan")
+                return dotted("np.nan")
             return gast.Constant(value=c, kind=None)
         if isinstance(c, tuple):
             return gast.Tuple(elts=[self.literal(x) for x in c], ctx=gast.Load())
         if isinstance(c, list):
             return gast.List(elts=[self.literal(x) for x in c], ctx=gast.Load())
         if isinstance(c, slice):
-            return _call(_name("slice"), [self.literal(c.start), self.literal(c.stop),
+            return _call(load("slice"), [self.literal(c.start), self.literal(c.stop),
                                           self.literal(c.step)])
         if isinstance(c, np.dtype):
-            return _call(_dotted("np.dtype"), [gast.Constant(value=c.name, kind=None)])
+            return _call(dotted("np.dtype"), [gast.Constant(value=c.name, kind=None)])
         if isinstance(c, np.generic):
-            return _call(_dotted(self.refs.ref(type(c))), [self.literal(c.item())])
+            return _call(dotted(self.refs.ref(type(c))), [self.literal(c.item())])
         if isinstance(c, np.ndarray):
-            return _call(_dotted("np.array"), [self.literal(c.tolist())],
-                         {"dtype": _call(_dotted("np.dtype"),
+            return _call(dotted("np.array"), [self.literal(c.tolist())],
+                         {"dtype": _call(dotted("np.dtype"),
                                          [gast.Constant(value=c.dtype.name, kind=None)])})
-        return _dotted(self.refs.ref(c))
+        return dotted(self.refs.ref(c))
 
     def index_expr(self, v: Any) -> Any:
         is_const, c = const_value(v)
@@ -416,10 +407,10 @@ class _Emitter:
         if op.prim == "make_list":
             return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
         if op.prim == "make_slice":
-            return _call(_name("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
+            return _call(load("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
         if op.prim == "call":
             kw = dict(zip(op.attrs["kwnames"], (self.expr(v) for v in a["kwargs"])))
-            return _call(_dotted(self.refs.ref(op.attrs["fn"])),
+            return _call(dotted(self.refs.ref(op.attrs["fn"])),
                          [self.expr(v) for v in a["args"]], kw)
         return self.rule_call(op)
 
@@ -439,13 +430,13 @@ class _Emitter:
             else:
                 env[name] = self.expr(v)
         if twin is not None:
-            return _call(_dotted(self.refs.ref(twin)), [env[n] for n in rule.inputs])
+            return _call(dotted(self.refs.ref(twin)), [env[n] for n in rule.inputs])
         args, kwargs = form.call_args(env)
         if form.star is None:  # trailing positional parameters left at their defaults
             while args and self._is_default(form, form.positional[len(args) - 1], op):
                 args.pop()
         kwargs = {k: v for k, v in kwargs.items() if not self._is_default(form, k, op)}
-        return _call(_dotted(self.refs.ref(fn)), args, kwargs)
+        return _call(dotted(self.refs.ref(fn)), args, kwargs)
 
     @staticmethod
     def _is_default(form: Any, name: str, op: Op) -> bool:

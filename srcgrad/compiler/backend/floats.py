@@ -31,6 +31,7 @@ import gast
 from ..ir.core import PYTHON_SPELLING, Op, Value
 from ..support import as_python
 from ..symbolic import has_python_spelling, uses_math_spelling
+from .syntax import dotted, load
 
 # Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.
 RAISING_OPERATORS = ("divide", "power", "floor_divide", "remainder")
@@ -85,27 +86,16 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
     kind = op.out.type.kind if op.out.type is not None else None
     convert = _PYTHON_TYPES.get(kind or "")
     if convert is not None:
-        value = gast.Call(func=_name(convert), args=[numpy_call], keywords=[])
+        value = gast.Call(func=load(convert), args=[numpy_call], keywords=[])
     elif op.prim in RAISING_OPERATORS:
-        value = gast.Call(func=_dotted(refs.ref(as_python)),
+        value = gast.Call(func=dotted(refs.ref(as_python)),
                           args=[numpy_call, *numpy_call.args], keywords=[])
     else:
         value = numpy_call
     fallback = gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
                                               type_comment=None)],
                            value=value, type_comment=None)
-    errors = gast.Tuple(elts=[_name("ArithmeticError"), _name("ValueError")], ctx=gast.Load())
+    errors = gast.Tuple(elts=[load("ArithmeticError"), load("ValueError")], ctx=gast.Load())
     handler = gast.ExceptHandler(type=errors, name=None, body=[fallback])
     return gast.Try(body=[assign], handlers=[handler], orelse=[], finalbody=[])
 
-
-def _name(id_: str) -> Any:
-    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _dotted(path: str) -> Any:
-    parts = path.split(".")
-    node = _name(parts[0])
-    for p in parts[1:]:
-        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
-    return node

@@ -19,6 +19,7 @@ from typing import Any
 import gast
 
 from .names import References
+from .syntax import dotted, load
 
 
 def read_expr(source: Any, refs: References) -> Any:
@@ -38,28 +39,17 @@ def _base(source: Any, refs: References) -> Any:
         if name != "__main__" and getattr(module, "__dict__", None) is source.where:
             # an importable module: its attribute is its globals' entry, and the text of
             # sg.source stays one self-contained module
-            holder = _load(refs.module(name))
+            holder = load(refs.module(name))
             return gast.Attribute(value=holder, attr=source.key, ctx=gast.Load())
-        holder = _load(refs.place(source.where, f"_globals_{name.rpartition('.')[2]}",
+        holder = load(refs.place(source.where, f"_globals_{name.rpartition('.')[2]}",
                                   f"the globals of module {name}"))
         return gast.Subscript(value=holder, slice=key, ctx=gast.Load())
     if source.kind == "cell":
-        holder = _load(refs.place(source.where, f"_cell_{source.key}",
+        holder = load(refs.place(source.where, f"_cell_{source.key}",
                                   f"the closure cell of `{source.key}`"))
         return gast.Attribute(value=holder, attr="cell_contents", ctx=gast.Load())
-    fn = _dotted(refs.ref(source.where))
+    fn = dotted(refs.ref(source.where))
     attr = "__defaults__" if source.kind == "default" else "__kwdefaults__"
     return gast.Subscript(value=gast.Attribute(value=fn, attr=attr, ctx=gast.Load()),
                           slice=key, ctx=gast.Load())
 
-
-def _load(name: str) -> Any:
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _dotted(path: str) -> Any:
-    parts = path.split(".")
-    node = _load(parts[0])
-    for p in parts[1:]:
-        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
-    return node

@@ -1,0 +1,23 @@
+"""Fixtures shared by the compiler tests."""
+
+from __future__ import annotations
+
+import pytest
+
+import srcgrad as sg
+from srcgrad.compiler import api
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """Counts compilations (calls of Derivation.compile), from an empty cache."""
+    count = {"n": 0}
+    original = api.Derivation.compile
+
+    def counting(self, *args, **kwargs):
+        count["n"] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(api.Derivation, "compile", counting)
+    sg.clear_cache()
+    return count
