@@ -4,7 +4,7 @@
 cores; pass thousands for a long run); ``--fuzz-seed S`` shifts every program's seed, so a
 failure reproduces with the same two options and its test id. ``--fuzz-forms`` picks the
 soundness forms (``forms.py``) checked in every mode by ``test_fuzz_form``: ``ci`` (default,
-the forms that pass today), ``soundness`` (all of them), ``classic`` (the basic programs at
+every form: 150 programs spread over them), ``soundness`` (all of them), ``classic`` (the basic programs at
 second order and across calls), ``none``, or a comma list of form names;
 ``--fuzz-form-count`` says how many programs they get in all.
 """
@@ -24,9 +24,9 @@ def add_fuzz_options(parser) -> None:
     group.addoption("--fuzz-seed", type=int, default=0,
                     help="base seed of the generated programs (default 0)")
     group.addoption("--fuzz-forms", default="ci",
-                    help="soundness forms: ci (default: those passing today), soundness "
+                    help="soundness forms: ci (default: every form), soundness "
                          "(all), classic, none, or a comma list (see tests/fuzz/README.md)")
-    group.addoption("--fuzz-form-count", type=int, default=30,
+    group.addoption("--fuzz-form-count", type=int, default=150,
                     help="number of soundness-form programs, spread over --fuzz-forms")
 
 
