@@ -23,11 +23,13 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import generation
 
 from . import cache
+from . import structure as S
 from .ad.forward import JVP, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .backend.annotate import annotate
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
+from .boundary import Boundary, is_tree
 from .dispatcher import Dispatcher
 from .frontend import RecursionNeedsValues, lower, parameter_names
 from .frontend.resolve import Dependency
@@ -41,9 +43,10 @@ from .jacobians import jacobian_of
 from .passes.pipeline import optimize as run_passes
 from .primitives import stop_gradient
 from .signature import key_of, types_of
+from .structure import tree_leaves, tree_map
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
-           "stop_gradient", "clear_cache"]
+           "stop_gradient", "clear_cache", "tree_map", "tree_leaves"]
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
            JVP: "Jacobian-vector product"}
@@ -309,6 +312,8 @@ class Derivation:
             entry = self.entry_for(primal)
         self.dispatcher.add(self.key(primal), entry)
         try:
+            if entry.boundary is not None:
+                return entry.boundary.call(entry.fn, args)
             return entry.fn(*args)
         except Exception as e:
             self.note(e)
@@ -322,6 +327,14 @@ class Derivation:
         arg_types = types_of(primal_args)
         for i in self.wrt:
             t = arg_types[i]
+            if is_tree(t):
+                if not any(not leaf.is_integral for leaf in S.leaf_types(t)):
+                    raise SrcGradError(
+                        f"cannot differentiate with respect to `{self.param_names[i]}`: the "
+                        f"{S.describe_tree(t)} has no float or array leaf.",
+                        advice="Put float values (e.g. 2.0) or float arrays in it, or leave "
+                        "it out of wrt.")
+                continue
             if t.is_integral:
                 raise SrcGradError(
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
@@ -369,20 +382,46 @@ class Derivation:
             inner = self.inner.entry(inner_types)
             ir, _ = clone_function(inner.ir)
             # the inner IR takes (params..., seed); ours are in the inner signature's order
-            # (seed before defaulted parameters), which wrt positions refer to
-            ir.params = [ir.params[self.inner.call_names.index(n)] for n in self.param_names]
+            # (seed before defaulted parameters), which wrt positions refer to. A structured
+            # parameter is a group of leaf parameters (see .boundary)
+            groups = [[p] for p in ir.params]
+            if inner.boundary is not None:
+                b = inner.boundary
+                groups = [ir.params[b.starts[i]:b.starts[i] + b.counts[i]]
+                          for i in range(len(b.kinds))] + [[p] for p in ir.params[b.n_ir:]]
+            ir.params = [p for n in self.param_names
+                         for p in groups[self.inner.call_names.index(n)]]
             return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
         return lower(self.f, arg_types, constants)
 
     def compile(self, arg_types: list[T.AType] | None,
                 constants: dict[int, Any] | None = None) -> cache.Entry:
         gen = generation()
+        boundary = None
+        wrt, tuple_wrt = self.wrt, self.tuple_wrt
+        if arg_types is not None and self.inner is not None and self.inner.has_seed:
+            # the inner derivative reads its seed / tangent as one (nested tuple) value
+            arg_types = [T.ANY if is_tree(t) and n == self.inner.seed_name else t
+                         for n, t in zip(self.param_names, arg_types)]
+        if arg_types is not None and any(is_tree(t) for t in arg_types):
+            if self.inner is not None and any(
+                    is_tree(t) for n, t in zip(self.param_names, arg_types)
+                    if n in self.inner.param_names
+                    and self.inner.param_names.index(n) in self.inner.wrt):
+                raise SrcGradError(
+                    f"sg.{self.transform} of a derived function called with a structured "
+                    "argument (a dict, list, tuple, namedtuple or dataclass) is not supported "
+                    "yet.", advice="Differentiate a function of flat arguments, or call the "
+                    "derived function inside the function you differentiate.")
+            boundary = Boundary(list(arg_types), self.wrt, self.tuple_wrt, self.transform)
+            wrt = boundary.leaf_wrt()  # the IR sees only leaves
+            tuple_wrt = True if boundary.rebuilds else self.tuple_wrt
         primal, deps = self.primal_ir(arg_types, constants)
         verify(primal)
         if self.transform == JVP:
-            derived = forward(primal, self.wrt, self.tuple_wrt)
+            derived = forward(primal, wrt, tuple_wrt)
         else:
-            derived = reverse(primal, ReverseSpec(self.wrt, self.tuple_wrt, self.transform))
+            derived = reverse(primal, ReverseSpec(wrt, tuple_wrt, self.transform))
         verify(derived)
         if self.optimize:
             run_passes(derived, check=verify)
@@ -390,7 +429,7 @@ class Derivation:
         text = module_text([emitted])
         ns = compile_module(text, emitted.refs.namespace, emitted.name)
         fn = ns[emitted.name]
-        return cache.Entry(fn, text, derived, deps, gen)
+        return cache.Entry(fn, text, derived, deps, gen, boundary)
 
 
 def _normalize_wrt(wrt: Any, names: list[str], transform: str) -> tuple[tuple[int, ...], bool]:

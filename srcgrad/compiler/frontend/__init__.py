@@ -6,11 +6,13 @@ and expressions, :mod:`.calls` and :mod:`.methods` lower calls and array methods
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import gast
 
+from .. import structure as S
 from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
@@ -47,7 +49,20 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
     names = parameter_names(fn)
     types = list(arg_types) if arg_types is not None else [T.ANY] * len(names)
     node = parsed.node
-    params = [Value(name=n, line=parsed.file_line(node), type=t) for n, t in zip(names, types)]
+    line = parsed.file_line(node)
+    # a structured argument (a Tree, see ..structure) is one IR parameter per run-time
+    # leaf; the name is bound to its container rebuilt around those parameters
+    params: list[Value] = []
+    bound: dict[str, Any] = {}
+    for n, t in zip(names, types):
+        if isinstance(t, tuple):
+            leaves = [Value(name=leaf_name(n, path), line=line, type=leaf[1])
+                      for path, leaf in S.leaf_paths(t) if leaf[0] == "leaf"]
+            params += leaves
+            bound[n] = S.build(t, iter([Sym(v) for v in leaves]))
+        else:
+            params.append(Value(name=n, line=line, type=t))
+            bound[n] = None if t == T.NONE else Sym(params[-1])
     body = Block()
     ir = Function(getattr(fn, "__name__", "f").replace("<lambda>", "lambda"), params, body,
                   filename=parsed.filename, firstlineno=parsed.firstlineno,
@@ -59,9 +74,10 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         ctx.constant_ints = constants is not None
         # a None argument is the compile-time None (this version is for None only: see
         # signature.key_of), so `w is None` folds and `x * w` fails as it would in Python
-        env: dict[str, Any] = {p.name: None if p.type == T.NONE else Sym(p) for p in params}
+        env: dict[str, Any] = dict(bound)
+        ctx.argument_containers = {id(c) for c in _containers(bound.values())}
         for i, value in (constants or {}).items():
-            env[params[i].name] = value
+            env[names[i]] = value
         lw = Lowerer(ctx, parsed, Scope.of(fn), env)
         if isinstance(node, gast.Lambda):
             result = lw.run_lambda(node)
@@ -77,6 +93,22 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
                 ir.meta["tuple_result"] = True
     ir.meta["return_line"] = _return_line(parsed, node)
     return ir, ctx.deps
+
+
+def leaf_name(name: str, path: tuple[Any, ...]) -> str:
+    """``params_W1`` for ``params["W1"]``: the user's name, then the keys (identifier-safe)."""
+    parts = [name, *(re.sub(r"\W", "_", str(k)) for k in path)]
+    return "_".join(parts)
+
+
+def _containers(values: Any) -> list[Any]:
+    """Every container nested in ``values`` (argument containers: never written into)."""
+    out = []
+    for v in values:
+        if S.is_container(v):
+            out.append(v)
+            out += _containers([c for _, c in S.children(v)])
+    return out
 
 
 def result_tree(shape: Any) -> Any:

@@ -39,6 +39,11 @@ from .control import RunList, SymEnumerate, SymRange, SymZip
 from .resolve import Dependency, Scope
 from .source import parse_function
 
+# methods that change a list or dict in place
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                       "reverse", "update", "setdefault", "popitem", "__setitem__",
+                       "__delitem__", "__iadd__"})
+
 
 def rule(name: str) -> Rule:
     """A primitive by name: the shared table first, then the compiler's structural ones."""
@@ -57,6 +62,12 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
 def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
     if isinstance(getattr(func, "__self__", None), (list, dict)):
+        if func.__name__ in _MUTATORS and id(func.__self__) in lw.ctx.argument_containers:
+            raise lw.err(node, f"`.{func.__name__}(...)` would mutate a "
+                         f"{type(func.__self__).__name__} the function was given (derived "
+                         "functions never modify their arguments or captured data).",
+                         "Build a new one: items = list(items) + [x], or "
+                         "new = {**params, 'W': W}.")
         return func(*args, **kwargs)  # a local list being built (.append): compile time
     if isinstance(func, BoundMethod):
         return methods.call_method(lw, func, args, kwargs, node)
@@ -87,6 +98,10 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
         return inline_user(lw, func, args, kwargs, node)
+    if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+        # `model.predict(X)`: the class's function, differentiated through with `self`
+        # (whose fields may be run-time values) as its first argument
+        return inline_user(lw, func.__func__, [func.__self__, *args], kwargs, node)
     if isinstance(func, type) and func in (float, int, bool, list, tuple, range, enumerate,
                                            zip, slice, dict):
         return call_builtin(lw, func, args, kwargs, node)

@@ -154,6 +154,7 @@ def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) ->
     leaves = item_count(value)
     if leaves is None or leaves > MAX_ITEMS:
         if not _holds_data(value):
+            lw.ctx.argument_containers.add(id(value))  # never written into
             return value  # static items only: the container is used as it is
         raise lw.err(node, f"the captured {type(value).__name__} `{source.label}` holds "
                      f"arrays or floats among {'too many items' if leaves else 'keys'} "
@@ -162,9 +163,13 @@ def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) ->
                      "Make it one array (np.stack / np.asarray at module level) or pass it "
                      "as an argument.")
     if type(value) is dict:
-        return {k: _captured(lw, source.at(k), v, node, False) for k, v in value.items()}
-    items = [_captured(lw, source.at(i), v, node, False) for i, v in enumerate(value)]
-    return tuple(items) if type(value) is tuple else items
+        mirror: Any = {k: _captured(lw, source.at(k), v, node, False) for k, v in value.items()}
+    else:
+        items = [_captured(lw, source.at(i), v, node, False) for i, v in enumerate(value)]
+        mirror = tuple(items) if type(value) is tuple else items
+    # a write into the mirror would be lost (the user's function changes the original)
+    lw.ctx.argument_containers.add(id(mirror))
+    return mirror
 
 
 def _holds_data(value: Any) -> bool:

@@ -9,6 +9,7 @@ lists, and over constant ranges whose body appends to a local list, are unrolled
 from __future__ import annotations
 
 import operator
+from collections.abc import ItemsView, KeysView, ValuesView
 from typing import Any
 
 import gast
@@ -231,8 +232,8 @@ def _array_rows(lw: Any, array: Any, node: Any) -> Any:
 def _static_items(iterable: Any) -> list[Any] | None:
     if isinstance(iterable, (list, tuple)):
         return list(iterable)
-    if isinstance(iterable, (enumerate, zip, dict)):
-        return list(iterable)
+    if isinstance(iterable, (enumerate, zip, dict, KeysView, ValuesView, ItemsView)):
+        return list(iterable)  # a compile-time dict's .keys()/.values()/.items() too
     return None
 
 

@@ -1,0 +1,255 @@
+"""Structured arguments: containers flattened at the boundary (DESIGN.md principle 12).
+
+A container argument (``tuple``, ``list``, ``dict``, a ``collections.namedtuple``, a
+``dataclasses.dataclass`` instance, nested to any depth) becomes its leaves plus a static
+:data:`Tree` that describes it: container types, keys, lengths, and per leaf its abstract
+type (:class:`~.ir.types.AType`) or, for a static leaf (str, None, anything that is not a
+number or an array), the value itself. The tree is hashable, so it is part of the cache key
+and of the dispatcher's guard; the frontend binds the parameter to the container rebuilt
+around the IR parameters of its leaves, so the IR only ever sees leaves, and gradients are
+rebuilt from the same tree with the argument's own container types.
+
+    {"W": array(2x3), "act": "tanh"}  ->  ("dict", ("W", "act"), (("leaf", array[2,float64]),
+                                                                 ("static", "tanh")))
+
+The same description serves ``sg.tree_leaves`` and ``sg.tree_map``. This module sits below
+the frontend and the dispatcher (it imports only the IR's types).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .ir import types as T
+
+# ("leaf", AType) | ("static", value) | ("tuple"|"list", children)
+# | ("dict", keys, children) | ("namedtuple", cls, children)
+# | ("dataclass", cls, field names, children)
+Tree = tuple[Any, ...]
+_LEAF_TYPES = (float, int, bool, np.ndarray, np.generic)
+
+
+def is_container(value: Any) -> bool:
+    t = type(value)
+    return t in (tuple, list, dict) or _is_namedtuple(t) or _is_dataclass_instance(value)
+
+
+def _is_namedtuple(t: type) -> bool:
+    return issubclass(t, tuple) and hasattr(t, "_fields")
+
+
+def _is_dataclass_instance(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _fields(value: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(value))
+
+
+def children(value: Any) -> list[tuple[Any, Any]]:
+    """(key, child) pairs of a container: index, dict key or field name, in order."""
+    t = type(value)
+    if t is dict:
+        return list(value.items())
+    if _is_dataclass_instance(value):
+        return [(n, getattr(value, n)) for n in _fields(value)]
+    return list(enumerate(value))
+
+
+def is_leaf_value(value: Any) -> bool:
+    """A number or an array (of NumPy or another library): a leaf with a run-time value."""
+    return isinstance(value, _LEAF_TYPES) or (
+        hasattr(value, "__array_function__") and hasattr(value, "shape"))
+
+
+def describe(value: Any) -> Tree:
+    """The tree of ``value`` (a leaf gives a one-leaf tree)."""
+    t = type(value)
+    if t is tuple or t is list:
+        return (t.__name__, tuple(describe(v) for v in value))
+    if t is dict:
+        return ("dict", tuple(value), tuple(describe(v) for v in value.values()))
+    if _is_namedtuple(t):
+        return ("namedtuple", t, tuple(describe(v) for v in value))
+    if _is_dataclass_instance(value):
+        names = _fields(value)
+        return ("dataclass", t, names, tuple(describe(getattr(value, n)) for n in names))
+    if is_leaf_value(value):
+        kind = T.of_value(value)
+        return ("leaf", kind if kind.kind != "static" else T.ANY)
+    return ("static", _Static(value))
+
+
+class _Static:
+    """A static leaf in a tree: equal by value when hashable, else by identity."""
+
+    __slots__ = ("value", "_key")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        try:
+            hash(value)
+            self._key: Any = (type(value), value)
+        except TypeError:
+            self._key = ("id", id(value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Static) and self._key == other._key and (
+            self._key[0] != "id" or self.value is other.value)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def node_children(tree: Tree) -> tuple[Tree, ...]:
+    return tree[-1] if tree[0] not in ("leaf", "static") else ()
+
+
+def node_keys(tree: Tree) -> list[Any]:
+    """The key of each child: index, dict key or field name."""
+    kind = tree[0]
+    if kind == "dict":
+        return list(tree[1])
+    if kind == "dataclass":
+        return list(tree[2])
+    return list(range(len(node_children(tree))))
+
+
+def leaf_paths(tree: Tree) -> list[tuple[tuple[Any, ...], Tree]]:
+    """(path, leaf or static tree) for every leaf in order; a path step is a key."""
+    out: list[tuple[tuple[Any, ...], Tree]] = []
+
+    def walk(t: Tree, path: tuple[Any, ...]) -> None:
+        if t[0] in ("leaf", "static"):
+            out.append((path, t))
+            return
+        for key, child in zip(node_keys(t), node_children(t)):
+            walk(child, (*path, key))
+    walk(tree, ())
+    return out
+
+
+def leaves_of(tree: Tree, value: Any, static: bool = False) -> list[Any]:
+    """The run-time leaves of ``value``, which has structure ``tree``, in order; with
+    ``static``, a tangent's: read by the same keys, whatever its leaves' kinds."""
+    out: list[Any] = []
+
+    def walk(t: Tree, v: Any) -> None:
+        kind = t[0]
+        if kind == "leaf":
+            out.append(v)
+        elif kind == "dataclass":
+            for n, c in zip(t[2], t[3]):
+                walk(c, getattr(v, n))
+        elif kind != "static":
+            for key, c in zip(node_keys(t), t[-1]):
+                walk(c, v[key])
+    walk(tree, value)
+    return out
+
+
+def leaf_types(tree: Tree) -> list[T.AType]:
+    """The abstract type of every run-time leaf (static leaves left out), in order."""
+    return [t[1] for _, t in leaf_paths(tree) if t[0] == "leaf"]
+
+
+def build(tree: Tree, leaves: Iterator[Any], static: Callable[[Any], Any] = lambda v: v) -> Any:
+    """The container ``tree`` describes, with run-time leaves taken from ``leaves`` in order
+    and each static leaf ``static(value)``."""
+    kind = tree[0]
+    if kind == "leaf":
+        return next(leaves)
+    if kind == "static":
+        return static(tree[1].value)
+    items = [build(c, leaves, static) for c in tree[-1]]
+    if kind == "tuple":
+        return tuple(items)
+    if kind == "list":
+        return items
+    if kind == "dict":
+        return dict(zip(tree[1], items))
+    if kind == "namedtuple":
+        return tree[1](*items)
+    return make_dataclass(tree[1], tree[2], items)
+
+
+def make_dataclass(cls: type, names: tuple[str, ...], values: list[Any]) -> Any:
+    """An instance of ``cls`` with these field values, without running ``__init__`` (which
+    may validate or compute; a gradient is not a constructed model)."""
+    obj = object.__new__(cls)
+    for n, v in zip(names, values):
+        object.__setattr__(obj, n, v)
+    return obj
+
+
+def describe_tree(tree: Tree) -> str:
+    """A short text of a tree for messages and ``srcgrad show``."""
+    kind = tree[0]
+    if kind == "leaf":
+        return str(tree[1])
+    if kind == "static":
+        return repr(tree[1])
+    parts = [describe_tree(c) for c in tree[-1]]
+    if kind in ("dict", "dataclass"):
+        parts = [f"{k}={p}" for k, p in zip(node_keys(tree), parts)]
+    name = {"tuple": "tuple", "list": "list", "dict": "dict"}.get(kind) or tree[1].__name__
+    return f"{name}({', '.join(parts)})"
+
+
+# --- sg.tree_leaves / sg.tree_map ------------------------------------------------------
+
+def tree_leaves(tree: Any) -> list[Any]:
+    """The float, NumPy-scalar and array leaves of ``tree`` in order (dict keys in
+    insertion order); ints, bools, strings and None are static and left out."""
+    out: list[Any] = []
+
+    def walk(v: Any) -> None:
+        if is_container(v):
+            for _, c in children(v):
+                walk(c)
+        elif is_leaf_value(v) and type(v) not in (int, bool) and not isinstance(v, np.bool_):
+            out.append(v)
+    walk(tree)
+    return out
+
+
+def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """``fn`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``), each
+    container rebuilt as its own type; static leaves are copied from ``tree``."""
+    if is_container(tree):
+        pairs = children(tree)
+        others = []
+        for r in rest:
+            if type(r) is not type(tree):
+                raise TypeError(f"sg.tree_map: a {type(tree).__name__} matched with a "
+                                f"{type(r).__name__}.")
+            theirs = dict(children(r)) if type(r) is dict else [c for _, c in children(r)]
+            if len(theirs) != len(pairs) or (type(r) is dict and theirs.keys() != tree.keys()):
+                raise TypeError("sg.tree_map: the trees have different structures "
+                                f"({describe_tree(describe(tree))} and "
+                                f"{describe_tree(describe(r))}).")
+            others.append(theirs)
+        items = []
+        for i, (key, child) in enumerate(pairs):
+            items.append(tree_map(fn, child, *[o[key] if type(o) is dict else o[i]
+                                               for o in others]))
+        t = type(tree)
+        if t is dict:
+            return dict(zip(tree, items))
+        if t is list:
+            return items
+        if t is tuple:
+            return tuple(items)
+        if _is_namedtuple(t):
+            return t(*items)
+        return make_dataclass(t, _fields(tree), items)
+    if is_leaf_value(tree) and type(tree) not in (int, bool) and not isinstance(tree, np.bool_):
+        return fn(tree, *rest)
+    return tree

@@ -1,0 +1,343 @@
+"""Structured arguments (API.md "Structured arguments and results", DESIGN.md principle 12).
+
+Each container kind (dict, list, tuple, namedtuple, dataclass, nested list of tuples, a dict
+with static leaves) crossed with every transform (``grad``, ``value_and_grad``, ``vjp``,
+``jvp``) and checked leaf by leaf against central finite differences (``tests/fd.py``); the
+gradient keeps the argument's containers and leaf types (dict stays dict with the same keys,
+the same namedtuple or dataclass class, float gives float, np.float64 gives np.float64,
+static leaves give None). Second order where the structured argument is carried along.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+from fd import (
+    assert_close,
+    assert_leaf_types,
+    assert_tree_close,
+    numeric_gradient,
+    numeric_hessian,
+    numeric_tree_gradient,
+    tree_map_paths,
+)
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(13)
+X = RNG.normal(size=3)
+
+
+def two_layer(params, x):
+    h = np.tanh(params["W1"] @ x + params["b1"])
+    return np.sum(params["W2"] * h) + params["c"] * params["c"]
+
+
+def dict_params():
+    return {"W1": RNG.normal(size=(2, 3)), "b1": RNG.normal(size=2),
+            "W2": RNG.normal(size=2), "c": 0.7}
+
+
+def list_of_shapes(xs, x):
+    return np.sum(xs[0] * x) + np.sum(xs[1] ** 2) + xs[2] * np.sum(x)
+
+
+def list_params():
+    return [RNG.normal(size=3), RNG.normal(size=(2, 2)), 1.5]
+
+
+def unpacked(abc, x):
+    a, b, c = abc
+    return np.sum(a * x) * b + np.sin(c)
+
+
+def tuple_params():
+    return (RNG.normal(size=3), 0.4, np.float64(0.9))
+
+
+Pair = collections.namedtuple("Pair", "w scale")
+
+
+def namedtuple_loss(p, x):
+    return np.sum(np.exp(p.w * x)) * p.scale
+
+
+def namedtuple_params():
+    return Pair(RNG.normal(size=3) * 0.3, np.float64(1.3))
+
+
+@dataclasses.dataclass
+class Linear:
+    W: np.ndarray
+    b: float
+    activation: str = "tanh"
+
+    def predict(self, x):
+        z = self.W @ x + self.b
+        return np.tanh(z) if self.activation == "tanh" else z
+
+
+def dataclass_loss(model, x):
+    return np.sum(model.predict(x) ** 2)
+
+
+def dataclass_params():
+    return Linear(RNG.normal(size=(2, 3)) * 0.5, 0.2)
+
+
+def layers_loss(layers, x):
+    for W, b in layers:
+        x = np.tanh(W @ x + b)
+    return np.sum(x * x)
+
+
+def layer_params():
+    return [(RNG.normal(size=(2, 3)), RNG.normal(size=2)),
+            (RNG.normal(size=(1, 2)), RNG.normal(size=1))]
+
+
+def items_loss(params, x):
+    total = 0.0
+    for name, value in params.items():
+        if name != "skip":
+            total = total + np.sum(value * value) * len(params)
+    return total + np.sum(x)
+
+
+def items_params():
+    return {"a": RNG.normal(size=3), "b": 2.0, "skip": "tag", "n": 3}
+
+
+CASES = {
+    "dict": (two_layer, dict_params),
+    "list": (list_of_shapes, list_params),
+    "tuple_unpacked": (unpacked, tuple_params),
+    "namedtuple": (namedtuple_loss, namedtuple_params),
+    "dataclass_method": (dataclass_loss, dataclass_params),
+    "list_of_layer_tuples": (layers_loss, layer_params),
+    "dict_items_with_static_leaves": (items_loss, items_params),
+}
+
+
+def _tangent(tree):
+    return tree_map_paths(tree, lambda p, leaf: None if isinstance(leaf, (str, int)) and
+                          not isinstance(leaf, float) else
+                          type(leaf)(RNG.normal(size=np.shape(leaf)))
+                          if isinstance(leaf, (float, np.generic)) else
+                          RNG.normal(size=np.shape(leaf)))
+
+
+def _dot(a_tree, b_tree):
+    total = []
+    tree_map_paths(a_tree, lambda p, leaf: total.append(p))
+    out = 0.0
+    for path in total:
+        a, b = a_tree, b_tree
+        for k in path:
+            a = getattr(a, k) if dataclasses.is_dataclass(a) else a[k]
+            b = getattr(b, k) if dataclasses.is_dataclass(b) else b[k]
+        if a is not None and b is not None:
+            out += float(np.sum(np.asarray(a) * np.asarray(b)))
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    sg.clear_cache()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_grad_of_a_structured_argument_keeps_its_containers_and_leaf_types(case):
+    fn, make = CASES[case]
+    params = make()
+    g = sg.grad(fn)
+    for _ in range(2):  # the first call compiles; the second runs the generated guard
+        got = g(params, X)
+        assert_tree_close(got, numeric_tree_gradient(fn, [params, X], 0))
+        assert_leaf_types(got, params)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_value_and_grad_with_a_structured_argument_and_a_flat_one(case):
+    fn, make = CASES[case]
+    params = make()
+    vg = sg.value_and_grad(fn, wrt=(0, 1))
+    for _ in range(2):
+        value, (gp, gx) = vg(params, X)
+        assert_close(value, fn(params, X), what="value")
+        assert_tree_close(gp, numeric_tree_gradient(fn, [params, X], 0))
+        assert_close(gx, numeric_gradient(fn, [params, X], None, 1))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_vjp_of_a_structured_argument_scales_with_the_seed(case):
+    fn, make = CASES[case]
+    params = make()
+    pb = sg.vjp(fn)
+    for _ in range(2):
+        got = pb(params, X, 2.5)
+        assert_tree_close(got, numeric_tree_gradient(fn, [params, X], 0, seed=2.5))
+        assert_leaf_types(got, params)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_jvp_takes_a_tangent_structured_like_the_argument(case):
+    fn, make = CASES[case]
+    params = make()
+    tangent = _tangent(params)
+    expected = _dot(numeric_tree_gradient(fn, [params, X], 0), tangent)
+    fw = sg.jvp(fn)
+    for _ in range(2):
+        value, t = fw(params, X, tangent)
+        assert_close(value, fn(params, X), what="value")
+        assert_close(t, expected, what="tangent")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_hessian_in_a_flat_argument_with_a_structured_one_carried_along(case):
+    fn, make = CASES[case]
+    params = make()
+    H = sg.hessian(fn, wrt=1)(params, X)
+    gx = sg.grad(fn, wrt=1)
+    assert_close(H, numeric_hessian(gx, [params, X], 1), what="hessian")
+
+
+def test_grad_of_grad_in_a_scalar_with_a_dict_argument():
+    def f(params, t):
+        return np.sum(params["w"]) * t ** 3 + params["c"] * np.sin(t)
+    params = {"w": RNG.normal(size=3), "c": 0.5}
+    gg = sg.grad(sg.grad(f, wrt=1), wrt=1)
+    g = sg.grad(f, wrt=1)
+    assert_close(gg(params, 0.8), numeric_gradient(g, [params, 0.8], None, 1))
+
+
+def test_a_list_argument_of_arrays_of_different_shapes_differentiates():
+    xs = [np.ones(2), np.ones(3)]
+
+    def f(xs):
+        return np.sum(xs[0]) + np.sum(xs[1] ** 2)
+    got = sg.grad(f)(xs)
+    assert type(got) is list and len(got) == 2
+    assert_tree_close(got, numeric_tree_gradient(f, [xs], 0))
+
+
+def test_flat_dict_of_floats_gradient_is_a_dict_of_floats():
+    def f(val):
+        return val["a"] * val["b"] + val["c"]
+    val = {"a": 1.0, "b": 2.0, "c": 3.0}
+    got = sg.grad(f)(val)
+    assert got == {"a": 2.0, "b": 1.0, "c": 1.0}
+    assert all(type(v) is float for v in got.values())
+
+
+def test_a_changed_structure_compiles_a_new_version():
+    def f(params):
+        total = 0.0
+        for v in params.values():
+            total = total + np.sum(v)
+        return total
+    g = sg.grad(f)
+    assert set(g({"a": np.ones(2)})) == {"a"}
+    got = g({"a": np.ones(2), "b": 2.0})
+    assert set(got) == {"a", "b"} and type(got["b"]) is float
+    got = g({"b": np.ones(3), "a": np.ones(1)})
+    assert list(got) == ["b", "a"] and got["b"].shape == (3,)
+
+
+def test_a_dict_built_inside_the_function_differentiates_in_both_modes():
+    def f(x):
+        d = dict({"a": x})
+        e = {"b": x * 2.0}
+        e["c"] = d["a"] * 3.0
+        return np.sum(d["a"] * e["b"] + e["c"])
+    x = RNG.normal(size=3)
+    assert_close(sg.grad(f)(x), numeric_gradient(f, [x], None, 0))
+    t = RNG.normal(size=3)
+    value, tangent = sg.jvp(f)(x, t)
+    assert type(tangent) in (float, np.float64)
+    assert_close(tangent, float(numeric_gradient(f, [x], None, 0) @ t))
+
+
+def test_a_tangent_not_structured_like_the_argument_is_refused():
+    with pytest.raises(sg.SrcGradError, match="structure"):
+        sg.jvp(two_layer)(dict_params(), X, np.ones(3))
+
+
+def test_tree_leaves_and_tree_map_keep_containers_and_static_leaves():
+    params = {"W": np.ones((2, 2)), "layers": [(np.zeros(2), 1.5)], "name": "net", "n": 3,
+              "pair": Pair(np.float64(2.0), 1.0), "lin": Linear(np.ones(2), 0.5)}
+    leaves = sg.tree_leaves(params)
+    assert len(leaves) == 7
+    assert leaves[0] is params["W"] and leaves[2] == 1.5
+    grads = sg.tree_map(lambda p: p * 0 + 1, params)
+    new = sg.tree_map(lambda p, g: p - 0.5 * g, params, grads)
+    assert type(new) is dict and list(new) == list(params)
+    assert new["name"] == "net" and new["n"] == 3
+    assert type(new["pair"]) is Pair and type(new["lin"]) is Linear
+    assert type(new["layers"]) is list and type(new["layers"][0]) is tuple
+    assert new["layers"][0][1] == 1.0 and type(new["pair"].w) is np.float64
+    assert new["lin"].activation == "tanh"
+    with pytest.raises(TypeError):
+        sg.tree_map(lambda a, b: a + b, {"a": 1.0}, {"b": 1.0})
+
+
+# --- refusals: writes into what the function was given ----------------------------------------
+
+def writes_into_dict_argument(params, x):
+    params["W"] = x  # <- error
+    return np.sum(params["W"])
+
+
+def appends_to_list_argument(layers, x):
+    layers.append(x)  # <- error
+    return np.sum(layers[0])
+
+
+def updates_dict_argument(params, x):
+    params.update({"W": x})  # <- error
+    return np.sum(params["W"])
+
+
+def writes_attribute_of_dataclass_argument(model, x):
+    model.b = 2.0  # <- error
+    return np.sum(model.predict(x))
+
+
+def _line_of_error_marker(fn):
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, t in enumerate(lines) if "# <- error" in t)
+
+
+@pytest.mark.parametrize("fn, arg, words", [
+    (writes_into_dict_argument, lambda: {"W": np.ones(3)}, ("dict", "mutate", "new")),
+    (appends_to_list_argument, lambda: [np.ones(3)], ("append", "list", "mutate")),
+    (updates_dict_argument, lambda: {"W": np.ones(3)}, ("update", "dict", "mutate")),
+    (writes_attribute_of_dataclass_argument, dataclass_params, ("attribute",)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_write_into_a_container_argument_is_refused_at_the_users_line(fn, arg, words):
+    given = arg()
+    before = repr(given)
+    with pytest.raises(sg.SrcGradError) as info:
+        sg.grad(fn, wrt=1)(given, X)
+    message = str(info.value)
+    assert f"{__file__}:{_line_of_error_marker(fn)}" in message
+    for w in words:
+        assert w in message.lower()
+    assert info.value.advice
+    assert repr(given) == before  # nothing of the caller's data was changed
+
+
+def test_writes_into_a_dict_and_list_the_function_built_are_fine():
+    def f(params, x):
+        own = dict(params)
+        own["W"] = own["W"] * x
+        acc = []
+        acc.append(own["W"])
+        return np.sum(acc[0])
+    params = {"W": RNG.normal(size=3)}
+    assert_tree_close(sg.grad(f)(params, X), numeric_tree_gradient(f, [params, X], 0))
+    assert_close(sg.grad(f, wrt=1)(params, X), numeric_gradient(f, [params, X], None, 1))
