@@ -156,9 +156,9 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
     arg_types = None
     if types is not None:
         if isinstance(types, str):
-            types = types.split(",")
+            types = S.split_top(types)
         try:
-            arg_types = [T.parse(t) for t in types]
+            arg_types = [S.parse_kind(t) for t in types]
         except ValueError as e:
             raise SrcGradError(str(e)) from None
         arg_types = _complete_types(f, arg_types, d.param_names)
@@ -210,7 +210,7 @@ def _complete_types(f: Any, given: list[T.AType], names: list[str]) -> list[T.AT
             raise SrcGradError(f"{len(given)} argument kinds given for {len(names)} parameters "
                                f"({', '.join(names)}); `{p.name}` has no default.",
                                advice="Give one kind per parameter without a default.")
-        out.append(T.of_value(p.default))
+        out.append(types_of([p.default])[0])
     return out
 
 
@@ -247,13 +247,17 @@ class Derivation:
         return inspect.Signature(params)
 
     def _make_function(self) -> Any:
-        fname = getattr(self.f, "__name__", "f").replace("<lambda>", "lambda")
+        fname = getattr(self.f, "__name__", None) or getattr(
+            getattr(self.f, "func", None), "__name__", "f")
+        fname = fname.replace("<lambda>", "lambda")
         name = f"{self.transform}_{fname}"
         what = ", ".join(self.param_names[i] for i in self.wrt)
         doc = (f"{_TITLES[self.transform]} of {fname} w.r.t. {what}, made by srcgrad. "
                f"The code it runs: sg.source({name}, *args).")
+        # the guard re-reads f.__defaults__ (a partial has none: its keywords are fixed)
+        holder = self.f if hasattr(self.f, "__defaults__") else _NO_DEFAULTS
         self.dispatcher = Dispatcher(name, doc, self.signature, self.call_names, self.slow,
-                                     self.note, self.current_defaults, self.f)
+                                     self.note, self.current_defaults, holder)
         fn = self.dispatcher.function
         fn.__srcgrad__ = self
         fn.__signature__ = self.signature
@@ -430,6 +434,9 @@ class Derivation:
         ns = compile_module(text, emitted.refs.namespace, emitted.name)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)
+
+
+_NO_DEFAULTS = type("_NoDefaults", (), {"__defaults__": None, "__kwdefaults__": None})()
 
 
 def _normalize_wrt(wrt: Any, names: list[str], transform: str) -> tuple[tuple[int, ...], bool]:

@@ -37,6 +37,7 @@ from srcgrad.rules import generation
 from .backend.compile import compile_into
 from .boundary import guards, is_tree
 from .cache import Entry, track
+from .frontend.resolve import path_text
 from .ir import types as T
 
 _DEFAULT = type("_Default", (), {"__repr__": lambda self: "<f's default>"})()
@@ -200,7 +201,7 @@ class Dispatcher:
                 read = f"{w}.cell_contents"
             # an item of a captured container: its container's fact (type and length or
             # keys) is checked first, so indexing it here cannot fail
-            read += "".join(f"[{key!r}]" for key in dep.path)
+            read += path_text(dep.path)
             if dep.fact is None:
                 self.ns[o] = dep.obj
                 checks.append(f"{read} is {o}")

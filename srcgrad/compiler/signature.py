@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import types as T
-from .structure import describe, is_container
+from .structure import describe, is_structured
 
 _PY = {float: T.FLOAT, int: T.INT, bool: T.BOOL}
 
@@ -30,7 +30,8 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
             out.append((a.ndim, a.dtype.char))
         elif t in _PY or a is None or isinstance(a, np.generic):
             out.append(t)
-        elif is_container(a):  # structured: its tree (keys, types, lengths, leaf kinds)
+        elif is_structured(a):  # structured: its tree (keys, types,
+            # lengths, leaf kinds); an object of a user's class by its attributes
             out.append(describe(a))
         else:
             out.append(None)
@@ -39,7 +40,7 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
 
 def types_of(args: Sequence[Any]) -> list[T.AType]:
     """The abstract type of each argument (``ANY`` for other types)."""
-    return [describe(a) if is_container(a) else T.of_value(a) for a in args]
+    return [describe(a) if is_structured(a) else T.of_value(a) for a in args]
 
 
 def parse_types(text: Sequence[str]) -> list[T.AType]:

@@ -19,6 +19,7 @@ the frontend and the dispatcher (it imports only the IR's types).
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,6 +32,28 @@ from .ir import types as T
 # | ("dataclass", cls, field names, children)
 Tree = tuple[Any, ...]
 _LEAF_TYPES = (float, int, bool, np.ndarray, np.generic)
+
+
+def is_plain_object(value: Any) -> bool:
+    """An instance of a user's class (holding data in its attributes): not a number, array
+    (of any library), container, module, class, function or library object."""
+    t = type(value)
+    module = getattr(t, "__module__", "") or ""
+    if module in ("builtins", "functools") or module.startswith(
+            ("numpy", "srcgrad", "collections", "types")):
+        return False
+    if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
+                          types.BuiltinFunctionType, tuple, list, dict, np.generic)):
+        return False
+    if hasattr(value, "__array_function__") or hasattr(value, "__array__"):
+        return False
+    return hasattr(value, "__dict__") and not hasattr(t, "__slots__")
+
+
+def is_structured(value: Any) -> bool:
+    """Flattened at the boundary: a container, or an object of a user's class (its
+    attributes; a callable one is called through its class's ``__call__``)."""
+    return is_container(value) or is_plain_object(value)
 
 
 def is_container(value: Any) -> bool:
@@ -51,12 +74,14 @@ def _fields(value: Any) -> tuple[str, ...]:
 
 
 def children(value: Any) -> list[tuple[Any, Any]]:
-    """(key, child) pairs of a container: index, dict key or field name, in order."""
+    """(key, child) pairs of a container: index, dict key, field or attribute name."""
     t = type(value)
     if t is dict:
         return list(value.items())
     if _is_dataclass_instance(value):
         return [(n, getattr(value, n)) for n in _fields(value)]
+    if is_plain_object(value):
+        return list(vars(value).items())
     return list(enumerate(value))
 
 
@@ -77,6 +102,10 @@ def describe(value: Any) -> Tree:
         return ("namedtuple", t, tuple(describe(v) for v in value))
     if _is_dataclass_instance(value):
         names = _fields(value)
+        return ("dataclass", t, names, tuple(describe(getattr(value, n)) for n in names))
+    if is_plain_object(value):
+        # an object of a user's class (`self`): its attributes, like a dataclass's fields
+        names = tuple(vars(value))
         return ("dataclass", t, names, tuple(describe(getattr(value, n)) for n in names))
     if is_leaf_value(value):
         kind = T.of_value(value)
@@ -203,15 +232,59 @@ def describe_tree(tree: Tree) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+# --- kinds written as text (``srcgrad show --types``) ------------------------------------
+
+def split_top(text: str) -> list[str]:
+    """Split on the commas outside brackets and parentheses."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    parts.append(current.strip())
+    return parts
+
+
+def parse_kind(text: str) -> Any:
+    """``dict(W=array[2],b=float)``, ``list(array[2],float)``, ``tuple(...)`` (nested) as a
+    :data:`Tree`; anything else is one leaf kind (:func:`.ir.types.parse`). Raises
+    ValueError."""
+    s = text.strip()
+    for kind in ("dict", "list", "tuple"):
+        if s.startswith(kind + "(") and s.endswith(")"):
+            inner = s[len(kind) + 1:-1].strip()
+            items = split_top(inner) if inner else []
+            if kind != "dict":
+                return (kind, tuple(_as_tree(parse_kind(i)) for i in items))
+            keys, children = [], []
+            for item in items:
+                key, eq, value = item.partition("=")
+                if not eq or not key.strip().isidentifier():
+                    raise ValueError(f"bad dict item {item!r} in {text!r}; expected "
+                                     "name=kind, e.g. dict(W=array[2],b=float)")
+                keys.append(key.strip())
+                children.append(_as_tree(parse_kind(value)))
+            return ("dict", tuple(keys), tuple(children))
+    return T.parse(s)
+
+
+def _as_tree(kind: Any) -> Tree:
+    return kind if isinstance(kind, tuple) else ("leaf", kind)
+
+
 # --- sg.tree_leaves / sg.tree_map ------------------------------------------------------
 
 def tree_leaves(tree: Any) -> list[Any]:
     """The float, NumPy-scalar and array leaves of ``tree`` in order (dict keys in
-    insertion order); ints, bools, strings and None are static and left out."""
+    insertion order, an object's attributes in its ``__dict__``'s order); ints, bools,
+    strings and None are static and left out."""
     out: list[Any] = []
 
     def walk(v: Any) -> None:
-        if is_container(v):
+        if is_structured(v):
             for _, c in children(v):
                 walk(c)
         elif is_leaf_value(v) and type(v) not in (int, bool) and not isinstance(v, np.bool_):
@@ -223,15 +296,16 @@ def tree_leaves(tree: Any) -> list[Any]:
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     """``fn`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``), each
     container rebuilt as its own type; static leaves are copied from ``tree``."""
-    if is_container(tree):
+    if is_structured(tree):
         pairs = children(tree)
         others = []
         for r in rest:
             if type(r) is not type(tree):
                 raise TypeError(f"sg.tree_map: a {type(tree).__name__} matched with a "
                                 f"{type(r).__name__}.")
-            theirs = dict(children(r)) if type(r) is dict else [c for _, c in children(r)]
-            if len(theirs) != len(pairs) or (type(r) is dict and theirs.keys() != tree.keys()):
+            keyed = type(r) is dict or is_plain_object(r)  # matched by key, not position
+            theirs = dict(children(r)) if keyed else [c for _, c in children(r)]
+            if len(theirs) != len(pairs) or (keyed and theirs.keys() != dict(pairs).keys()):
                 raise TypeError("sg.tree_map: the trees have different structures "
                                 f"({describe_tree(describe(tree))} and "
                                 f"{describe_tree(describe(r))}).")
@@ -239,7 +313,7 @@ def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
         items = []
         for i, (key, child) in enumerate(pairs):
             items.append(tree_map(fn, child, *[o[key] if type(o) is dict else o[i]
-                                               for o in others]))
+                                               for o in others]))  # (o: a dict or list)
         t = type(tree)
         if t is dict:
             return dict(zip(tree, items))
@@ -249,7 +323,7 @@ def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
             return tuple(items)
         if _is_namedtuple(t):
             return t(*items)
-        return make_dataclass(t, _fields(tree), items)
+        return make_dataclass(t, tuple(k for k, _ in pairs), items)
     if is_leaf_value(tree) and type(tree) not in (int, bool) and not isinstance(tree, np.bool_):
         return fn(tree, *rest)
     return tree

@@ -6,7 +6,9 @@ and expressions, :mod:`.calls` and :mod:`.methods` lower calls and array methods
 
 from __future__ import annotations
 
+import functools
 import re
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +18,9 @@ from .. import structure as S
 from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
+from ..structure import is_plain_object
 from ..symbolic import Sym, to_value
+from . import captured
 from .context import Context, RecursionNeedsValues, error
 from .control import flatten
 from .lower import Lowerer
@@ -26,8 +30,26 @@ from .source import parse_function
 __all__ = ["RecursionNeedsValues", "lower", "parameter_names"]
 
 
+def unwrap(fn: Any) -> tuple[Any, list[tuple[Any, str, tuple[Any, ...]]]]:
+    """The function a bound method or ``functools.partial`` calls, and where each of its
+    first parameters is bound: (object, attribute, path) read when the derivative runs
+    (``model.loss`` binds ``self`` to ``model.loss.__self__``; ``partial(f, W)`` binds the
+    first parameter to ``p.args[0]``)."""
+    if isinstance(fn, types.MethodType):
+        inner, bound = unwrap(fn.__func__)
+        return inner, [(fn, "__self__", ()), *bound]
+    if isinstance(fn, functools.partial):
+        inner, bound = unwrap(fn.func)
+        return inner, [*bound, *[(fn, "args", (i,)) for i in range(len(fn.args))]]
+    return fn, []
+
+
 def parameter_names(fn: Any) -> list[str]:
-    """The positional-or-keyword then keyword-only parameter names of ``fn``."""
+    """The positional-or-keyword then keyword-only parameter names of ``fn`` (of what a
+    bound method or partial leaves to its caller)."""
+    target, bound = unwrap(fn)
+    if target is not fn:
+        return parameter_names(target)[len(bound):]
     parsed = parse_function(fn)
     a = parsed.node.args
     if a.vararg is not None or a.kwarg is not None:
@@ -45,8 +67,10 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
     (the int arguments of a recursive function); raises RecursionNeedsValues when ``fn``
     recurses and they were not given.
     """
+    fn, bound_first = unwrap(fn)
     parsed = parse_function(fn)
-    names = parameter_names(fn)
+    all_names = parameter_names(fn)
+    names = all_names[len(bound_first):]
     types = list(arg_types) if arg_types is not None else [T.ANY] * len(names)
     node = parsed.node
     line = parsed.file_line(node)
@@ -79,6 +103,14 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         for i, value in (constants or {}).items():
             env[names[i]] = value
         lw = Lowerer(ctx, parsed, Scope.of(fn), env)
+        for name, (holder, attr, path) in zip(all_names, bound_first):
+            # `self` of a bound method, a partial's arguments: captured, read at run time
+            source = captured.Source(holder, "attr", attr, path, name=name)
+            value = captured.step_all(getattr(holder, attr), path)
+            if is_plain_object(value):
+                env[name] = captured.CapturedObject(source, value)
+            else:
+                env[name] = captured.capture(lw, source, value, node)
         if isinstance(node, gast.Lambda):
             result = lw.run_lambda(node)
         else:

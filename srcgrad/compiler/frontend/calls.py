@@ -26,8 +26,10 @@ from srcgrad.rules import RULES, Rule, rule_for
 from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
+from ..structure import is_plain_object
 from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
 from . import captured, derived, methods
+from .captured import CapturedObject
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -60,6 +62,20 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
 
 
 def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    obj = func.value if isinstance(func, CapturedObject) else func
+    if isinstance(func, CapturedObject) or is_plain_object(func):
+        # `model(x)`, `self.layer(x)`: its class's __call__, differentiated through
+        method = next((c.__dict__["__call__"] for c in type(obj).__mro__
+                       if "__call__" in c.__dict__), None)
+        if isinstance(method, types.FunctionType):
+            return inline_user(lw, method, [func, *args], kwargs, node)
+        raise lw.err(node, f"calling a {type(obj).__name__} object is not supported.",
+                     "Call a function or method of it instead.")
+    if any(isinstance(a, CapturedObject) for a in args):
+        if func is getattr and len(args) == 2 and isinstance(args[1], str):
+            return args[0].attribute(lw, args[1], node)
+        if func in (isinstance, type, hasattr, callable, id):  # about the object itself
+            args = [a.value if isinstance(a, CapturedObject) else a for a in args]
     symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
     if isinstance(getattr(func, "__self__", None), (list, dict)):
         if func.__name__ in _MUTATORS and id(func.__self__) in lw.ctx.argument_containers:

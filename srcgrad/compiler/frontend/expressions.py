@@ -92,6 +92,8 @@ class ExpressionsMixin:
             return calls.attribute(self, obj, node.attr, node)
         if isinstance(obj, types.ModuleType):  # another module's global (`config.DATA`)
             return captured.module_attribute(self, obj, node.attr, node)
+        if isinstance(obj, captured.CapturedObject):  # `model.W`: read when it runs
+            return obj.attribute(self, node.attr, node)
         try:
             return getattr(obj, node.attr)
         except AttributeError:
