@@ -267,8 +267,8 @@ def assert_tree_close(computed: Any, expected: Any, rtol: float = RTOL,
     the argument's type (float for float, the NumPy scalar type, an ndarray)."""
     want_items = _children(expected)
     if want_items is None:
-        if expected is None:
-            assert computed is None, f"expected None, got {computed!r}"
+        if expected is None or isinstance(expected, str):
+            assert computed == expected, f"expected {expected!r}, got {computed!r}"
             return
         assert_close(computed, expected, rtol, atol)
         return

@@ -422,6 +422,13 @@ class Derivation:
             tuple_wrt = True if boundary.rebuilds else self.tuple_wrt
         primal, deps = self.primal_ir(arg_types, constants)
         verify(primal)
+        result = primal.meta.get("result_structure")
+        if result is not None and self.transform in (VJP, JVP):
+            if boundary is None:  # flat arguments, a structured result
+                kinds = list(arg_types) if arg_types is not None else \
+                    [T.ANY] * len(self.param_names)
+                boundary = Boundary(kinds, self.wrt, self.tuple_wrt, self.transform)
+            boundary.result = result
         if self.transform == JVP:
             derived = forward(primal, wrt, tuple_wrt)
         else:

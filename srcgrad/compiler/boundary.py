@@ -54,6 +54,9 @@ class Boundary:
         # else the emitted function returns what the user gets, and is used as it is
         # (also as the IR a composed transform inlines)
         self.rebuilds = any(is_tree(kinds[i]) for i in wrt)
+        # the tree of a result holding a dict, namedtuple or dataclass (the IR returns it
+        # as tuples): a vjp's seed is read through it, a jvp's value and tangent rebuilt
+        self.result: S.Tree | None = None
 
     # --- what is differentiated ----------------------------------------------------
     def leaf_wrt(self) -> tuple[int, ...]:
@@ -105,6 +108,12 @@ class Boundary:
                 checks += guards(self.kinds[i], t, lambda e, a: None, bind, statics=False)
         return checks
 
+    def seed_expr(self, seed: str, bind: Bind) -> str:
+        """The seed as the emitted function takes it (tuples where the result has dicts)."""
+        if self.result is None or self.transform != "vjp":
+            return seed
+        return f"{bind(_seed_tuples)}({seed}, {bind(self.result)})"
+
     def call(self, fn: Any, args: tuple[Any, ...]) -> Any:
         """``fn`` (the emitted function) called on ``args`` as the user passed them: what
         the generated guard does, for the first call that compiled the version."""
@@ -135,7 +144,11 @@ class Boundary:
                 else:
                     tangents.append(t)
             extra = [tuple(tangents)]
+        if self.transform == "vjp" and self.result is not None:
+            extra = [_seed_tuples(extra[0], self.result)]
         out = fn(*flat, *extra)
+        if self.transform == "jvp" and self.result is not None:
+            return S.restore(self.result, out[0]), S.restore(self.result, out[1])
         if self.transform == "jvp" or not self.rebuilds:
             return out
         namespace: dict[str, Any] = {}
@@ -152,6 +165,9 @@ class Boundary:
     def rebuild(self, bind: Bind) -> str | None:
         """Source of ``def _r(r)`` turning the emitted result into the user's structures
         (None: nothing to rebuild)."""
+        if self.transform == "jvp" and self.result is not None:
+            restore, tree = bind(S.restore), bind(self.result)
+            return f"def _r(r):\n    return {restore}({tree}, r[0]), {restore}({tree}, r[1])\n"
         if self.transform == "jvp" or not self.rebuilds:
             return None
         counter = iter(range(1 << 30))
@@ -163,6 +179,17 @@ class Boundary:
         if self.transform == "value_and_grad":
             return f"def _r(r):\n    g = r[1]\n    return r[0], {out}\n"
         return f"def _r(g):\n    return {out}\n"
+
+
+def _seed_tuples(seed: Any, tree: S.Tree) -> Any:
+    """A vjp seed structured like the result, as the tuples the emitted code reads."""
+    try:
+        return S.as_tuples(seed, tree)
+    except (LookupError, TypeError, AttributeError):
+        raise SrcGradError(
+            f"the seed must be structured like the result ({S.describe_tree(tree)}); got "
+            f"a {type(seed).__name__}.", advice="Pass a seed with the result's keys and "
+            "fields, e.g. sg.tree_map(np.ones_like, f(*args)).") from None
 
 
 def _holds(checks: list[str], env: dict[str, Any]) -> bool:

@@ -141,6 +141,8 @@ class Dispatcher:
         extra = self.call_names[self.n_params:]
         tangent = extra[0] if extra == ["tangent"] else None
         parts = b.call_args(names, tangent) + ([] if tangent else extra)
+        if extra == ["seed"]:
+            parts[-1] = b.seed_expr("seed", self._bind)
         call = f"_sg_v{k}({', '.join(parts)})"
         rebuild = b.rebuild(self._bind)
         if rebuild is None:

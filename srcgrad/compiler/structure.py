@@ -232,6 +232,82 @@ def describe_tree(tree: Tree) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+# --- structured results: dicts, namedtuples, dataclasses as tuples inside -------------
+
+def result_structure(value: Any) -> Tree | None:
+    """The tree of a result holding a dict, namedtuple or dataclass (leaves: ANY), or None
+    when it holds only tuples and lists (which the IR returns as they are)."""
+    def tree(v: Any) -> Tree:
+        if is_container(v) or (is_plain_object(v) and not callable(v)):
+            t = describe_shallow(v)
+            return (*t[:-1], tuple(tree(c) for _, c in children_of(v)))
+        return ("leaf", T.ANY)
+
+    def special(t: Tree) -> bool:
+        return t[0] in ("dict", "namedtuple", "dataclass") or any(
+            special(c) for c in node_children(t))
+    t = tree(value)
+    return t if special(t) else None
+
+
+def describe_shallow(value: Any) -> Tree:
+    """The container node of ``value`` with an empty child tuple (filled in by callers)."""
+    t = type(value)
+    if t is tuple or t is list:
+        return (t.__name__, ())
+    if t is dict:
+        return ("dict", tuple(value), ())
+    if _is_namedtuple(t):
+        return ("namedtuple", t, ())
+    names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
+    return ("dataclass", t, names, ())
+
+
+def children_of(value: Any) -> list[tuple[Any, Any]]:
+    if _is_dataclass_instance(value) or is_plain_object(value):
+        names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
+        return [(n, getattr(value, n)) for n in names]
+    return children(value)
+
+
+def as_tuples(value: Any, tree: Tree) -> Any:
+    """``value`` (structured like ``tree``) with each dict, namedtuple and dataclass made a
+    plain tuple in the tree's key order: the form the IR's results and seeds take."""
+    kind = tree[0]
+    if kind in ("leaf", "static"):
+        return value
+    items = [as_tuples(_step_into(value, tree, k), c)
+             for k, c in zip(node_keys(tree), node_children(tree))]
+    return items if kind == "list" else tuple(items)
+
+
+def _step_into(value: Any, tree: Tree, key: Any) -> Any:
+    return getattr(value, key) if tree[0] == "dataclass" else value[key]
+
+
+def restore(tree: Tree, value: Any) -> Any:
+    """The inverse of :func:`as_tuples`: the result's own containers back."""
+    kind = tree[0]
+    if kind in ("leaf", "static"):
+        return value
+    if value is None:  # a tangent with no derivative
+        return None
+    return _rebuild(tree, [restore(c, v) for c, v in zip(node_children(tree), value)])
+
+
+def _rebuild(tree: Tree, items: list[Any]) -> Any:
+    kind = tree[0]
+    if kind == "tuple":
+        return tuple(items)
+    if kind == "list":
+        return list(items)
+    if kind == "dict":
+        return dict(zip(tree[1], items))
+    if kind == "namedtuple":
+        return tree[1](*items)
+    return make_dataclass(tree[1], tree[2], items)
+
+
 # --- kinds written as text (``srcgrad show --types``) ------------------------------------
 
 def split_top(text: str) -> list[str]:

@@ -341,3 +341,91 @@ def test_writes_into_a_dict_and_list_the_function_built_are_fine():
     params = {"W": RNG.normal(size=3)}
     assert_tree_close(sg.grad(f)(params, X), numeric_tree_gradient(f, [params, X], 0))
     assert_close(sg.grad(f, wrt=1)(params, X), numeric_gradient(f, [params, X], None, 1))
+
+
+# --- structured results: vjp seeds and jvp tangents structured like the result ----------------
+
+def dict_result(x):
+    return {"norm": np.sum(x * x), "shifted": np.sin(x) + 1.0}
+
+
+def namedtuple_result(x):
+    return Pair(np.exp(x), np.sum(x) * 2.0)
+
+
+def dataclass_result(x):
+    return Linear(np.outer(x, x), np.sum(x) ** 2)
+
+
+def nested_result(x):
+    return [{"a": x * 2.0}, (np.sum(x), {"b": np.cos(x)})]
+
+
+RESULTS = {"dict": dict_result, "namedtuple": namedtuple_result,
+           "dataclass": dataclass_result, "nested": nested_result}
+
+
+def _seed_like(out):
+    return tree_map_paths(out, lambda p, leaf: None if isinstance(leaf, str) else
+                          RNG.normal(size=np.shape(leaf)))
+
+
+def _dot_trees(a, b):
+    pairs = []
+    tree_map_paths(a, lambda p, leaf: pairs.append(p))
+    total = 0.0
+    for path in pairs:
+        u, v = a, b
+        for k in path:
+            u = getattr(u, k) if dataclasses.is_dataclass(u) else u[k]
+            v = getattr(v, k) if dataclasses.is_dataclass(v) else v[k]
+        if not isinstance(u, str) and u is not None and v is not None:
+            total += float(np.sum(np.asarray(u) * np.asarray(v)))
+    return total
+
+
+@pytest.mark.parametrize("case", RESULTS)
+def test_vjp_takes_a_seed_structured_like_a_structured_result(case):
+    fn = RESULTS[case]
+    seed = _seed_like(fn(X))
+    pb = sg.vjp(fn)
+    want = numeric_gradient(lambda x: _dot_trees(fn(x), seed), [X], None, 0)
+    for _ in range(2):
+        assert_close(pb(X, seed), want)
+
+
+@pytest.mark.parametrize("case", RESULTS)
+def test_jvp_returns_value_and_tangent_structured_like_the_result(case):
+    fn = RESULTS[case]
+    t = RNG.normal(size=3)
+    fw = sg.jvp(fn)
+    h = 1e-6
+
+    def leaf_at(tree, path):
+        for k in path:
+            tree = getattr(tree, k) if dataclasses.is_dataclass(tree) else tree[k]
+        return tree
+    hi, lo = fn(X + h * t), fn(X - h * t)
+    want = tree_map_paths(fn(X), lambda p, leaf: None if isinstance(leaf, str) else
+                          (np.asarray(leaf_at(hi, p)) - np.asarray(leaf_at(lo, p))) / (2 * h))
+    for _ in range(2):
+        value, tangent = fw(X, t)
+        assert_tree_close(value, fn(X), rtol=1e-12, atol=1e-12)
+        assert_tree_close(tangent, want)
+
+
+def test_a_seed_not_structured_like_the_result_is_refused():
+    with pytest.raises(sg.SrcGradError, match="seed must be structured like the result"):
+        sg.vjp(dict_result)(X, 1.0)
+
+
+def test_dict_builtin_with_keywords_and_a_mapping_inside_the_function():
+    def f(x):
+        d = dict(a=x, b=x * x)
+        e = dict(d)
+        e["c"] = np.sin(x)
+        return np.sum(e["a"] * e["b"] + e["c"])
+    assert_close(sg.grad(f)(X), numeric_gradient(f, [X], None, 0))
+    t = RNG.normal(size=3)
+    assert_close(sg.jvp(f)(X, t)[1], numeric_gradient(f, [X], None, 0) @ t)
+    assert_close(sg.hessian(f)(X), numeric_hessian(sg.grad(f), [X], 0))

@@ -118,6 +118,12 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         with builder.at_line(None):
             # a (nested) tuple or list result is split into its leaves, so that each one is
             # a separate result the transforms can seed and differentiate
+            # a dict, namedtuple or dataclass in the result: returned as a tuple, rebuilt
+            # at the boundary (see ..boundary) from its tree
+            structure = S.result_structure(result)
+            if structure is not None:
+                result = S.as_tuples(result, structure)
+                ir.meta["result_structure"] = structure
             leaves, shape = flatten(result)
             body.results = [to_value(r) for r in leaves]
             ir.meta["returns"] = result_tree(shape)

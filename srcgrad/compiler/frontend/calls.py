@@ -118,6 +118,10 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         # `model.predict(X)`: the class's function, differentiated through with `self`
         # (whose fields may be run-time values) as its first argument
         return inline_user(lw, func.__func__, [func.__self__, *args], kwargs, node)
+    if _plain_record(func):  # Pair(a, b), Linear(W, b): a compile-time container
+        return func(*args, **kwargs)
+    if func is dict and not any(isinstance(a, Sym) for a in args):
+        return dict(*args, **kwargs)  # dict(a=x), dict(params): a compile-time dict
     if isinstance(func, type) and func in (float, int, bool, list, tuple, range, enumerate,
                                            zip, slice, dict):
         return call_builtin(lw, func, args, kwargs, node)
@@ -133,6 +137,17 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
+
+
+def _plain_record(cls: Any) -> bool:
+    """A namedtuple class, or a dataclass whose generated ``__init__`` only stores its
+    fields: constructed while compiling, its fields the values given (run-time or not)."""
+    if not isinstance(cls, type):
+        return False
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return cls.__new__ is not tuple.__new__ and "__init__" not in cls.__dict__
+    params = getattr(cls, "__dataclass_params__", None)
+    return params is not None and params.init and not hasattr(cls, "__post_init__")
 
 
 def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
