@@ -408,15 +408,6 @@ class Derivation:
             arg_types = [T.ANY if is_tree(t) and n == self.inner.seed_name else t
                          for n, t in zip(self.param_names, arg_types)]
         if arg_types is not None and any(is_tree(t) for t in arg_types):
-            if self.inner is not None and any(
-                    is_tree(t) for n, t in zip(self.param_names, arg_types)
-                    if n in self.inner.param_names
-                    and self.inner.param_names.index(n) in self.inner.wrt):
-                raise SrcGradError(
-                    f"sg.{self.transform} of a derived function called with a structured "
-                    "argument (a dict, list, tuple, namedtuple or dataclass) is not supported "
-                    "yet.", advice="Differentiate a function of flat arguments, or call the "
-                    "derived function inside the function you differentiate.")
             boundary = Boundary(list(arg_types), self.wrt, self.tuple_wrt, self.transform)
             wrt = boundary.leaf_wrt()  # the IR sees only leaves
             tuple_wrt = True if boundary.rebuilds else self.tuple_wrt
@@ -434,6 +425,11 @@ class Derivation:
         else:
             derived = reverse(primal, ReverseSpec(wrt, tuple_wrt, self.transform))
         verify(derived)
+        # what the derived IR returns, for a transform composed on it (grad of grad over a
+        # dict): the gradients' tree, when they are rebuilt into structures
+        derived.meta.pop("result_structure", None)
+        if boundary is not None and boundary.rebuilds and self.transform in (GRAD, VJP):
+            derived.meta["result_structure"] = boundary.gradient_tree()
         if self.optimize:
             run_passes(derived, check=verify)
         emitted = emit_function(derived)

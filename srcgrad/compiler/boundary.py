@@ -108,6 +108,19 @@ class Boundary:
                 checks += guards(self.kinds[i], t, lambda e, a: None, bind, statics=False)
         return checks
 
+    def gradient_tree(self) -> S.Tree:
+        """The tree of the gradients the user gets, over the flat tuple the emitted
+        function returns (integral and static leaves: None)."""
+        def grad_tree(t: S.Tree) -> S.Tree:
+            if t[0] == "leaf":
+                return ("leaf", T.ANY) if not t[1].is_integral else ("static", S.NONE_LEAF)
+            if t[0] == "static":
+                return ("static", S.NONE_LEAF)
+            return (*t[:-1], tuple(grad_tree(c) for c in t[-1]))
+        trees = [grad_tree(self.kinds[i]) if is_tree(self.kinds[i]) else ("leaf", T.ANY)
+                 for i in self.wrt]
+        return ("tuple", tuple(trees)) if self.tuple_wrt else trees[0]
+
     def seed_expr(self, seed: str, bind: Bind) -> str:
         """The seed as the emitted function takes it (tuples where the result has dicts)."""
         if self.result is None or self.transform != "vjp":
@@ -148,7 +161,8 @@ class Boundary:
             extra = [_seed_tuples(extra[0], self.result)]
         out = fn(*flat, *extra)
         if self.transform == "jvp" and self.result is not None:
-            return S.restore(self.result, out[0]), S.restore(self.result, out[1])
+            return (S.rebuild_result(self.result, out[0]),
+                    S.rebuild_result(self.result, out[1], True))
         if self.transform == "jvp" or not self.rebuilds:
             return out
         namespace: dict[str, Any] = {}
@@ -166,8 +180,9 @@ class Boundary:
         """Source of ``def _r(r)`` turning the emitted result into the user's structures
         (None: nothing to rebuild)."""
         if self.transform == "jvp" and self.result is not None:
-            restore, tree = bind(S.restore), bind(self.result)
-            return f"def _r(r):\n    return {restore}({tree}, r[0]), {restore}({tree}, r[1])\n"
+            restore, tree = bind(S.rebuild_result), bind(self.result)
+            return (f"def _r(r):\n    return {restore}({tree}, r[0]), "
+                    f"{restore}({tree}, r[1], True)\n")
         if self.transform == "jvp" or not self.rebuilds:
             return None
         counter = iter(range(1 << 30))
@@ -184,7 +199,11 @@ class Boundary:
 def _seed_tuples(seed: Any, tree: S.Tree) -> Any:
     """A vjp seed structured like the result, as the tuples the emitted code reads."""
     try:
-        return S.as_tuples(seed, tree)
+        if type(seed) is not tree[1] and tree[0] in ("namedtuple", "dataclass"):
+            raise TypeError
+        if tree[0] in ("dict", "tuple", "list") and type(seed).__name__ != tree[0]:
+            raise TypeError
+        return tuple(S.leaves_of(tree, seed))
     except (LookupError, TypeError, AttributeError):
         raise SrcGradError(
             f"the seed must be structured like the result ({S.describe_tree(tree)}); got "

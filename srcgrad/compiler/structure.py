@@ -137,6 +137,9 @@ class _Static:
         return repr(self.value)
 
 
+NONE_LEAF = _Static(None)  # a static None leaf (a gradient with nothing to say)
+
+
 def node_children(tree: Tree) -> tuple[Tree, ...]:
     return tree[-1] if tree[0] not in ("leaf", "static") else ()
 
@@ -232,16 +235,20 @@ def describe_tree(tree: Tree) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-# --- structured results: dicts, namedtuples, dataclasses as tuples inside -------------
+# --- structured results: dicts, namedtuples, dataclasses as flat tuples inside ---------
 
-def result_structure(value: Any) -> Tree | None:
-    """The tree of a result holding a dict, namedtuple or dataclass (leaves: ANY), or None
-    when it holds only tuples and lists (which the IR returns as they are)."""
+def result_structure(value: Any, is_run_time: Callable[[Any], bool]) -> Tree | None:
+    """The tree of a result holding a dict, namedtuple or dataclass, or None when it holds
+    only tuples and lists (which the IR returns as they are). Its ``leaf`` nodes are the
+    run-time values (``is_run_time``) and numbers, in order: the IR returns them as one flat
+    tuple; other leaves (a str, None, an int) are ``static``, kept in the tree."""
     def tree(v: Any) -> Tree:
         if is_container(v) or (is_plain_object(v) and not callable(v)):
             t = describe_shallow(v)
             return (*t[:-1], tuple(tree(c) for _, c in children_of(v)))
-        return ("leaf", T.ANY)
+        if is_run_time(v) or (isinstance(v, (float, np.floating, np.ndarray))):
+            return ("leaf", T.ANY)
+        return ("static", _Static(v))
 
     def special(t: Tree) -> bool:
         return t[0] in ("dict", "namedtuple", "dataclass") or any(
@@ -270,42 +277,10 @@ def children_of(value: Any) -> list[tuple[Any, Any]]:
     return children(value)
 
 
-def as_tuples(value: Any, tree: Tree) -> Any:
-    """``value`` (structured like ``tree``) with each dict, namedtuple and dataclass made a
-    plain tuple in the tree's key order: the form the IR's results and seeds take."""
-    kind = tree[0]
-    if kind in ("leaf", "static"):
-        return value
-    items = [as_tuples(_step_into(value, tree, k), c)
-             for k, c in zip(node_keys(tree), node_children(tree))]
-    return items if kind == "list" else tuple(items)
-
-
-def _step_into(value: Any, tree: Tree, key: Any) -> Any:
-    return getattr(value, key) if tree[0] == "dataclass" else value[key]
-
-
-def restore(tree: Tree, value: Any) -> Any:
-    """The inverse of :func:`as_tuples`: the result's own containers back."""
-    kind = tree[0]
-    if kind in ("leaf", "static"):
-        return value
-    if value is None:  # a tangent with no derivative
-        return None
-    return _rebuild(tree, [restore(c, v) for c, v in zip(node_children(tree), value)])
-
-
-def _rebuild(tree: Tree, items: list[Any]) -> Any:
-    kind = tree[0]
-    if kind == "tuple":
-        return tuple(items)
-    if kind == "list":
-        return list(items)
-    if kind == "dict":
-        return dict(zip(tree[1], items))
-    if kind == "namedtuple":
-        return tree[1](*items)
-    return make_dataclass(tree[1], tree[2], items)
+def rebuild_result(tree: Tree, flat: Any, tangent: bool = False) -> Any:
+    """The result's own containers around the flat tuple of its run-time leaves; static
+    leaves are the values in the tree (a tangent's are None)."""
+    return build(tree, iter(flat), (lambda v: None) if tangent else (lambda v: v))
 
 
 # --- kinds written as text (``srcgrad show --types``) ------------------------------------

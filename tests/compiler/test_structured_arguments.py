@@ -429,3 +429,91 @@ def test_dict_builtin_with_keywords_and_a_mapping_inside_the_function():
     t = RNG.normal(size=3)
     assert_close(sg.jvp(f)(X, t)[1], numeric_gradient(f, [X], None, 0) @ t)
     assert_close(sg.hessian(f)(X), numeric_hessian(sg.grad(f), [X], 0))
+
+
+# --- second order and Jacobians over structures: nested blocks --------------------------------
+
+def curved(params):
+    return np.sum(params["a"] ** 2 * params["b"]) + params["b"] ** 3 + \
+        np.sum(np.sin(params["a"]) * params["c"][0])
+
+
+def curved_params():
+    return {"a": RNG.normal(size=2), "b": 1.3, "c": [RNG.normal(size=2)]}
+
+
+def _key_grad(params, key_path):
+    """The gradient's leaf at ``key_path`` as a function of params (for the reference)."""
+    def leaf(p):
+        g = sg.grad(curved)(p)
+        for k in key_path:
+            g = g[k]
+        return g
+    return leaf
+
+
+def test_hessian_over_a_dict_is_nested_blocks_checked_against_finite_differences():
+    params = curved_params()
+    H = sg.hessian(curved)(params)
+    assert type(H) is dict and list(H) == ["a", "b", "c"]
+    assert type(H["a"]) is dict and type(H["c"]) is list and type(H["c"][0]) is dict
+    g = sg.grad(curved)
+    gref = numeric_tree_gradient(curved, [params], 0)
+    assert_tree_close(g(params), gref)  # the gradient differenced below is right
+    for out_path in (("a",), ("b",), ("c", 0)):
+        def g_leaf(p, out_path=out_path):
+            v = g(p)
+            for k in out_path:
+                v = v[k]
+            return v
+        block = H
+        for k in out_path:
+            block = block[k]
+        # d (gradient leaf) / d (each input leaf): one column of leaves per input leaf
+        for in_path, shape in ((("a",), (2,)), (("b",), ()), (("c", 0), (2,))):
+            want = _leaf_jacobian(g_leaf, params, in_path)
+            got = block
+            for k in in_path:
+                got = got[k]
+            assert_close(got, want, what=f"H{list(out_path)}{list(in_path)}")
+
+
+def _leaf_jacobian(fn, params, in_path):
+    from fd import numeric_jacobian, tree_map_paths
+
+    def moved(v):
+        return fn(tree_map_paths(params, lambda p, leaf: v if p == in_path else leaf))
+    leaf = params
+    for k in in_path:
+        leaf = leaf[k]
+    return numeric_jacobian(moved, [leaf], 0)
+
+
+def test_jvp_of_grad_over_a_dict_is_a_hessian_vector_product():
+    params = curved_params()
+    t = {"a": RNG.normal(size=2), "b": 0.7, "c": [RNG.normal(size=2)]}
+    g = sg.grad(curved)
+    h = 1e-6
+
+    def moved(sign):
+        return g({"a": params["a"] + sign * h * t["a"], "b": params["b"] + sign * h * t["b"],
+                  "c": [params["c"][0] + sign * h * t["c"][0]]})
+    hi, lo = moved(1.0), moved(-1.0)
+    want = {"a": (hi["a"] - lo["a"]) / (2 * h), "b": (hi["b"] - lo["b"]) / (2 * h),
+            "c": [(hi["c"][0] - lo["c"][0]) / (2 * h)]}
+    value, tangent = sg.jvp(g)(params, t)
+    assert_tree_close(value, g(params), rtol=1e-12, atol=1e-12)
+    assert_tree_close(tangent, want)
+
+
+def test_jacobian_of_a_dict_result_and_of_a_dict_argument():
+    J = sg.jacobian(dict_result)(X)
+    assert type(J) is dict and list(J) == ["norm", "shifted"]
+    assert_close(J["norm"], numeric_gradient(lambda x: dict_result(x)["norm"], [X], None, 0))
+    from fd import numeric_jacobian
+    assert_close(J["shifted"], numeric_jacobian(lambda x: dict_result(x)["shifted"], [X], 0))
+    params = {"w": RNG.normal(size=3), "s": 0.5}
+    J = sg.jacobian(lambda p: np.tanh(p["w"]) * p["s"])(params)
+    assert type(J) is dict and J["w"].shape == (3, 3) and np.shape(J["s"]) == (3,)
+    assert_close(J["w"], numeric_jacobian(lambda w: np.tanh(w) * 0.5, [params["w"]], 0))
+    assert_close(J["s"], np.tanh(params["w"]))

@@ -19,7 +19,7 @@ from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
 from ..structure import is_plain_object
-from ..symbolic import Sym, to_value
+from ..symbolic import Sym, is_symbolic, to_value
 from . import captured
 from .context import Context, RecursionNeedsValues, error
 from .control import flatten
@@ -118,11 +118,11 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         with builder.at_line(None):
             # a (nested) tuple or list result is split into its leaves, so that each one is
             # a separate result the transforms can seed and differentiate
-            # a dict, namedtuple or dataclass in the result: returned as a tuple, rebuilt
-            # at the boundary (see ..boundary) from its tree
-            structure = S.result_structure(result)
+            # a dict, namedtuple or dataclass in the result: its leaves returned as one
+            # flat tuple, rebuilt at the boundary (see ..boundary) from its tree
+            structure = S.result_structure(result, is_symbolic)
             if structure is not None:
-                result = S.as_tuples(result, structure)
+                result = tuple(S.leaves_of(structure, result))
                 ir.meta["result_structure"] = structure
             leaves, shape = flatten(result)
             body.results = [to_value(r) for r in leaves]
