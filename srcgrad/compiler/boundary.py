@@ -16,6 +16,7 @@ a call pays only a few attribute reads and index operations::
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -289,6 +290,9 @@ def guards(tree: S.Tree, expr: str, leaf_guard: Callable[[str, T.AType], str | N
         checks += [f"type({expr}) is dict", f"tuple({expr}) == {tree[1]!r}"]
     else:
         checks.append(f"type({expr}) is {bind(tree[1])}")
+        if kind == "dataclass" and not dataclasses.is_dataclass(tree[1]):
+            # an object of a user's class: exactly these attributes (none added since)
+            checks.append(f"tuple(vars({expr})) == {tree[2]!r}")
     for key, child in zip(S.node_keys(tree), S.node_children(tree)):
         checks += guards(child, _child(tree, expr, key), leaf_guard, bind, statics)
     return checks

@@ -19,13 +19,18 @@ the frontend and the dispatcher (it imports only the IR's types).
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+from srcgrad.errors import SrcGradError
+
 from .ir import types as T
+
+_NOT_USERS = frozenset(sys.stdlib_module_names) | {"numpy", "srcgrad", "builtins"}
 
 # ("leaf", AType) | ("static", value) | ("tuple"|"list", children)
 # | ("dict", keys, children) | ("namedtuple", cls, children)
@@ -36,11 +41,11 @@ _LEAF_TYPES = (float, int, bool, np.ndarray, np.generic)
 
 def is_plain_object(value: Any) -> bool:
     """An instance of a user's class (holding data in its attributes): not a number, array
-    (of any library), container, module, class, function or library object."""
+    (of any library), container, module, class, function, standard-library or NumPy
+    object."""
     t = type(value)
     module = getattr(t, "__module__", "") or ""
-    if module in ("builtins", "functools") or module.startswith(
-            ("numpy", "srcgrad", "collections", "types")):
+    if module.partition(".")[0] in _NOT_USERS:
         return False
     if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
                           types.BuiltinFunctionType, tuple, list, dict, np.generic)):
@@ -97,6 +102,12 @@ def describe(value: Any) -> Tree:
     if t is tuple or t is list:
         return (t.__name__, tuple(describe(v) for v in value))
     if t is dict:
+        bad = [k for k in value if not _literal(k)]
+        if bad:
+            raise SrcGradError(
+                f"a dict argument with a key of type {type(bad[0]).__name__} ({bad[0]!r}): "
+                "srcgrad reads structured arguments by keys it can write as literals.",
+                advice="Use str, int, float, bool or None keys (or tuples of them).")
         return ("dict", tuple(value), tuple(describe(v) for v in value.values()))
     if _is_namedtuple(t):
         return ("namedtuple", t, tuple(describe(v) for v in value))
@@ -111,6 +122,14 @@ def describe(value: Any) -> Tree:
         kind = T.of_value(value)
         return ("leaf", kind if kind.kind != "static" else T.ANY)
     return ("static", _Static(value))
+
+
+def _literal(key: Any) -> bool:
+    """A key whose ``repr`` is Python text that evaluates back to it."""
+    if type(key) is tuple:
+        return all(_literal(k) for k in key)
+    return key is None or type(key) in (str, int, bool) or (
+        type(key) is float and key == key and key not in (float("inf"), float("-inf")))
 
 
 class _Static:

@@ -179,3 +179,69 @@ def test_an_attribute_write_in_a_bound_method_is_refused():
         sg.grad(obj.step)(1.0)
     assert "attribute" in str(info.value) and f"{__file__}:" in str(info.value)
     assert obj.w == 1.0
+
+
+class WithProperty:
+    def __init__(self):
+        self._w = RNG.normal(size=3)
+
+    @property
+    def w(self):
+        return self._w * 2.0
+
+
+HOLDER = WithProperty()
+
+
+def reads_a_property(x):
+    return np.sum(HOLDER.w * x ** 2)
+
+
+def test_a_property_of_a_captured_object_is_computed_when_the_derivative_runs():
+    g = sg.grad(reads_a_property)
+    assert_close(g(X), numeric_gradient(reads_a_property, [X], None, 0))
+    HOLDER._w = RNG.normal(size=3)
+    assert_close(g(X), numeric_gradient(reads_a_property, [X], None, 0))
+
+
+def test_a_closure_captured_object_is_read_at_run_time():
+    model = Model()
+
+    def f(x):
+        return np.sum(model.w * np.sin(x))
+    g = sg.grad(f)
+    assert_close(g(X), numeric_gradient(f, [X], None, 0))
+    model.w = model.w + 1.0
+    assert_close(g(X), numeric_gradient(f, [X], None, 0))
+
+
+class Growing:
+    def __init__(self):
+        self.w = RNG.normal(size=3)
+
+    def loss(self, x):
+        extra = self.extra if hasattr(self, "extra") else 0.0
+        return np.sum(self.w * x) + extra * np.sum(x)
+
+
+def test_an_object_argument_that_gains_an_attribute_compiles_a_new_version():
+    obj = Growing()
+    g = sg.grad(Growing.loss, wrt=("self", "x"))
+    gs, gx = g(obj, X)
+    assert set(vars(gs)) == {"w"}
+    assert_close(gx, obj.w)
+    obj.extra = 2.0
+    gs, gx = g(obj, X)
+    assert set(vars(gs)) == {"w", "extra"} and type(gs.extra) is float
+    assert_close(gx, obj.w + 2.0)
+    assert_close(gs.extra, np.sum(X))
+
+
+def test_a_dict_argument_with_keys_srcgrad_cannot_write_is_refused():
+    import enum
+
+    class Key(enum.Enum):
+        W = 1
+
+    with pytest.raises(sg.SrcGradError, match="key"):
+        sg.grad(lambda p: np.sum(p[Key.W]))({Key.W: X})

@@ -124,8 +124,12 @@ class CapturedObject:
         if isinstance(value, types.MethodType) and value.__self__ is self.value:
             # a method: its `self` stays this captured object
             return types.MethodType(value.__func__, self)
-        if isinstance(type(self.value).__dict__.get(name), property):
-            return value  # computed on access: no place to read it from again
+        prop = next((c.__dict__[name] for c in type(self.value).__mro__
+                     if name in c.__dict__), None)
+        if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+            # computed on access: its getter is differentiated through, self captured
+            from .calls import call  # (calls imports this module)
+            return call(lw, prop.fget, [self], {}, node)
         return _captured(lw, self.source.at(Attr(name)), value, node, recorded=False)
 
 
