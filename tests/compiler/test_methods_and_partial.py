@@ -10,6 +10,7 @@ reverse and forward mode, and at second order.
 
 from __future__ import annotations
 
+import collections
 import functools
 
 import numpy as np
@@ -245,3 +246,26 @@ def test_a_dict_argument_with_keys_srcgrad_cannot_write_is_refused():
 
     with pytest.raises(sg.SrcGradError, match="key"):
         sg.grad(lambda p: np.sum(p[Key.W]))({Key.W: X})
+
+
+Config = collections.namedtuple("Config", "w scale")
+CONFIG = Config(RNG.normal(size=3), 2.0)
+
+
+def reads_a_captured_namedtuple(x):
+    return np.sum(CONFIG.w * np.sin(x)) * CONFIG.scale
+
+
+def test_a_captured_namedtuple_is_read_at_run_time():
+    global CONFIG
+    g = sg.grad(reads_a_captured_namedtuple)
+    assert_close(g(X), numeric_gradient(reads_a_captured_namedtuple, [X], None, 0))
+    assert "array(" not in sg.source(g, X)
+    old = CONFIG
+    try:
+        CONFIG = Config(RNG.normal(size=3), 0.5)
+        assert_close(g(X), numeric_gradient(reads_a_captured_namedtuple, [X], None, 0))
+        CONFIG.w[...] += 1.0
+        assert_close(g(X), numeric_gradient(reads_a_captured_namedtuple, [X], None, 0))
+    finally:
+        CONFIG = old

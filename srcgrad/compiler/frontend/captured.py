@@ -139,7 +139,8 @@ def free_name(lw: Any, name: str, value: Any, node: Any) -> Any:
     if is_plain_object(value):
         where, kind = lw.scope.where(name)
         return CapturedObject(Source(where, kind, name), value)
-    if not read_at_run_time(value) and type(value) not in (tuple, list, dict):
+    if not read_at_run_time(value) and type(value) not in (tuple, list, dict) \
+            and not _is_record(value):
         return value
     where, kind = lw.scope.where(name)
     return _captured(lw, Source(where, kind, name), value, node, recorded=True)
@@ -167,7 +168,8 @@ _ABSENT = object()
 def default(lw: Any, fn: Any, param: str, value: Any, node: Any) -> Any:
     """What lowering uses for ``fn``'s parameter ``param`` left to its default ``value``
     (the identity of ``fn.__defaults__`` is a dependency already)."""
-    if not read_at_run_time(value) and type(value) not in (tuple, list, dict):
+    if not read_at_run_time(value) and type(value) not in (tuple, list, dict) \
+            and not _is_record(value):
         return value
     kwdefaults = getattr(fn, "__kwdefaults__", None) or {}
     if param in kwdefaults and kwdefaults[param] is value:
@@ -178,6 +180,10 @@ def default(lw: Any, fn: Any, param: str, value: Any, node: Any) -> Any:
         source = Source(fn, "default", names.index(param) - (len(names) - len(defaults)),
                         name=param)
     return _captured(lw, source, value, node, recorded=False)
+
+
+def _is_record(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
 def capture(lw: Any, source: Source, value: Any, node: Any) -> Any:
@@ -199,6 +205,9 @@ def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) ->
         return read(lw, source, value, source.label)
     if is_plain_object(value):
         return CapturedObject(source, value)
+    if _is_record(value):  # a namedtuple: its items captured in turn (read by index)
+        return type(value)(*[_captured(lw, source.at(i), v, node, False)
+                             for i, v in enumerate(value)])
     if type(value) not in (tuple, list, dict):
         return value
     leaves = item_count(value)
