@@ -96,11 +96,16 @@ def is_leaf_value(value: Any) -> bool:
         hasattr(value, "__array_function__") and hasattr(value, "shape"))
 
 
-def describe(value: Any) -> Tree:
-    """The tree of ``value`` (a leaf gives a one-leaf tree)."""
+def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = None) -> Tree:
+    """The tree of ``value`` (a leaf gives a one-leaf tree); ``leaf_kind`` may name the
+    kind of a leaf this module does not know (the compiler's symbolic values)."""
+    if leaf_kind is not None:
+        kind = leaf_kind(value)
+        if kind is not None:
+            return ("leaf", kind)
     t = type(value)
     if t is tuple or t is list:
-        return (t.__name__, tuple(describe(v) for v in value))
+        return (t.__name__, tuple(describe(v, leaf_kind) for v in value))
     if t is dict:
         bad = [k for k in value if not _literal(k)]
         if bad:
@@ -108,16 +113,18 @@ def describe(value: Any) -> Tree:
                 f"a dict argument with a key of type {type(bad[0]).__name__} ({bad[0]!r}): "
                 "srcgrad reads structured arguments by keys it can write as literals.",
                 advice="Use str, int, float, bool or None keys (or tuples of them).")
-        return ("dict", tuple(value), tuple(describe(v) for v in value.values()))
+        return ("dict", tuple(value), tuple(describe(v, leaf_kind) for v in value.values()))
     if _is_namedtuple(t):
-        return ("namedtuple", t, tuple(describe(v) for v in value))
+        return ("namedtuple", t, tuple(describe(v, leaf_kind) for v in value))
     if _is_dataclass_instance(value):
         names = _fields(value)
-        return ("dataclass", t, names, tuple(describe(getattr(value, n)) for n in names))
+        return ("dataclass", t, names,
+                tuple(describe(getattr(value, n), leaf_kind) for n in names))
     if is_plain_object(value):
         # an object of a user's class (`self`): its attributes, like a dataclass's fields
         names = tuple(vars(value))
-        return ("dataclass", t, names, tuple(describe(getattr(value, n)) for n in names))
+        return ("dataclass", t, names,
+                tuple(describe(getattr(value, n), leaf_kind) for n in names))
     if is_leaf_value(value):
         kind = T.of_value(value)
         return ("leaf", kind if kind.kind != "static" else T.ANY)

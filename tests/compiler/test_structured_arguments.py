@@ -517,3 +517,24 @@ def test_jacobian_of_a_dict_result_and_of_a_dict_argument():
     assert type(J) is dict and J["w"].shape == (3, 3) and np.shape(J["s"]) == (3,)
     assert_close(J["w"], numeric_jacobian(lambda w: np.tanh(w) * 0.5, [params["w"]], 0))
     assert_close(J["s"], np.tanh(params["w"]))
+
+
+def test_a_derived_function_called_inside_with_a_dict_differentiates_through_it():
+    g = sg.grad(curved)
+
+    def outer(params):
+        grads = g(params)
+        return np.sum(grads["a"] ** 2) + grads["b"] * grads["c"][0][0]
+    params = curved_params()
+    got = sg.grad(outer)(params)
+    assert_tree_close(got, numeric_tree_gradient(outer, [params], 0), rtol=1e-5, atol=1e-6)
+    t = {"a": RNG.normal(size=2), "b": 0.3, "c": [RNG.normal(size=2)]}
+    value, tangent = sg.jvp(outer)(params, t)
+    want = _dot(numeric_tree_gradient(outer, [params], 0), t)
+    assert_close(tangent, want, rtol=1e-5, atol=1e-6)
+
+    def through_jvp(params):
+        _, tan = sg.jvp(curved)(params, {"a": np.ones(2), "b": 1.0, "c": [np.zeros(2)]})
+        return tan
+    assert_tree_close(sg.grad(through_jvp)(params),
+                      numeric_tree_gradient(through_jvp, [params], 0), rtol=1e-5, atol=1e-6)
