@@ -197,8 +197,17 @@ class ExpressionsMixin:
         return out
 
     def expr_Dict(self, node: Any) -> Any:
-        keys = [self.expr(k) for k in node.keys]
-        return dict(zip(keys, [self.expr(v) for v in node.values]))
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:  # {**params, "W": W}: a compile-time dict's items
+                items = self.expr(v)
+                if not isinstance(items, dict):
+                    raise self.err(node, "`**` in a dict display needs a dict known while "
+                                   "compiling.", "Unpack a dict argument or a local dict.")
+                out.update(items)
+            else:
+                out[self.expr(k)] = self.expr(v)
+        return out
 
     def expr_Slice(self, node: Any) -> Any:
         parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]

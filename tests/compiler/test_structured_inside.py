@@ -1,0 +1,97 @@
+"""Containers used inside a differentiated function as Python uses them (API.md
+"Structured arguments": ``params["W1"]``, ``for W, b in layers``, ``for k, v in
+params.items()``, ``{**params, ...}``, ``enumerate``/``zip`` over layers, ``dict.get``,
+``sorted(params)``), each checked against central finite differences leaf by leaf in
+reverse mode, and in forward mode and at second order where the structure is carried."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fd import (
+    assert_close,
+    assert_tree_close,
+    numeric_gradient,
+    numeric_hessian,
+    numeric_tree_gradient,
+)
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(21)
+X = RNG.normal(size=2)
+
+
+def dict_unpacked_into_a_new_dict(params, x):
+    scaled = {**params, "W": params["W"] * 2.0}
+    return np.sum(np.tanh(scaled["W"] * x + scaled["b"]))
+
+
+def enumerate_over_layers(layers, x):
+    for i, (W, b) in enumerate(layers, 1):
+        x = np.sin(W * x + b) * i
+    return np.sum(x)
+
+
+def zip_layers_with_scales(layers, x):
+    for (W, b), s in zip(layers, [0.5, 2.0]):
+        x = np.tanh(W * x + b) * s
+    return np.sum(x ** 2)
+
+
+def zip_layers_with_a_range(layers, x):
+    for (W, b), k in zip(layers, range(10)):
+        x = W * x + b * k
+    return np.sum(np.cos(x))
+
+
+def get_and_sorted_keys(params, x):
+    total = 0.0
+    for key in sorted(params):
+        total = total + np.sum(params.get(key) * x)
+    return total * params.get("missing", 3.0)
+
+
+def _dict():
+    return {"W": RNG.normal(size=2), "b": 0.3}
+
+
+def _layers():
+    return [(RNG.normal(size=2), RNG.normal(size=2)), (RNG.normal(size=2), 0.7)]
+
+
+CASES = {
+    "dict_unpacked": (dict_unpacked_into_a_new_dict, _dict),
+    "enumerate_layers": (enumerate_over_layers, _layers),
+    "zip_layers_list": (zip_layers_with_scales, _layers),
+    "zip_layers_range": (zip_layers_with_a_range, _layers),
+    "get_sorted": (get_and_sorted_keys, _dict),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    sg.clear_cache()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_container_forms_inside_differentiate_in_reverse_and_forward(case):
+    fn, make = CASES[case]
+    params = make()
+    assert_tree_close(sg.grad(fn)(params, X), numeric_tree_gradient(fn, [params, X], 0))
+    gx = numeric_gradient(fn, [params, X], None, 1)
+    assert_close(sg.grad(fn, wrt=1)(params, X), gx)
+    t = RNG.normal(size=2)
+    value, tangent = sg.jvp(fn, wrt=1)(params, X, t)
+    assert_close(value, fn(params, X), what="value")
+    assert_close(tangent, gx @ t, what="tangent")
+    H = sg.hessian(fn, wrt=1)(params, X)
+    assert_close(H, numeric_hessian(sg.grad(fn, wrt=1), [params, X], 1), what="hessian")
+
+
+def test_unpacking_something_else_than_a_dict_in_a_dict_display_is_refused():
+    def f(x):
+        d = {**x}
+        return np.sum(d)
+    with pytest.raises(sg.SrcGradError, match=r"\*\*"):
+        sg.grad(f)(X)
