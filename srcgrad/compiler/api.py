@@ -43,7 +43,7 @@ from .jacobians import jacobian_of
 from .passes.pipeline import optimize as run_passes
 from .primitives import stop_gradient
 from .signature import key_of, types_of
-from .structure import tree_leaves, tree_map
+from .trees import tree_leaves, tree_map
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
            "stop_gradient", "clear_cache", "tree_map", "tree_leaves"]

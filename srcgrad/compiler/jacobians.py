@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import structure as S
+from .trees import tree_leaves, tree_map
 
 FORWARD = "forward"
 REVERSE = "reverse"
@@ -127,7 +128,7 @@ class _StructuredResult(Exception):
 
 
 def _zero_tree(x: Any) -> Any:
-    return S.tree_map(_zero, x)
+    return tree_map(_zero, x)
 
 
 def _is_record(value: Any) -> bool:
@@ -174,15 +175,15 @@ def _nest(per_leaf: list[list[np.ndarray]], template: Any, x: Any) -> Any:
     def inner(_out_leaf: Any) -> Any:
         o = next(out_counter)
         in_counter = iter(range(1 << 30))
-        return S.tree_map(lambda _leaf: per_leaf[next(in_counter)][o], x)
-    return S.tree_map(inner, template)
+        return tree_map(lambda _leaf: per_leaf[next(in_counter)][o], x)
+    return tree_map(inner, template)
 
 
 def _leaves(tree: Any) -> list[Any]:
-    return [tree] if not S.is_structured(tree) else S.tree_leaves(tree)
+    return [tree] if not S.is_structured(tree) else tree_leaves(tree)
 
 
 def _unit_tree(x: Any, leaf_index: int, j: int) -> Any:
     counter = iter(range(1 << 30))
-    return S.tree_map(lambda leaf: _unit(leaf, j) if next(counter) == leaf_index
+    return tree_map(lambda leaf: _unit(leaf, j) if next(counter) == leaf_index
                       else _zero(leaf), x)

@@ -12,8 +12,8 @@ rebuilt from the same tree with the argument's own container types.
     {"W": array(2x3), "act": "tanh"}  ->  ("dict", ("W", "act"), (("leaf", array[2,float64]),
                                                                  ("static", "tanh")))
 
-The same description serves ``sg.tree_leaves`` and ``sg.tree_map``. This module sits below
-the frontend and the dispatcher (it imports only the IR's types).
+The same walk serves ``sg.tree_leaves`` and ``sg.tree_map`` (:mod:`.trees`). This module
+sits below the frontend and the dispatcher (it imports only the IR's types).
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ def is_structured(value: Any) -> bool:
 
 def is_container(value: Any) -> bool:
     t = type(value)
-    return t in (tuple, list, dict) or _is_namedtuple(t) or _is_dataclass_instance(value)
+    return t in (tuple, list, dict) or is_namedtuple(t) or _is_dataclass_instance(value)
 
 
-def _is_namedtuple(t: type) -> bool:
+def is_namedtuple(t: type) -> bool:
     return issubclass(t, tuple) and hasattr(t, "_fields")
 
 
@@ -114,7 +114,7 @@ def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = Non
                 "srcgrad reads structured arguments by keys it can write as literals.",
                 advice="Use str, int, float, bool or None keys (or tuples of them).")
         return ("dict", tuple(value), tuple(describe(v, leaf_kind) for v in value.values()))
-    if _is_namedtuple(t):
+    if is_namedtuple(t):
         return ("namedtuple", t, tuple(describe(v, leaf_kind) for v in value))
     if _is_dataclass_instance(value):
         names = _fields(value)
@@ -290,7 +290,7 @@ def describe_shallow(value: Any) -> Tree:
         return (t.__name__, ())
     if t is dict:
         return ("dict", tuple(value), ())
-    if _is_namedtuple(t):
+    if is_namedtuple(t):
         return ("namedtuple", t, ())
     names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
     return ("dataclass", t, names, ())
@@ -350,57 +350,3 @@ def parse_kind(text: str) -> Any:
 
 def _as_tree(kind: Any) -> Tree:
     return kind if isinstance(kind, tuple) else ("leaf", kind)
-
-
-# --- sg.tree_leaves / sg.tree_map ------------------------------------------------------
-
-def tree_leaves(tree: Any) -> list[Any]:
-    """The float, NumPy-scalar and array leaves of ``tree`` in order (dict keys in
-    insertion order, an object's attributes in its ``__dict__``'s order); ints, bools,
-    strings and None are static and left out."""
-    out: list[Any] = []
-
-    def walk(v: Any) -> None:
-        if is_structured(v):
-            for _, c in children(v):
-                walk(c)
-        elif is_leaf_value(v) and type(v) not in (int, bool) and not isinstance(v, np.bool_):
-            out.append(v)
-    walk(tree)
-    return out
-
-
-def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """``fn`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``), each
-    container rebuilt as its own type; static leaves are copied from ``tree``."""
-    if is_structured(tree):
-        pairs = children(tree)
-        others = []
-        for r in rest:
-            if type(r) is not type(tree):
-                raise TypeError(f"sg.tree_map: a {type(tree).__name__} matched with a "
-                                f"{type(r).__name__}.")
-            keyed = type(r) is dict or is_plain_object(r)  # matched by key, not position
-            theirs = dict(children(r)) if keyed else [c for _, c in children(r)]
-            if len(theirs) != len(pairs) or (keyed and theirs.keys() != dict(pairs).keys()):
-                raise TypeError("sg.tree_map: the trees have different structures "
-                                f"({describe_tree(describe(tree))} and "
-                                f"{describe_tree(describe(r))}).")
-            others.append(theirs)
-        items = []
-        for i, (key, child) in enumerate(pairs):
-            items.append(tree_map(fn, child, *[o[key] if type(o) is dict else o[i]
-                                               for o in others]))  # (o: a dict or list)
-        t = type(tree)
-        if t is dict:
-            return dict(zip(tree, items))
-        if t is list:
-            return items
-        if t is tuple:
-            return tuple(items)
-        if _is_namedtuple(t):
-            return t(*items)
-        return make_dataclass(t, tuple(k for k, _ in pairs), items)
-    if is_leaf_value(tree) and type(tree) not in (int, bool) and not isinstance(tree, np.bool_):
-        return fn(tree, *rest)
-    return tree
