@@ -99,7 +99,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         # a None argument is the compile-time None (this version is for None only: see
         # signature.key_of), so `w is None` folds and `x * w` fails as it would in Python
         env: dict[str, Any] = dict(bound)
-        ctx.argument_containers = {id(c) for c in _containers(bound.values())}
+        ctx.argument_containers = {id(c): c for c in _containers(bound.values())}
         for i, value in (constants or {}).items():
             env[names[i]] = value
         lw = Lowerer(ctx, parsed, Scope.of(fn), env)

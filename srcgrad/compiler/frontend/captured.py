@@ -213,7 +213,7 @@ def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) ->
     leaves = item_count(value)
     if leaves is None or leaves > MAX_ITEMS:
         if not _holds_data(value):
-            lw.ctx.argument_containers.add(id(value))  # never written into
+            lw.ctx.argument_containers[id(value)] = value  # never written into
             return value  # static items only: the container is used as it is
         raise lw.err(node, f"the captured {type(value).__name__} `{source.label}` holds "
                      f"arrays or floats among {'too many items' if leaves else 'keys'} "
@@ -227,7 +227,7 @@ def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) ->
         items = [_captured(lw, source.at(i), v, node, False) for i, v in enumerate(value)]
         mirror = tuple(items) if type(value) is tuple else items
     # a write into the mirror would be lost (the user's function changes the original)
-    lw.ctx.argument_containers.add(id(mirror))
+    lw.ctx.argument_containers[id(mirror)] = mirror
     return mirror
 
 
