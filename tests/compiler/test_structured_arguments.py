@@ -538,3 +538,36 @@ def test_a_derived_function_called_inside_with_a_dict_differentiates_through_it(
         return tan
     assert_tree_close(sg.grad(through_jvp)(params),
                       numeric_tree_gradient(through_jvp, [params], 0), rtol=1e-5, atol=1e-6)
+
+
+def test_hessian_and_jacobian_with_a_tuple_wrt_of_a_dict_and_an_array():
+    def f(params, x):
+        return np.sum(np.tanh(params["W"] * x)) * params["s"]
+    params, x = {"W": RNG.normal(size=2), "s": 1.5}, RNG.normal(size=2)
+    Jp, Jx = sg.jacobian(f, wrt=(0, 1))(params, x)
+    assert_tree_close(Jp, numeric_tree_gradient(f, [params, x], 0))
+    assert_close(Jx, numeric_gradient(f, [params, x], None, 1))
+    (Hpp, Hpx), (Hxp, Hxx) = sg.hessian(f, wrt=(0, 1))(params, x)
+    gx = sg.grad(f, wrt=1)
+    assert_close(Hxx, numeric_hessian(gx, [params, x], 1))
+    # Hxp[in_key] = d (df/dx) / d params[in_key]; Hpx[out_key] = d (df/dparams[out_key]) / dx
+    from fd import numeric_jacobian
+    assert_close(Hxp["W"], numeric_jacobian(lambda W: gx({**params, "W": W}, x),
+                                            [params["W"]], 0))
+    gp = sg.grad(f, wrt=0)
+    assert_close(Hpx["W"], numeric_jacobian(lambda x: gp(params, x)["W"], [x], 0))
+    assert_close(Hpp["s"]["W"], numeric_jacobian(lambda W: gp({**params, "W": W}, x)["s"],
+                                                 [params["W"]], 0))
+
+
+def test_a_partial_binding_a_dict_reads_it_when_the_derivative_runs():
+    import functools
+
+    def f(params, x):
+        return np.sum(np.tanh(params["W"] * x)) * params["s"]
+    params = {"W": RNG.normal(size=2), "s": 1.5}
+    part = functools.partial(f, params)
+    g = sg.grad(part)
+    assert_close(g(X[:2]), numeric_gradient(part, [X[:2]], None, 0))
+    params["W"][0] += 1.0  # changed in place: the next call sees it
+    assert_close(g(X[:2]), numeric_gradient(part, [X[:2]], None, 0))
