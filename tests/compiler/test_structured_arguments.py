@@ -571,3 +571,14 @@ def test_a_partial_binding_a_dict_reads_it_when_the_derivative_runs():
     assert_close(g(X[:2]), numeric_gradient(part, [X[:2]], None, 0))
     params["W"][0] += 1.0  # changed in place: the next call sees it
     assert_close(g(X[:2]), numeric_gradient(part, [X[:2]], None, 0))
+
+
+def test_setattr_on_a_dataclass_argument_is_refused_like_an_attribute_write():
+    def f(model, x):
+        setattr(model, "b", 2.0)  # <- error
+        return np.sum(model.predict(x))
+    model = dataclass_params()
+    with pytest.raises(sg.SrcGradError) as info:
+        sg.grad(f, wrt=1)(model, X)
+    assert "setattr" in str(info.value) and f"{__file__}:" in str(info.value)
+    assert model.b == 0.2

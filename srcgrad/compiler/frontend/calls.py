@@ -71,6 +71,10 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return inline_user(lw, method, [func, *args], kwargs, node)
         raise lw.err(node, f"calling a {type(obj).__name__} object is not supported.",
                      "Call a function or method of it instead.")
+    if func in (setattr, delattr):  # an attribute write, spelled as a call
+        raise lw.err(node, f"{func.__name__}() is an attribute write: not supported (it "
+                     "would change an object outside the function).",
+                     "Keep the value in a local variable and return it.")
     if any(isinstance(a, CapturedObject) for a in args):
         if func is getattr and len(args) == 2 and isinstance(args[1], str):
             return args[0].attribute(lw, args[1], node)
