@@ -39,3 +39,7 @@ def test_a_malformed_structure_kind_is_a_usage_error(kinds, words):
     assert_usage_error(run("show", f"{SAMPLE}:mlp_loss", "--types", kinds), *words)
 
 
+
+
+def test_show_without_types_of_a_dict_function_asks_for_its_structure():
+    assert_usage_error(run("show", f"{SAMPLE}:mlp_loss"), "params['W']", "--types")

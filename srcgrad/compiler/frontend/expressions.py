@@ -220,6 +220,14 @@ class ExpressionsMixin:
             # a compile-time array (a module global) indexed at run time: an IR constant
             with self.ctx.builder.at_line(self.line_of(node)):
                 base = Sym(to_value(base))
+        if isinstance(base, Sym) and isinstance(index, str):
+            # an array has no str keys: this is a dict (or record) whose structure this
+            # version was not compiled for (the generic version of `srcgrad show`)
+            name = node.value.id if isinstance(node.value, gast.Name) else "x"
+            raise self.err(node, f"`{name}[{index!r}]` reads a key of a value srcgrad knows "
+                           "only as an array here.", "Give its structure: call the derived "
+                           "function with the dict, or srcgrad show --types "
+                           "'dict(W=array[2],...)'.")
         if isinstance(base, Sym):
             out = record_rule(calls.rule("getitem"), [base], {"index": index})
             if _may_be_view(index, out.value.type):
