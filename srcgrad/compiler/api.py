@@ -434,6 +434,9 @@ class Derivation:
             run_passes(derived, check=verify)
         emitted = emit_function(derived)
         text = module_text([emitted])
+        if boundary is not None:  # say how the user's structures map onto the parameters
+            notes = boundary.describe(self.param_names)
+            text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
         ns = compile_module(text, emitted.refs.namespace, emitted.name)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)

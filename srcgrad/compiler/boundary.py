@@ -96,6 +96,23 @@ class Boundary:
             out.append(f"({', '.join(parts)}{',' if len(parts) == 1 else ''})")
         return out
 
+    def describe(self, names: list[str]) -> str:
+        """Comment lines for the emitted text: which parameters hold which structure's
+        leaves, and what the gradients are rebuilt into."""
+        lines = []
+        for name, kind in zip(names, self.kinds):
+            if is_tree(kind):
+                leaves = [S.leaf_name(name, p) for p, t in S.leaf_paths(kind) if t[0] == "leaf"]
+                lines.append(f"# {name}: {S.describe_tree(kind)} -> "
+                             f"{', '.join(leaves) or 'no run-time leaves'}")
+        if self.rebuilds and self.transform != "jvp":
+            lines.append("# the gradients are rebuilt into the same containers (None for "
+                         "int, bool, str and None leaves)")
+        if self.result is not None:
+            lines.append(f"# the result {S.describe_tree(self.result)} is returned as its "
+                         "leaves, rebuilt by the caller")
+        return "".join(line + "\n" for line in lines)
+
     def tangent_checks(self, tangent: str, bind: Bind) -> list[str]:
         """For ``jvp``: the tangent's containers are those of the arguments it moves (its
         leaves' kinds are free: a float tangent for an array leaf broadcasts)."""

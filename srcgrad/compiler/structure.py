@@ -19,6 +19,7 @@ sits below the frontend and the dispatcher (it imports only the IR's types).
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -192,6 +193,12 @@ def leaf_paths(tree: Tree) -> list[tuple[tuple[Any, ...], Tree]]:
             walk(child, (*path, key))
     walk(tree, ())
     return out
+
+
+def leaf_name(name: str, path: tuple[Any, ...]) -> str:
+    """``params_W1`` for ``params["W1"]``: the user's name, then the keys (identifier-safe):
+    the name of the leaf's parameter in the IR and the emitted code."""
+    return "_".join([name, *(re.sub(r"\W", "_", str(k)) for k in path)])
 
 
 def leaves_of(tree: Tree, value: Any, static: bool = False) -> list[Any]:

@@ -43,3 +43,9 @@ def test_a_malformed_structure_kind_is_a_usage_error(kinds, words):
 
 def test_show_without_types_of_a_dict_function_asks_for_its_structure():
     assert_usage_error(run("show", f"{SAMPLE}:mlp_loss"), "params['W']", "--types")
+
+
+def test_the_emitted_text_says_which_parameters_hold_a_structures_leaves():
+    text = render(mlp_loss, types=["dict(W=array[2],b=float)", "array[1]"])
+    assert "# params: dict(W=array[2,float64], b=float) -> params_W, params_b" in text
+    assert "rebuilt into the same containers" in text

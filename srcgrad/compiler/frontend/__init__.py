@@ -7,7 +7,6 @@ and expressions, :mod:`.calls` and :mod:`.methods` lower calls and array methods
 from __future__ import annotations
 
 import functools
-import re
 import types
 from collections.abc import Sequence
 from typing import Any
@@ -80,7 +79,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
     bound: dict[str, Any] = {}
     for n, t in zip(names, types):
         if isinstance(t, tuple):
-            leaves = [Value(name=leaf_name(n, path), line=line, type=leaf[1])
+            leaves = [Value(name=S.leaf_name(n, path), line=line, type=leaf[1])
                       for path, leaf in S.leaf_paths(t) if leaf[0] == "leaf"]
             params += leaves
             bound[n] = S.build(t, iter([Sym(v) for v in leaves]))
@@ -131,12 +130,6 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
                 ir.meta["tuple_result"] = True
     ir.meta["return_line"] = _return_line(parsed, node)
     return ir, ctx.deps
-
-
-def leaf_name(name: str, path: tuple[Any, ...]) -> str:
-    """``params_W1`` for ``params["W1"]``: the user's name, then the keys (identifier-safe)."""
-    parts = [name, *(re.sub(r"\W", "_", str(k)) for k in path)]
-    return "_".join(parts)
 
 
 def _containers(values: Any) -> list[Any]:
