@@ -95,3 +95,57 @@ def test_unpacking_something_else_than_a_dict_in_a_dict_display_is_refused():
         return np.sum(d)
     with pytest.raises(sg.SrcGradError, match=r"\*\*"):
         sg.grad(f)(X)
+
+
+def dict_through_a_branch(params, x):
+    state = {"h": x * params["W"], "c": params["b"]}
+    if np.sum(x) > 0:
+        state = {"h": np.tanh(state["h"]), "c": state["c"] * 2.0}
+    return np.sum(state["h"] * state["c"])
+
+
+def dict_through_a_run_time_loop(params, x):
+    state = {"h": x, "total": 0.0}
+    for _ in range(int(params["n"])):
+        h = np.sin(state["h"] * params["W"] + params["b"])
+        state = {"h": h, "total": state["total"] + np.sum(h)}
+    return state["total"]
+
+
+def namedtuple_through_a_loop(params, x):
+    from test_structured_arguments import Pair
+    p = Pair(x, 1.0)
+    for _ in range(3):
+        p = Pair(np.tanh(p.w * params["W"]), p.scale * params["b"])
+    return np.sum(p.w) * p.scale
+
+
+BLOCK_CASES = {
+    "dict_branch": (dict_through_a_branch, lambda: {"W": RNG.normal(size=2), "b": 0.8}),
+    "dict_loop": (dict_through_a_run_time_loop,
+                  lambda: {"W": RNG.normal(size=2), "b": 0.3, "n": 3}),
+    "namedtuple_loop": (namedtuple_through_a_loop, lambda: {"W": RNG.normal(size=2), "b": 0.9}),
+}
+
+
+@pytest.mark.parametrize("case", BLOCK_CASES)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_dicts_cross_run_time_branches_and_loops_leaf_by_leaf(case, sign):
+    fn, make = BLOCK_CASES[case]
+    params, x = make(), sign * np.abs(X)
+    assert_tree_close(sg.grad(fn)(params, x), numeric_tree_gradient(fn, [params, x], 0))
+    gx = numeric_gradient(fn, [params, x], None, 1)
+    t = RNG.normal(size=2)
+    assert_close(sg.jvp(fn, wrt=1)(params, x, t)[1], gx @ t, what="tangent")
+    assert_close(sg.hessian(fn, wrt=1)(params, x),
+                 numeric_hessian(sg.grad(fn, wrt=1), [params, x], 1), what="hessian")
+
+
+def test_a_dict_with_other_keys_on_each_branch_is_refused():
+    def f(x):
+        d = {"a": x}
+        if np.sum(x) > 0:
+            d = {"b": x}  # <- error (the if)
+        return np.sum(x) * len(d)
+    with pytest.raises(sg.SrcGradError, match="dict of shape"):
+        sg.grad(f)(X)

@@ -156,17 +156,24 @@ def join_types(a: T.AType | None, b: T.AType | None) -> T.AType:
 
 
 def flatten(value: Any) -> tuple[list[Any], Any]:
-    """The leaves of a (nested) tuple or list and its shape, to rebuild it with
-    :func:`unflatten`. Tuples and lists never cross a block boundary as IR values: an
-    ``if`` or loop yields their leaves, so derivatives flow through each one."""
-    if type(value) in (tuple, list):
+    """The leaves of a (nested) tuple, list, dict or namedtuple and its shape, to rebuild
+    it with :func:`unflatten`. Containers never cross a block boundary as IR values: an
+    ``if`` or loop yields their leaves, so derivatives flow through each one. A dict's
+    shape carries its keys, a namedtuple's its class (a third item)."""
+    t = type(value)
+    if t in (tuple, list, dict) or (issubclass(t, tuple) and hasattr(t, "_fields")):
+        items = list(value.values()) if t is dict else list(value)
         leaves: list[Any] = []
         shapes = []
-        for item in value:
+        for item in items:
             item_leaves, item_shape = flatten(item)
             leaves += item_leaves
             shapes.append(item_shape)
-        return leaves, ("tuple" if type(value) is tuple else "list", tuple(shapes))
+        if t is dict:
+            return leaves, ("dict", tuple(shapes), tuple(value))
+        if t not in (tuple, list):
+            return leaves, ("tuple", tuple(shapes), t)
+        return leaves, ("tuple" if t is tuple else "list", tuple(shapes))
     return [value], None
 
 
@@ -178,6 +185,10 @@ def _unflatten(leaves: Iterator[Any], shape: Any) -> Any:
     if shape is None:
         return next(leaves)
     items = [_unflatten(leaves, s) for s in shape[1]]
+    if shape[0] == "dict":
+        return dict(zip(shape[2], items))
+    if len(shape) > 2:  # a namedtuple
+        return shape[2](*items)
     return tuple(items) if shape[0] == "tuple" else items
 
 
@@ -189,6 +200,9 @@ def describe_shape(shape: Any) -> str:
     """``shape`` as the user wrote it: ``(_, _)``, ``[_, (_, _)]``, ``a value``."""
     if shape is None:
         return "_"
+    if shape[0] == "dict":
+        return "{" + ", ".join(f"{k!r}: {describe_shape(s)}"
+                               for k, s in zip(shape[2], shape[1])) + "}"
     inner = ", ".join(describe_shape(s) for s in shape[1])
     if shape[0] == "tuple":
         return f"({inner},)" if len(shape[1]) == 1 else f"({inner})"
