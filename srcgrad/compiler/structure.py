@@ -56,6 +56,13 @@ def is_plain_object(value: Any) -> bool:
     return hasattr(value, "__dict__") and not hasattr(t, "__slots__")
 
 
+def is_user_dataclass(value: Any) -> bool:
+    """An instance of a dataclass the user defined (not one of srcgrad's own, which the
+    frontend uses for its compile-time objects, nor a library's)."""
+    return _is_dataclass_instance(value) and (
+        getattr(type(value), "__module__", "") or "").partition(".")[0] not in _NOT_USERS
+
+
 def is_structured(value: Any) -> bool:
     """Flattened at the boundary: a container, or an object of a user's class (its
     attributes; a callable one is called through its class's ``__call__``)."""

@@ -149,3 +149,23 @@ def test_a_dict_with_other_keys_on_each_branch_is_refused():
         return np.sum(x) * len(d)
     with pytest.raises(sg.SrcGradError, match="dict of shape"):
         sg.grad(f)(X)
+
+
+def dataclass_state_through_loop_and_branch(params, x):
+    from test_structured_arguments import Linear
+    state = Linear(x * params["W"], params["b"])
+    for _ in range(2):
+        state = Linear(np.tanh(state.W), state.b * 1.5)
+    if np.sum(x) > 0:
+        state = Linear(state.W * 2.0, state.b)
+    return np.sum(state.W) * state.b
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_dataclass_built_inside_crosses_loops_and_branches(sign):
+    fn = dataclass_state_through_loop_and_branch
+    params, x = {"W": RNG.normal(size=2), "b": 0.4}, sign * np.abs(X)
+    assert_tree_close(sg.grad(fn)(params, x), numeric_tree_gradient(fn, [params, x], 0))
+    gx = numeric_gradient(fn, [params, x], None, 1)
+    t = RNG.normal(size=2)
+    assert_close(sg.jvp(fn, wrt=1)(params, x, t)[1], gx @ t, what="tangent")
