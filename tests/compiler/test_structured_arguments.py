@@ -582,3 +582,13 @@ def test_setattr_on_a_dataclass_argument_is_refused_like_an_attribute_write():
         sg.grad(f, wrt=1)(model, X)
     assert "setattr" in str(info.value) and f"{__file__}:" in str(info.value)
     assert model.b == 0.2
+
+
+def test_a_field_read_in_a_version_that_does_not_know_the_structure_gets_structure_advice():
+    from srcgrad.compiler.api import render
+
+    with pytest.raises(sg.SrcGradError) as info:
+        render(dataclass_loss, types=["other", "array[1]"])  # the object as `other`
+    message = str(info.value)
+    assert "`.predict` is not an attribute of an array" in message
+    assert "np.predict" not in message and "dataclass" in message
