@@ -248,7 +248,7 @@ class Derivation:
 
     def _make_function(self) -> Any:
         fname = getattr(self.f, "__name__", None) or getattr(
-            getattr(self.f, "func", None), "__name__", "f")
+            getattr(self.f, "func", None), "__name__", None) or type(self.f).__name__
         fname = fname.replace("<lambda>", "lambda")
         name = f"{self.transform}_{fname}"
         what = ", ".join(self.param_names[i] for i in self.wrt)

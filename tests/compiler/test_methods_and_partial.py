@@ -269,3 +269,14 @@ def test_a_captured_namedtuple_is_read_at_run_time():
         assert_close(g(X), numeric_gradient(reads_a_captured_namedtuple, [X], None, 0))
     finally:
         CONFIG = old
+
+
+def test_a_callable_object_is_differentiated_through_its_call_method():
+    layer = Layer(3)
+    g = sg.grad(lambda x: np.sum(layer(x)))
+    direct = sg.vjp(layer)
+    seed = RNG.normal(size=3)
+    assert_close(direct(X, seed), numeric_gradient(layer, [X], None, 0, seed=seed))
+    layer.W = layer.W * 2.0  # read when the derivative runs
+    assert_close(direct(X, seed), numeric_gradient(layer, [X], None, 0, seed=seed))
+    assert_close(g(X), numeric_gradient(lambda x: np.sum(layer(x)), [X], None, 0))

@@ -40,6 +40,10 @@ def unwrap(fn: Any) -> tuple[Any, list[tuple[Any, str, tuple[Any, ...]]]]:
     if isinstance(fn, functools.partial):
         inner, bound = unwrap(fn.func)
         return inner, [*bound, *[(fn, "args", (i,)) for i in range(len(fn.args))]]
+    call = next((c.__dict__["__call__"] for c in type(fn).__mro__
+                 if "__call__" in c.__dict__), None)
+    if is_plain_object(fn) and isinstance(call, types.FunctionType):
+        return unwrap(types.MethodType(call, fn))  # a callable object: its __call__
     return fn, []
 
 
