@@ -104,7 +104,8 @@ def is_leaf_value(value: Any) -> bool:
         hasattr(value, "__array_function__") and hasattr(value, "shape"))
 
 
-def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = None) -> Tree:
+def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = None,
+             _within: tuple[int, ...] = ()) -> Tree:
     """The tree of ``value`` (a leaf gives a one-leaf tree); ``leaf_kind`` may name the
     kind of a leaf this module does not know (the compiler's symbolic values)."""
     if leaf_kind is not None:
@@ -112,8 +113,19 @@ def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = Non
         if kind is not None:
             return ("leaf", kind)
     t = type(value)
+    structured = is_container(value) or is_plain_object(value)
+    if structured and id(value) in _within:  # a.parent.child is a: no finite tree
+        raise SrcGradError(
+            f"a structured argument refers back to itself (a {t.__name__} inside itself): "
+            "srcgrad flattens arguments into a finite tree of leaves.",
+            advice="Pass the parameters (a dict or dataclass of arrays) without the "
+            "back-reference.")
+    within = (*_within, id(value)) if structured else _within
+
+    def sub(v: Any) -> Tree:
+        return describe(v, leaf_kind, within)
     if t is tuple or t is list:
-        return (t.__name__, tuple(describe(v, leaf_kind) for v in value))
+        return (t.__name__, tuple(sub(v) for v in value))
     if t is dict:
         bad = [k for k in value if not _literal(k)]
         if bad:
@@ -121,18 +133,13 @@ def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = Non
                 f"a dict argument with a key of type {type(bad[0]).__name__} ({bad[0]!r}): "
                 "srcgrad reads structured arguments by keys it can write as literals.",
                 advice="Use str, int, float, bool or None keys (or tuples of them).")
-        return ("dict", tuple(value), tuple(describe(v, leaf_kind) for v in value.values()))
+        return ("dict", tuple(value), tuple(sub(v) for v in value.values()))
     if is_namedtuple(t):
-        return ("namedtuple", t, tuple(describe(v, leaf_kind) for v in value))
-    if _is_dataclass_instance(value):
-        names = _fields(value)
-        return ("dataclass", t, names,
-                tuple(describe(getattr(value, n), leaf_kind) for n in names))
-    if is_plain_object(value):
-        # an object of a user's class (`self`): its attributes, like a dataclass's fields
-        names = tuple(vars(value))
-        return ("dataclass", t, names,
-                tuple(describe(getattr(value, n), leaf_kind) for n in names))
+        return ("namedtuple", t, tuple(sub(v) for v in value))
+    if _is_dataclass_instance(value) or is_plain_object(value):
+        # a dataclass's fields; an object of a user's class (`self`): its attributes
+        names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
+        return ("dataclass", t, names, tuple(sub(getattr(value, n)) for n in names))
     if is_leaf_value(value):
         kind = T.of_value(value)
         return ("leaf", kind if kind.kind != "static" else T.ANY)

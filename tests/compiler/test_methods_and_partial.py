@@ -280,3 +280,17 @@ def test_a_callable_object_is_differentiated_through_its_call_method():
     layer.W = layer.W * 2.0  # read when the derivative runs
     assert_close(direct(X, seed), numeric_gradient(layer, [X], None, 0, seed=seed))
     assert_close(g(X), numeric_gradient(lambda x: np.sum(layer(x)), [X], None, 0))
+
+
+class Node:
+    def __init__(self, parent=None):
+        self.w = RNG.normal(size=3)
+        self.parent = parent
+        self.children = []
+
+
+def test_an_object_argument_that_refers_back_to_itself_is_refused():
+    root = Node()
+    root.children.append(Node(root))
+    with pytest.raises(sg.SrcGradError, match="refers back to itself"):
+        sg.grad(lambda n, x: np.sum(n.w * x))(root, X)
