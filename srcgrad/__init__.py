@@ -17,6 +17,8 @@ from .compiler.api import (
     jvp,
     source,
     stop_gradient,
+    tree_leaves,
+    tree_map,
     value_and_grad,
     vjp,
 )
@@ -33,6 +35,7 @@ __all__ = [
     # the compiler (API.md section 1)
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source",
     "defvjp", "defjvp", "stop_gradient", "clear_cache", "SrcGradError",
+    "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
     "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", *_tensor_names, *_function_names,

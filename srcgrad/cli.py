@@ -58,8 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="show the code before the optimisation passes")
     show.add_argument("--types", type=parse_types, metavar="float,array[2],...",
                       help="one kind per positional parameter: float, int, bool, np.float64, "
-                           "np.float32, array[N], array[N,float32], other (default: the "
-                           "generic version)")
+                           "np.float32, array[N], array[N,float32], other, or a structure "
+                           "of them: dict(W1=array[2],b1=array[1]), list(array[2],float), "
+                           "tuple(...), nested (default: the generic version); e.g. "
+                           "--types 'dict(W1=array[2],b1=array[1]),array[2]'")
     view = show.add_mutually_exclusive_group()
     view.add_argument("--ir", action="store_true", help="print srcgrad's IR instead")
     view.add_argument("--annotate", action="store_true",
@@ -91,9 +93,9 @@ def parse_types(text: str) -> list[str]:
     """Split on the commas outside brackets: ``float,array[2,float32]`` -> 2 kinds."""
     kinds, depth, current = [], 0, ""
     for char in text:
-        depth += {"[": 1, "]": -1}.get(char, 0)
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
         if depth < 0:
-            raise argparse.ArgumentTypeError(f"unbalanced ']' in {text!r}")
+            raise argparse.ArgumentTypeError(f"unbalanced ']' or ')' in {text!r}")
         if char == "," and depth == 0:
             kinds.append(current.strip())
             current = ""
@@ -101,7 +103,7 @@ def parse_types(text: str) -> list[str]:
             current += char
     kinds.append(current.strip())
     if depth != 0:
-        raise argparse.ArgumentTypeError(f"unbalanced '[' in {text!r}")
+        raise argparse.ArgumentTypeError(f"unbalanced '[' or '(' in {text!r}")
     if not all(kinds):
         raise argparse.ArgumentTypeError(f"empty kind in {text!r}")
     return kinds

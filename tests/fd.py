@@ -227,3 +227,94 @@ def assert_close(computed: Any, expected: Any, rtol: float = RTOL, atol: float =
     want = np.asarray(expected, dtype=np.float64)
     assert got.shape == want.shape, f"{what}: shape {got.shape}, expected {want.shape}"
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
+
+
+# --- structured arguments (dicts, lists, tuples, namedtuples, dataclasses) --------------------
+
+def _children(value: Any) -> list[tuple[Any, Any]] | None:
+    """(key, child) pairs of a container, None for a leaf (written here again, not taken
+    from srcgrad, so the reference stays independent of what it checks)."""
+    if type(value) is dict:
+        return list(value.items())
+    if isinstance(value, (tuple, list)):
+        return list(enumerate(value))
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return [(n, getattr(value, n)) for n in value.__dataclass_fields__]
+    return None
+
+
+def _rebuilt(value: Any, items: list[Any]) -> Any:
+    if type(value) is dict:
+        return dict(zip(value, items))
+    if type(value) in (tuple, list):
+        return type(value)(items)
+    if isinstance(value, tuple):  # a namedtuple
+        return type(value)(*items)
+    obj = object.__new__(type(value))
+    for n, v in zip(value.__dataclass_fields__, items):
+        object.__setattr__(obj, n, v)
+    return obj
+
+
+def tree_map_paths(value: Any, fn: Callable[[tuple[Any, ...], Any], Any],
+                   path: tuple[Any, ...] = ()) -> Any:
+    """``value`` with each leaf replaced by ``fn(path, leaf)``, containers of the same types."""
+    items = _children(value)
+    if items is None:
+        return fn(path, value)
+    return _rebuilt(value, [tree_map_paths(c, fn, (*path, k)) for k, c in items])
+
+
+def _with_leaf(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    return tree_map_paths(value, lambda p, leaf: new if p == path else leaf)
+
+
+def numeric_tree_gradient(fn: Callable[..., Any], args: Sequence[Any], place: int,
+                          seed: Any = None, kwargs: Mapping[str, Any] | None = None) -> Any:
+    """The gradient of ``fn`` w.r.t. the structured argument at ``place``, leaf by leaf by
+    central differences, structured like the argument (None for int, bool, str, None leaves)."""
+    container = args[place]
+
+    def leaf_gradient(path: tuple[Any, ...], leaf: Any) -> Any:
+        if not _is_number_leaf(leaf) or isinstance(leaf, str):
+            return None
+
+        def moved(v: Any) -> Any:
+            a = list(args)
+            a[place] = _with_leaf(container, path, v)
+            return fn(*a, **(kwargs or {}))
+        return numeric_gradient(moved, [leaf], None, 0, seed)
+    return tree_map_paths(container, leaf_gradient)
+
+
+def assert_tree_close(computed: Any, expected: Any, rtol: float = RTOL,
+                      atol: float = ATOL) -> None:
+    """Same containers (types, keys) and, leaf by leaf, close values; each gradient leaf of
+    the argument's type (float for float, the NumPy scalar type, an ndarray)."""
+    want_items = _children(expected)
+    if want_items is None:
+        if expected is None or isinstance(expected, str):
+            assert computed == expected, f"expected {expected!r}, got {computed!r}"
+            return
+        assert_close(computed, expected, rtol, atol)
+        return
+    assert type(computed) is type(expected), f"{type(computed)} is not {type(expected)}"
+    got_items = _children(computed)
+    assert [k for k, _ in got_items] == [k for k, _ in want_items]
+    for (_, g), (_, w) in zip(got_items, want_items):
+        assert_tree_close(g, w, rtol, atol)
+
+
+def assert_leaf_types(gradient: Any, argument: Any) -> None:
+    """Each gradient leaf has its argument leaf's type: float -> float, np.float64 ->
+    np.float64, ndarray -> ndarray of the same shape; a static leaf -> None."""
+    def check(path: tuple[Any, ...], leaf: Any) -> None:
+        g = gradient
+        for k in path:
+            g = getattr(g, k) if isinstance(k, str) and not isinstance(g, dict) else g[k]
+        if not _is_number_leaf(leaf) or isinstance(leaf, str):
+            assert g is None, f"{path}: expected None, got {g!r}"
+        else:
+            assert type(g) is type(leaf), f"{path}: {type(g)} for a {type(leaf)} leaf"
+            assert np.shape(g) == np.shape(leaf), f"{path}: shape {np.shape(g)}"
+    tree_map_paths(argument, check)

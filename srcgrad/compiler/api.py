@@ -23,15 +23,17 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import generation
 
 from . import cache
+from . import structure as S
 from .ad.forward import JVP, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .backend.annotate import annotate
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
-from .boundary import compiler_boundary
+from .boundary import Boundary, is_tree
 from .dispatcher import Dispatcher
 from .frontend import RecursionNeedsValues, lower, parameter_names
 from .frontend.resolve import Dependency
+from .internal_errors import compiler_boundary
 from .ir import types as T
 from .ir.builder import clone_function
 from .ir.core import Function
@@ -42,9 +44,10 @@ from .jacobians import jacobian_of
 from .passes.pipeline import optimize as run_passes
 from .primitives import stop_gradient
 from .signature import key_of, types_of
+from .trees import tree_leaves, tree_map
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
-           "stop_gradient", "clear_cache"]
+           "stop_gradient", "clear_cache", "tree_map", "tree_leaves"]
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
            JVP: "Jacobian-vector product"}
@@ -151,9 +154,9 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
     arg_types = None
     if types is not None:
         if isinstance(types, str):
-            types = types.split(",")
+            types = S.split_top(types)
         try:
-            arg_types = [T.parse(t) for t in types]
+            arg_types = [S.parse_kind(t) for t in types]
         except ValueError as e:
             raise SrcGradError(str(e)) from None
         arg_types = _complete_types(f, arg_types, d.param_names)
@@ -205,7 +208,7 @@ def _complete_types(f: Any, given: list[T.AType], names: list[str]) -> list[T.AT
             raise SrcGradError(f"{len(given)} argument kinds given for {len(names)} parameters "
                                f"({', '.join(names)}); `{p.name}` has no default.",
                                advice="Give one kind per parameter without a default.")
-        out.append(T.of_value(p.default))
+        out.append(types_of([p.default])[0])
     return out
 
 
@@ -242,13 +245,17 @@ class Derivation:
         return inspect.Signature(params)
 
     def _make_function(self) -> Any:
-        fname = getattr(self.f, "__name__", "f").replace("<lambda>", "lambda")
+        fname = getattr(self.f, "__name__", None) or getattr(
+            getattr(self.f, "func", None), "__name__", None) or type(self.f).__name__
+        fname = fname.replace("<lambda>", "lambda")
         name = f"{self.transform}_{fname}"
         what = ", ".join(self.param_names[i] for i in self.wrt)
         doc = (f"{_TITLES[self.transform]} of {fname} w.r.t. {what}, made by srcgrad. "
                f"The code it runs: sg.source({name}, *args).")
+        # the guard re-reads f.__defaults__ (a partial has none: its keywords are fixed)
+        holder = self.f if hasattr(self.f, "__defaults__") else _NO_DEFAULTS
         self.dispatcher = Dispatcher(name, doc, self.signature, self.call_names, self.slow,
-                                     self.note, self.current_defaults, self.f)
+                                     self.note, self.current_defaults, holder)
         fn = self.dispatcher.function
         fn.__srcgrad__ = self
         fn.__signature__ = self.signature
@@ -304,6 +311,8 @@ class Derivation:
             entry = self.entry_for(primal)
         self.dispatcher.add(self.key(primal), entry)
         try:
+            if entry.boundary is not None:
+                return entry.boundary.call(entry.fn, args)
             return entry.fn(*args)
         except Exception as e:
             self.note(e)
@@ -317,6 +326,14 @@ class Derivation:
         arg_types = types_of(primal_args)
         for i in self.wrt:
             t = arg_types[i]
+            if is_tree(t):
+                if not any(not leaf.is_integral for leaf in S.leaf_types(t)):
+                    raise SrcGradError(
+                        f"cannot differentiate with respect to `{self.param_names[i]}`: the "
+                        f"{S.describe_tree(t)} has no float or array leaf.",
+                        advice="Put float values (e.g. 2.0) or float arrays in it, or leave "
+                        "it out of wrt.")
+                continue
             if t.is_integral:
                 raise SrcGradError(
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
@@ -362,32 +379,67 @@ class Derivation:
             if arg_types is not None:  # the inner version for these types: knowing them
                 by_name = dict(zip(self.param_names, arg_types))  # keeps it precise
                 inner_types = [by_name[n] for n in self.inner.param_names]
-            entry = self.inner.entry(inner_types)
-            ir, _ = clone_function(entry.ir)
+            inner = self.inner.entry(inner_types)
+            ir, _ = clone_function(inner.ir)
             # the inner IR takes (params..., seed); ours are in the inner signature's order
-            # (seed before defaulted parameters), which wrt positions refer to
-            ir.params = [ir.params[self.inner.call_names.index(n)] for n in self.param_names]
-            return ir, list(entry.deps)  # a callee rebound under the inner: rebuild us too
+            # (seed before defaulted parameters), which wrt positions refer to. A structured
+            # parameter is a group of leaf parameters (see .boundary)
+            groups = [[p] for p in ir.params]
+            if inner.boundary is not None:
+                b = inner.boundary
+                groups = [ir.params[b.starts[i]:b.starts[i] + b.counts[i]]
+                          for i in range(len(b.kinds))] + [[p] for p in ir.params[b.n_ir:]]
+            ir.params = [p for n in self.param_names
+                         for p in groups[self.inner.call_names.index(n)]]
+            return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
         return lower(self.f, arg_types, constants)
 
     def compile(self, arg_types: list[T.AType] | None,
                 constants: dict[int, Any] | None = None) -> cache.Entry:
         gen = generation()
         with compiler_boundary(self.f):
+            boundary = None
+            wrt, tuple_wrt = self.wrt, self.tuple_wrt
+            if arg_types is not None and self.inner is not None and self.inner.has_seed:
+                # the inner derivative reads its seed / tangent as one (nested tuple) value
+                arg_types = [T.ANY if is_tree(t) and n == self.inner.seed_name else t
+                             for n, t in zip(self.param_names, arg_types)]
+            if arg_types is not None and any(is_tree(t) for t in arg_types):
+                boundary = Boundary(list(arg_types), self.wrt, self.tuple_wrt, self.transform)
+                wrt = boundary.leaf_wrt()  # the IR sees only leaves
+                tuple_wrt = True if boundary.rebuilds else self.tuple_wrt
             primal, deps = self.primal_ir(arg_types, constants)
             verify(primal)
+            result = primal.meta.get("result_structure")
+            if result is not None and self.transform in (VJP, JVP):
+                if boundary is None:  # flat arguments, a structured result
+                    kinds = list(arg_types) if arg_types is not None else \
+                        [T.ANY] * len(self.param_names)
+                    boundary = Boundary(kinds, self.wrt, self.tuple_wrt, self.transform)
+                boundary.result = result
             if self.transform == JVP:
-                derived = forward(primal, self.wrt, self.tuple_wrt)
+                derived = forward(primal, wrt, tuple_wrt)
             else:
-                derived = reverse(primal, ReverseSpec(self.wrt, self.tuple_wrt, self.transform))
+                derived = reverse(primal, ReverseSpec(wrt, tuple_wrt, self.transform))
             verify(derived)
+            # what the derived IR returns, for a transform composed on it (grad of grad over a
+            # dict): the gradients' tree, when they are rebuilt into structures
+            derived.meta.pop("result_structure", None)
+            if boundary is not None and boundary.rebuilds and self.transform in (GRAD, VJP):
+                derived.meta["result_structure"] = boundary.gradient_tree()
             if self.optimize:
                 run_passes(derived, check=verify)
             emitted = emit_function(derived)
             text = module_text([emitted])
+            if boundary is not None:  # say how the user's structures map onto the parameters
+                notes = boundary.describe(self.param_names)
+                text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
             ns = compile_module(text, emitted.refs.namespace, emitted.name)
         fn = ns[emitted.name]
-        return cache.Entry(fn, text, derived, deps, gen)
+        return cache.Entry(fn, text, derived, deps, gen, boundary)
+
+
+_NO_DEFAULTS = type("_NoDefaults", (), {"__defaults__": None, "__kwdefaults__": None})()
 
 
 def _normalize_wrt(wrt: Any, names: list[str], transform: str) -> tuple[tuple[int, ...], bool]:

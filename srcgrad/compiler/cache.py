@@ -26,6 +26,7 @@ class Entry:
     ir: Any  # the optimised derivative IR
     deps: list[Dependency] = field(default_factory=list)
     generation: int = 0
+    boundary: Any = None  # a .boundary.Boundary when some argument is structured
 
     def valid(self) -> bool:
         return self.generation == generation() and all(d.still_valid() for d in self.deps)

@@ -35,7 +35,10 @@ import numpy as np
 from srcgrad.rules import generation
 
 from .backend.compile import compile_into
+from .boundary import guards, is_tree
 from .cache import Entry, track
+from .frontend.resolve import path_text
+from .ir import types as T
 
 _DEFAULT = type("_Default", (), {"__repr__": lambda self: "<f's default>"})()
 _MISSING = object()
@@ -119,12 +122,46 @@ class Dispatcher:
                 self.ns[f"_sg_v{k}"] = entry.fn
                 checks = [*self._guards(key), *self._assumptions(k, entry),
                           f"_sg_generation() == {entry.generation}"]
+                if entry.boundary is not None and self.call_names[-1] == "tangent":
+                    checks += entry.boundary.tangent_checks("tangent", self._bind)
                 lines.append(f"        if {' and '.join(checks)}:")
-                lines.append(f"            return _sg_v{k}({args})")
+                lines.append(f"            return {self._call(k, entry, args)}")
             lines += ["    except Exception as _sg_e:", "        _sg_note(_sg_e)",
                       "        raise"]
         lines.append(f"    return _sg_slow({args})")
         return "\n".join(lines) + "\n"
+
+    def _call(self, k: int, entry: Entry, args: str) -> str:
+        """The call of version ``k``: structured arguments flattened to their leaves and
+        its gradients rebuilt (see :mod:`.boundary`)."""
+        b = entry.boundary
+        if b is None:
+            return f"_sg_v{k}({args})"
+        names = self.call_names[:self.n_params]
+        extra = self.call_names[self.n_params:]
+        tangent = extra[0] if extra == ["tangent"] else None
+        parts = b.call_args(names, tangent) + ([] if tangent else extra)
+        if extra == ["seed"]:
+            parts[-1] = b.seed_expr("seed", self._bind)
+        call = f"_sg_v{k}({', '.join(parts)})"
+        rebuild = b.rebuild(self._bind)
+        if rebuild is None:
+            return call
+        ns: dict[str, Any] = {}
+        exec(compile(rebuild, f"<srcgrad rebuild {self.name}>", "exec"), self.ns, ns)
+        self.ns[f"_sg_r{k}"] = ns["_r"]
+        return f"_sg_r{k}({call})"
+
+    def _leaf_guard(self, expr: str, t: T.AType) -> str | None:
+        """The check that a leaf of a structured argument has abstract type ``t``."""
+        if t.kind == "array":
+            return (f"type({expr}) is _sg_ndarray and {expr}.ndim == {t.ndim} and "
+                    f"{expr}.dtype.char == {np.dtype(t.dtype).char!r}")
+        if t.kind in ("float", "int", "bool"):
+            return f"type({expr}) is {t.kind}"
+        if t.kind == "scalar":
+            return f"type({expr}) is {self._bind(np.dtype(t.dtype).type)}"
+        return None
 
     def _guards(self, key: tuple[Any, ...]) -> list[str]:
         checks = []
@@ -132,6 +169,9 @@ class Dispatcher:
                   for extra in key[self.n_params:] for i, value in extra[1]]
         for name, kind in zip(self.call_names, key[:self.n_params]):
             if kind is None:
+                continue
+            if is_tree(kind):
+                checks += guards(kind, name, self._leaf_guard, self._bind)
                 continue
             if isinstance(kind, tuple):
                 ndim, char = kind
@@ -164,7 +204,7 @@ class Dispatcher:
                 read = f"{w}.cell_contents"
             # an item of a captured container: its container's fact (type and length or
             # keys) is checked first, so indexing it here cannot fail
-            read += "".join(f"[{key!r}]" for key in dep.path)
+            read += path_text(dep.path)
             if dep.fact is None:
                 self.ns[o] = dep.obj
                 checks.append(f"{read} is {o}")

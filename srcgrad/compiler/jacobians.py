@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from . import structure as S
+from .trees import tree_leaves, tree_map
+
 FORWARD = "forward"
 REVERSE = "reverse"
 
@@ -52,9 +55,20 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
         positional = [values[d.param_names.index(n)] for n in required]
         keywords = {n: values[i] for i, n in enumerate(d.param_names) if n not in required}
         inputs = [values[i] for i in d.wrt]
+        def push(tangent: Any) -> Any:
+            return fw(*positional, tangent, **keywords)
+
+        def structured() -> Any:
+            J.last_mode = FORWARD  # type: ignore[attr-defined]
+            blocks = tree_blocks(push, inputs, d.tuple_wrt)
+            return tuple(blocks) if d.tuple_wrt else blocks[0]
+        if any(S.is_structured(x) for x in inputs):
+            return structured()
         mode = FORWARD
         if pb is not None:
             out = f(*positional, **keywords)
+            if _is_record(out):
+                return structured()
             # A tuple result has no single row layout: forward mode, as before.
             if not isinstance(out, (tuple, list)):
                 mode = choose_mode(int(np.size(out)),
@@ -64,8 +78,10 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
             blocks = _by_rows(lambda seed: pb(*positional, seed, **keywords), out, inputs,
                               d.tuple_wrt)
         else:
-            blocks = _by_columns(lambda tangent: fw(*positional, tangent, **keywords),
-                                 inputs, values, d.wrt, d.tuple_wrt)
+            try:
+                blocks = _by_columns(push, inputs, values, d.wrt, d.tuple_wrt)
+            except _StructuredResult:
+                return structured()
         return tuple(blocks) if d.tuple_wrt else blocks[0]
 
     J.__name__ = f"jacobian_{getattr(d.f, '__name__', 'f')}"
@@ -83,6 +99,8 @@ def _by_columns(push: Callable[[Any], Any], inputs: list[Any], values: list[Any]
         for j in range(int(np.size(x))):
             parts = [_unit(x, j) if k == i else _zero(values[k]) for k in wrt]
             out, t = push(tuple(parts) if tuple_wrt else parts[0])
+            if _is_record(t):
+                raise _StructuredResult
             columns.append(np.asarray(t, dtype=float))
         stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
         blocks.append(stacked.reshape(np.shape(out) + np.shape(x)))
@@ -101,3 +119,71 @@ def _by_rows(pull: Callable[[Any], Any], out: Any, inputs: list[Any],
             row.append(np.asarray(c, dtype=float))
     return [(np.stack(row, axis=0) if row else np.zeros((0,) + np.shape(x)))
             .reshape(np.shape(out) + np.shape(x)) for row, x in zip(rows, inputs)]
+
+
+# --- structured arguments and results: nested blocks -------------------------------------
+
+class _StructuredResult(Exception):
+    """The result turned out to be a dict, namedtuple or dataclass: nested blocks."""
+
+
+def _zero_tree(x: Any) -> Any:
+    return tree_map(_zero, x)
+
+
+def _is_record(value: Any) -> bool:
+    """A structured result with keys or fields (tuples and lists keep their old layout)."""
+    return S.is_structured(value) and type(value) not in (tuple, list)
+
+
+def tree_blocks(push: Callable[[Any], Any], inputs: list[Any], tuple_wrt: bool) -> list[Any]:
+    """Forward-mode Jacobian blocks where an input or the result is a structure (dict,
+    list, namedtuple, dataclass): one block per input, structured like the result (outer)
+    and, inside, like the input, each leaf of shape ``out_leaf.shape + in_leaf.shape``
+    (JAX's convention: ``J[out_key][in_key]``, so a Hessian is ``H[k1][k2]``)."""
+    zeros = [_zero_tree(x) for x in inputs]
+    blocks = []
+    for n, x in enumerate(inputs):
+        leaves = _leaves(x)
+        per_leaf: list[list[np.ndarray]] = []  # [in leaf][out leaf] -> block
+        template = None
+        for leaf_index, leaf in enumerate(leaves):
+            columns = []
+            for j in range(int(np.size(leaf))):
+                unit = _unit_tree(x, leaf_index, j)
+                parts = [unit if k == n else zeros[k] for k in range(len(inputs))]
+                _, t = push(tuple(parts) if tuple_wrt else parts[0])
+                template = t if template is None else template
+                columns.append(_leaves(t))
+            outs = _leaves(template) if template is not None else []
+            per_leaf.append([
+                np.stack([np.asarray(c[o], dtype=float) for c in columns], axis=-1)
+                .reshape(np.shape(outs[o]) + np.shape(leaf)) if columns else
+                np.zeros(np.shape(leaf)) for o in range(len(outs))])
+        if template is None:
+            blocks.append(None)
+            continue
+        blocks.append(_nest(per_leaf, template, x))
+    return blocks
+
+
+def _nest(per_leaf: list[list[np.ndarray]], template: Any, x: Any) -> Any:
+    """Blocks ``per_leaf[in leaf][out leaf]`` nested as the result (outer) and the input
+    (inner) are."""
+    out_counter = iter(range(1 << 30))
+
+    def inner(_out_leaf: Any) -> Any:
+        o = next(out_counter)
+        in_counter = iter(range(1 << 30))
+        return tree_map(lambda _leaf: per_leaf[next(in_counter)][o], x)
+    return tree_map(inner, template)
+
+
+def _leaves(tree: Any) -> list[Any]:
+    return [tree] if not S.is_structured(tree) else tree_leaves(tree)
+
+
+def _unit_tree(x: Any, leaf_index: int, j: int) -> Any:
+    counter = iter(range(1 << 30))
+    return tree_map(lambda leaf: _unit(leaf, j) if next(counter) == leaf_index
+                      else _zero(leaf), x)

@@ -1,9 +1,10 @@
 """Abstract argument signatures: the cache key that selects a specialised derivative.
 
 Per argument: Python float / int / bool, NumPy scalar of a dtype, ndarray of an ndim and
-dtype, ``None`` (its own kind: ``if w is not None`` is decided at compile time, so a call
-with ``w=None`` and one with an array need different versions), or "other" (any other
-array type, which gets the generic version). Computing the
+dtype, a container's :data:`~.structure.Tree` (keys, types, lengths, leaf kinds), ``None``
+(its own kind: ``if w is not None`` is decided at compile time, so a call with ``w=None``
+and one with an array need different versions), or "other" (any other array type, which
+gets the generic version). Computing the
 key is the only per-call work besides a dictionary lookup, so it stays small.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import types as T
+from .structure import describe, is_structured
 
 _PY = {float: T.FLOAT, int: T.INT, bool: T.BOOL}
 
@@ -28,6 +30,9 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
             out.append((a.ndim, a.dtype.char))
         elif t in _PY or a is None or isinstance(a, np.generic):
             out.append(t)
+        elif is_structured(a):  # structured: its tree (keys, types,
+            # lengths, leaf kinds); an object of a user's class by its attributes
+            out.append(describe(a))
         else:
             out.append(None)
     return tuple(out)
@@ -35,7 +40,7 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
 
 def types_of(args: Sequence[Any]) -> list[T.AType]:
     """The abstract type of each argument (``ANY`` for other types)."""
-    return [T.of_value(a) if not isinstance(a, (list, tuple)) else T.ANY for a in args]
+    return [describe(a) if is_structured(a) else T.of_value(a) for a in args]
 
 
 def parse_types(text: Sequence[str]) -> list[T.AType]:

@@ -17,6 +17,12 @@ def with_try(x):
     return np.sum(y)
 
 
+def mlp_loss(params, x):
+    """Parameters in a dict: ``srcgrad show --types 'dict(W=array[2],b=float),array[1]'``."""
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h * h)
+
+
 NOT_A_FUNCTION = 3
 
 

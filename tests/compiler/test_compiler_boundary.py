@@ -7,7 +7,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.compiler import api
-from srcgrad.compiler.boundary import InternalCompilerError
+from srcgrad.compiler.internal_errors import InternalCompilerError
 
 
 def _square_sum(x):

@@ -37,6 +37,9 @@ COMPILER_FUNCTIONS = [
     ("rnn_loop.py", "rnn_loss", ["--wrt", "W,U"], "for i_1 in reversed(range("),
     ("newton_hessian.py", "rosenbrock", ["--annotate"], "def grad_rosenbrock(p):"),
     ("newton_hessian.py", "gradient", [], "def grad_grad_rosenbrock(p):"),
+    ("mlp_params.py", "loss", ["--types", "dict(W1=array[2],b1=array[1],W2=array[2],"
+                               "b2=array[1],temperature=float),array[2],array[1]"],
+     "def grad_loss(params_W1, params_b1, params_W2, params_b2, params_temperature, X, y):"),
 ]
 
 
@@ -53,7 +56,7 @@ def losses(output: str) -> list[float]:
 
 def test_every_example_is_exercised_here():
     tested = {"quickstart.py", "gallery.py", "seed_tour.py", "logistic_regression.py", "mlp_runtime.py",
-              "custom_rule.py", "rnn_loop.py", "newton_hessian.py"}
+              "custom_rule.py", "rnn_loop.py", "newton_hessian.py", "mlp_params.py"}
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -118,6 +121,28 @@ def test_logistic_regression_loss_falls(tmp_path):
     assert found[-1] < 0.2
     assert float(re.search(r"accuracy (\d+\.\d)%", out).group(1)) >= 90
     assert "def grad_loss_grad(w, b, X, y):" in out
+
+
+def test_mlp_params_trains_a_dict_of_parameters_with_tree_map(tmp_path):
+    out = run_example("mlp_params.py", tmp_path)
+    found = losses(out)
+    assert len(found) == 6 and all(a > b for a, b in zip(found, found[1:]))
+    assert found[-1] < 0.5 * found[0]
+    assert "gradient keys: ['W1', 'W2', 'b1', 'b2', 'temperature']; temperature gradient " \
+        "is a float" in out
+    # the gradient the script trains with, leaf by leaf against finite differences
+    example = _example_module("mlp_params.py")
+    X, y = example.make_data(n=20)
+    params = example.init(np.random.default_rng(3), hidden=3)
+    value, grads = example.loss_and_grad(params, X, y)
+    assert value == pytest.approx(example.loss(params, X, y), rel=1e-12)
+    assert list(grads) == list(params)
+    for key, leaf in params.items():
+        def moved(v, key=key):
+            return example.loss({**params, key: v}, X, y)
+        np.testing.assert_allclose(grads[key], numeric_gradient(moved, (leaf,), {}, 0),
+                                   rtol=1e-6, atol=1e-8, err_msg=key)
+        assert type(grads[key]) is type(leaf)
 
 
 def test_mlp_runtime_loss_falls(tmp_path):

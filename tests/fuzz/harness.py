@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import srcgrad as sg
-from srcgrad.compiler.boundary import InternalCompilerError
+from srcgrad.compiler.internal_errors import InternalCompilerError
 from tests.fd import numeric_gradient
 
 from .control import REJECT

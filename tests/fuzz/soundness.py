@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import srcgrad as sg
-from srcgrad.compiler.boundary import InternalCompilerError
+from srcgrad.compiler.internal_errors import InternalCompilerError
 from tests.compiler.fd import numeric_gradient, numeric_second_differences
 
 from .generator import Program

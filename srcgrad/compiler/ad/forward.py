@@ -59,10 +59,10 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
             t_out = tangents.get(out.id)
             is_const, constant = const_value(out)
             if t_out is None and is_const and (constant is None or type(constant) in
-                                               (int, bool)):
-                # a static None/int/bool item of a tuple result: None has no tangent,
-                # an int or bool a zero int (not a 0-d array)
-                t_outs.append(b.const(None if constant is None else 0))
+                                               (int, bool, str)):
+                # a static None/str/int/bool item of a tuple result: None and a str have
+                # no tangent, an int or bool a zero int (not a 0-d array)
+                t_outs.append(b.const(0 if type(constant) in (int, bool) else None))
                 continue
             if t_out is None:
                 t_out = record_rule(STRUCTURAL["zeros_of"], [Sym(out)], {}).value

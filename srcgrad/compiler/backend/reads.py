@@ -25,7 +25,10 @@ from .syntax import dotted, load
 def read_expr(source: Any, refs: References) -> Any:
     """The expression that reads ``source`` (a ``frontend.captured.Source``)."""
     node = _base(source, refs)
-    for key in source.path:  # an item of a captured tuple, list or dict
+    for key in source.path:  # an item of a captured tuple, list or dict, an attribute
+        if type(key).__name__ == "Attr":  # (frontend.resolve.Attr: `model.W`)
+            node = gast.Attribute(value=node, attr=key.name, ctx=gast.Load())
+            continue
         node = gast.Subscript(value=node, slice=gast.Constant(value=key, kind=None),
                               ctx=gast.Load())
     return node
@@ -48,6 +51,10 @@ def _base(source: Any, refs: References) -> Any:
         holder = load(refs.place(source.where, f"_cell_{source.key}",
                                   f"the closure cell of `{source.key}`"))
         return gast.Attribute(value=holder, attr="cell_contents", ctx=gast.Load())
+    if source.kind == "attr":  # an attribute of an object: a bound method's __self__
+        holder = load(refs.place(source.where, f"_{source.name}_holder",
+                                  f"the object holding `{source.name}`"))
+        return gast.Attribute(value=holder, attr=source.key, ctx=gast.Load())
     fn = dotted(refs.ref(source.where))
     attr = "__defaults__" if source.kind == "default" else "__kwdefaults__"
     return gast.Subscript(value=gast.Attribute(value=fn, attr=attr, ctx=gast.Load()),

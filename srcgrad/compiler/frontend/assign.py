@@ -109,12 +109,21 @@ class AssignMixin:
             out = record_rule(calls.rule("setitem"), [base, value], {"index": index})
             self.env[name] = self.named(out, name)
             return
-        if isinstance(base, list) and not isinstance(target.slice, gast.Slice):
+        if isinstance(base, (list, dict)) and id(base) in self.ctx.argument_containers:
+            raise self.err(node, f"a subscript write into a {type(base).__name__} the "
+                           "function was given would mutate the caller's data (derived "
+                           "functions never modify their arguments or captured data).",
+                           "Build a new one: new = {**params, 'W': W} or "
+                           "items = list(items).")
+        if isinstance(base, (list, dict)) and not isinstance(target.slice, gast.Slice):
             index = self.expr(target.slice)
-            if is_symbolic(index):
+            if is_symbolic(index) and isinstance(base, list):
                 raise self.err(node, "a list index known only at run time is not supported.",
                                "Build the list with .append, then np.stack it.")
             value = self.expr(node.value)
+            if is_symbolic(index):
+                raise self.err(node, "a dict key known only at run time is not supported.",
+                               "Use constant keys.")
             if isinstance(node, gast.AugAssign):
                 value = self.binop(BINOPS[type(node.op)], base[index], value, node)
             base[index] = value

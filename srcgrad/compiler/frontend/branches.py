@@ -50,12 +50,9 @@ def lower_if(lw: Any, node: Any, cond: Any) -> None:
                 continue
             a, b = one_path
             maybe.add(n)
-        if isinstance(a, dict) or isinstance(b, dict):
-            if a is b:
-                lw.env[n] = a
-                continue
-            raise lw.err(node, f"`{n}` holds a different dict on each branch of an `if` on a "
-                         "run-time condition.", "Assign arrays or numbers in the branches.")
+        if (isinstance(a, dict) or isinstance(b, dict)) and a is b:
+            lw.env[n] = a  # the same dict on both paths (a dict is merged by its keys)
+            continue
         merged.append((n, a, b))
     values = merge_values(lw, node, cond, blocks, [(a, b) for _, a, b in merged],
                           [f"`{n}`" for n, _, _ in merged])

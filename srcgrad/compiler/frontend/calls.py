@@ -30,8 +30,10 @@ from srcgrad.rules import RULES, Rule, rule_for
 from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
+from ..structure import is_plain_object
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
 from . import captured, derived, methods, runlists
+from .captured import CapturedObject
 from .context import (
     MAX_INLINE_DEPTH,
     VIEW_PRIMS,
@@ -43,6 +45,11 @@ from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
 from .resolve import Dependency, Scope
 from .source import parse_function
+
+# methods that change a list or dict in place
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                       "reverse", "update", "setdefault", "popitem", "__setitem__",
+                       "__delitem__", "__iadd__"})
 
 
 def rule(name: str) -> Rule:
@@ -60,8 +67,32 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
 
 
 def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    obj = func.value if isinstance(func, CapturedObject) else func
+    if isinstance(func, CapturedObject) or is_plain_object(func):
+        # `model(x)`, `self.layer(x)`: its class's __call__, differentiated through
+        method = next((c.__dict__["__call__"] for c in type(obj).__mro__
+                       if "__call__" in c.__dict__), None)
+        if isinstance(method, types.FunctionType):
+            return inline_user(lw, method, [func, *args], kwargs, node)
+        raise lw.err(node, f"calling a {type(obj).__name__} object is not supported.",
+                     "Call a function or method of it instead.")
+    if func in (setattr, delattr):  # an attribute write, spelled as a call
+        raise lw.err(node, f"{func.__name__}() is an attribute write: not supported (it "
+                     "would change an object outside the function).",
+                     "Keep the value in a local variable and return it.")
+    if any(isinstance(a, CapturedObject) for a in args):
+        if func is getattr and len(args) == 2 and isinstance(args[1], str):
+            return args[0].attribute(lw, args[1], node)
+        if func in (isinstance, type, hasattr, callable, id):  # about the object itself
+            args = [a.value if isinstance(a, CapturedObject) else a for a in args]
     symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values()))
     if isinstance(getattr(func, "__self__", None), (list, dict)):
+        if func.__name__ in _MUTATORS and id(func.__self__) in lw.ctx.argument_containers:
+            raise lw.err(node, f"`.{func.__name__}(...)` would mutate a "
+                         f"{type(func.__self__).__name__} the function was given (derived "
+                         "functions never modify their arguments or captured data).",
+                         "Build a new one: items = list(items) + [x], or "
+                         "new = {**params, 'W': W}.")
         return func(*args, **kwargs)  # a local list being built (.append): compile time
     if isinstance(func, BoundMethod):
         return methods.call_method(lw, func, args, kwargs, node)
@@ -103,6 +134,14 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
         return inline_user(lw, func, args, kwargs, node)
+    if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
+        # `model.predict(X)`: the class's function, differentiated through with `self`
+        # (whose fields may be run-time values) as its first argument
+        return inline_user(lw, func.__func__, [func.__self__, *args], kwargs, node)
+    if _plain_record(func):  # Pair(a, b), Linear(W, b): a compile-time container
+        return func(*args, **kwargs)
+    if func is dict and not any(isinstance(a, Sym) for a in args):
+        return dict(*args, **kwargs)  # dict(a=x), dict(params): a compile-time dict
     if isinstance(func, type) and func in (float, int, bool, list, tuple, range, enumerate,
                                            zip, slice, dict):
         return call_builtin(lw, func, args, kwargs, node)
@@ -118,6 +157,17 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
+
+
+def _plain_record(cls: Any) -> bool:
+    """A namedtuple class, or a dataclass whose generated ``__init__`` only stores its
+    fields: constructed while compiling, its fields the values given (run-time or not)."""
+    if not isinstance(cls, type):
+        return False
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return cls.__new__ is not tuple.__new__ and "__init__" not in cls.__dict__
+    params = getattr(cls, "__dataclass_params__", None)
+    return params is not None and params.init and not hasattr(cls, "__post_init__")
 
 
 def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:

@@ -23,13 +23,15 @@ once per call is reading at each use); each place is read once. The compile-time
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from ..ir import types as T
 from ..ir.core import Op, Value
+from ..structure import is_plain_object
 from ..symbolic import CapturedSym, Sym
 from .facts import MAX_ITEMS, fact_of, item_count, read_at_run_time
-from .resolve import Dependency
+from .resolve import Attr, Dependency, path_text, step
 
 
 class Source:
@@ -56,6 +58,8 @@ class Source:
         obj = value if fact is None else None
         if self.kind in ("global", "cell"):
             return Dependency(self.where, self.key, obj, "item", fact, self.path)
+        if self.kind == "attr":
+            return Dependency(self.where, self.key, obj, "attr", fact, self.path)
         attr = "__defaults__" if self.kind == "default" else "__kwdefaults__"
         return Dependency(self.where, attr, obj, "attr", fact, (self.key, *self.path))
 
@@ -74,11 +78,13 @@ class Source:
         return hash(self._ident())
 
     def __repr__(self) -> str:
-        path = "".join(f"[{p!r}]" for p in self.path)
+        path = path_text(self.path)
         if self.kind == "global":
             return f"global {self.where.get('__name__', '?')}.{self.key}{path}"
         if self.kind == "cell":
             return f"cell {self.key}{path}"
+        if self.kind == "attr":
+            return f"{type(self.where).__name__}.{self.key}{path}"
         name = getattr(self.where, "__qualname__", "?")
         return f"{name}.__{self.kind}s__[{self.key!r}]{path}"
 
@@ -101,10 +107,42 @@ def read(lw: Any, source: Source, value: Any, name: str | None) -> Sym:
     return held
 
 
+class CapturedObject:
+    """An object the function reads attributes of (``model.W``, ``self.W``): each attribute
+    is captured in turn, read where the user's function reads it when the derivative runs
+    (API.md "Captured values": a changed attribute is seen by the next call)."""
+
+    __slots__ = ("source", "value")
+
+    def __init__(self, source: Source, value: Any) -> None:
+        self.source, self.value = source, value
+
+    def attribute(self, lw: Any, name: str, node: Any) -> Any:
+        try:
+            value = getattr(self.value, name)
+        except AttributeError:
+            raise lw.err(node, f"{type(self.value).__name__} has no attribute "
+                         f"`{name}`.") from None
+        if isinstance(value, types.MethodType) and value.__self__ is self.value:
+            # a method: its `self` stays this captured object
+            return types.MethodType(value.__func__, self)
+        prop = next((c.__dict__[name] for c in type(self.value).__mro__
+                     if name in c.__dict__), None)
+        if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+            # computed on access: its getter is differentiated through, self captured
+            from .calls import call  # (calls imports this module)
+            return call(lw, prop.fget, [self], {}, node)
+        return _captured(lw, self.source.at(Attr(name)), value, node, recorded=False)
+
+
 def free_name(lw: Any, name: str, value: Any, node: Any) -> Any:
     """What lowering uses for free name ``name`` (resolved to ``value`` by :mod:`.resolve`,
     which recorded what it assumes about the value itself)."""
-    if not read_at_run_time(value) and type(value) not in (tuple, list, dict):
+    if is_plain_object(value):
+        where, kind = lw.scope.where(name)
+        return CapturedObject(Source(where, kind, name), value)
+    if not read_at_run_time(value) and type(value) not in (tuple, list, dict) \
+            and not _is_record(value):
         return value
     where, kind = lw.scope.where(name)
     return _captured(lw, Source(where, kind, name), value, node, recorded=True)
@@ -132,7 +170,8 @@ _ABSENT = object()
 def default(lw: Any, fn: Any, param: str, value: Any, node: Any) -> Any:
     """What lowering uses for ``fn``'s parameter ``param`` left to its default ``value``
     (the identity of ``fn.__defaults__`` is a dependency already)."""
-    if not read_at_run_time(value) and type(value) not in (tuple, list, dict):
+    if not read_at_run_time(value) and type(value) not in (tuple, list, dict) \
+            and not _is_record(value):
         return value
     kwdefaults = getattr(fn, "__kwdefaults__", None) or {}
     if param in kwdefaults and kwdefaults[param] is value:
@@ -145,17 +184,38 @@ def default(lw: Any, fn: Any, param: str, value: Any, node: Any) -> Any:
     return _captured(lw, source, value, node, recorded=False)
 
 
+def _is_record(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def capture(lw: Any, source: Source, value: Any, node: Any) -> Any:
+    """What lowering uses for ``value`` read from ``source`` (recording the dependency)."""
+    return _captured(lw, source, value, node, recorded=False)
+
+
+def step_all(value: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        value = step(value, key)
+    return value
+
+
 def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) -> Any:
     """A run-time read of data; a container mirrored with its items captured in turn."""
     if not recorded:
         lw.ctx.deps.append(source.dependency(value))
     if read_at_run_time(value):
         return read(lw, source, value, source.label)
+    if is_plain_object(value):
+        return CapturedObject(source, value)
+    if _is_record(value):  # a namedtuple: its items captured in turn (read by index)
+        return type(value)(*[_captured(lw, source.at(i), v, node, False)
+                             for i, v in enumerate(value)])
     if type(value) not in (tuple, list, dict):
         return value
     leaves = item_count(value)
     if leaves is None or leaves > MAX_ITEMS:
         if not _holds_data(value):
+            lw.ctx.argument_containers[id(value)] = value  # never written into
             return value  # static items only: the container is used as it is
         raise lw.err(node, f"the captured {type(value).__name__} `{source.label}` holds "
                      f"arrays or floats among {'too many items' if leaves else 'keys'} "
@@ -164,9 +224,13 @@ def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) ->
                      "Make it one array (np.stack / np.asarray at module level) or pass it "
                      "as an argument.")
     if type(value) is dict:
-        return {k: _captured(lw, source.at(k), v, node, False) for k, v in value.items()}
-    items = [_captured(lw, source.at(i), v, node, False) for i, v in enumerate(value)]
-    return tuple(items) if type(value) is tuple else items
+        mirror: Any = {k: _captured(lw, source.at(k), v, node, False) for k, v in value.items()}
+    else:
+        items = [_captured(lw, source.at(i), v, node, False) for i, v in enumerate(value)]
+        mirror = tuple(items) if type(value) is tuple else items
+    # a write into the mirror would be lost (the user's function changes the original)
+    lw.ctx.argument_containers[id(mirror)] = mirror
+    return mirror
 
 
 def _holds_data(value: Any) -> bool:

@@ -27,6 +27,9 @@ class Context:
     deps: list[Dependency] = field(default_factory=list)
     roots: dict[int, Value] = field(default_factory=dict)  # value id -> storage root
     argument_ids: set[int] = field(default_factory=set)  # roots that are the caller's data
+    # containers the function was given (structured arguments, captured ones), by id;
+    # held here so no id is reused by a container the function builds while lowering
+    argument_containers: dict[int, Any] = field(default_factory=dict)
     depth: int = 0
     call_line: int | None = None  # when inlining: the caller's line, stamped on ops
     helpers: list[Any] = field(default_factory=list)  # derived functions called (for source)

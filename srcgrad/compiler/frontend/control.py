@@ -10,6 +10,7 @@ body assigns that exist before the loop; their types are joined over iterations
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import gast
 from ..ir import types as T
 from ..ir.builder import Builder, _stack
 from ..ir.core import Block
+from ..structure import is_user_dataclass, make_dataclass
 
 MAX_UNROLL = 10_000
 _MUTATORS = ("append", "extend", "insert", "pop")
@@ -156,17 +158,29 @@ def join_types(a: T.AType | None, b: T.AType | None) -> T.AType:
 
 
 def flatten(value: Any) -> tuple[list[Any], Any]:
-    """The leaves of a (nested) tuple or list and its shape, to rebuild it with
-    :func:`unflatten`. Tuples and lists never cross a block boundary as IR values: an
-    ``if`` or loop yields their leaves, so derivatives flow through each one."""
-    if type(value) in (tuple, list):
+    """The leaves of a (nested) tuple, list, dict or namedtuple and its shape, to rebuild
+    it with :func:`unflatten`. Containers never cross a block boundary as IR values: an
+    ``if`` or loop yields their leaves, so derivatives flow through each one. A dict's
+    shape carries its keys, a namedtuple's its class (a third item)."""
+    t = type(value)
+    record = is_user_dataclass(value)
+    if t in (tuple, list, dict) or (issubclass(t, tuple) and hasattr(t, "_fields")) or record:
+        names = tuple(f.name for f in dataclasses.fields(value)) if record else ()
+        items = list(value.values()) if t is dict else \
+            [getattr(value, n) for n in names] if record else list(value)
         leaves: list[Any] = []
         shapes = []
-        for item in value:
+        for item in items:
             item_leaves, item_shape = flatten(item)
             leaves += item_leaves
             shapes.append(item_shape)
-        return leaves, ("tuple" if type(value) is tuple else "list", tuple(shapes))
+        if t is dict:
+            return leaves, ("dict", tuple(shapes), tuple(value))
+        if record:  # a dataclass instance built in the function
+            return leaves, ("dataclass", tuple(shapes), (t, names))
+        if t not in (tuple, list):
+            return leaves, ("tuple", tuple(shapes), t)
+        return leaves, ("tuple" if t is tuple else "list", tuple(shapes))
     return [value], None
 
 
@@ -178,6 +192,12 @@ def _unflatten(leaves: Iterator[Any], shape: Any) -> Any:
     if shape is None:
         return next(leaves)
     items = [_unflatten(leaves, s) for s in shape[1]]
+    if shape[0] == "dict":
+        return dict(zip(shape[2], items))
+    if shape[0] == "dataclass":
+        return make_dataclass(*shape[2], items)
+    if len(shape) > 2:  # a namedtuple
+        return shape[2](*items)
     return tuple(items) if shape[0] == "tuple" else items
 
 
@@ -189,6 +209,12 @@ def describe_shape(shape: Any) -> str:
     """``shape`` as the user wrote it: ``(_, _)``, ``[_, (_, _)]``, ``a value``."""
     if shape is None:
         return "_"
+    if shape[0] == "dataclass":
+        return f"{shape[2][0].__name__}(" + ", ".join(
+            f"{k}={describe_shape(s)}" for k, s in zip(shape[2][1], shape[1])) + ")"
+    if shape[0] == "dict":
+        return "{" + ", ".join(f"{k!r}: {describe_shape(s)}"
+                               for k, s in zip(shape[2], shape[1])) + "}"
     inner = ", ".join(describe_shape(s) for s in shape[1])
     if shape[0] == "tuple":
         return f"({inner},)" if len(shape[1]) == 1 else f"({inner})"

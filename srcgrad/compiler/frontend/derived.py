@@ -28,6 +28,7 @@ from ..ir.builder import clone_block
 from ..ir.core import Block, Value, const_value
 from ..support import checked_seed
 from ..symbolic import Sym, is_symbolic, to_value
+from . import derived_trees
 from .context import LocalFunction
 from .resolve import Dependency
 
@@ -88,6 +89,8 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
     entry = handle.entry(_known_types(values[:len(handle.param_names)]))
     lw.ctx.deps.extend(entry.deps)  # what the inner version assumed, ours assumes too
     ir = entry.ir
+    if entry.boundary is not None:  # structured arguments: the IR takes their leaves
+        values = derived_trees.flat_values(entry.boundary, values, len(handle.param_names))
     mapping: dict[Value, Value] = {}
     structured: dict[Value, Any] = {}
     for p, v in zip(ir.params, values):
@@ -114,14 +117,20 @@ def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
             o.line = line
         b.block.ops.append(op)
     outs = [Sym(r) for r in block.results]
-    return nest(ir.meta.get("returns", 0), outs)
+    result = nest(ir.meta.get("returns", 0), outs)
+    if entry.boundary is not None:
+        return derived_trees.rebuilt(entry.boundary, result)
+    return result
 
 
 def _known_types(values: list[Any]) -> list[T.AType] | None:
     """The abstract types of the primal arguments, as far as the caller knows them."""
     out = []
     for v in values:
-        if isinstance(v, Sym):
+        tree = derived_trees.known_kind(v)
+        if tree is not None:
+            out.append(tree)
+        elif isinstance(v, Sym):
             t = v.value.type
             out.append(t if t is not None and t.kind != "static" else T.ANY)
         elif isinstance(v, (tuple, list)):

@@ -92,6 +92,8 @@ class ExpressionsMixin:
             return calls.attribute(self, obj, node.attr, node)
         if isinstance(obj, types.ModuleType):  # another module's global (`config.DATA`)
             return captured.module_attribute(self, obj, node.attr, node)
+        if isinstance(obj, captured.CapturedObject):  # `model.W`: read when it runs
+            return obj.attribute(self, node.attr, node)
         try:
             return getattr(obj, node.attr)
         except AttributeError:
@@ -224,8 +226,17 @@ class ExpressionsMixin:
         return out
 
     def expr_Dict(self, node: Any) -> Any:
-        keys = [self.expr(k) for k in node.keys]
-        return dict(zip(keys, [self.expr(v) for v in node.values]))
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:  # {**params, "W": W}: a compile-time dict's items
+                items = self.expr(v)
+                if not isinstance(items, dict):
+                    raise self.err(node, "`**` in a dict display needs a dict known while "
+                                   "compiling.", "Unpack a dict argument or a local dict.")
+                out.update(items)
+            else:
+                out[self.expr(k)] = self.expr(v)
+        return out
 
     def expr_Slice(self, node: Any) -> Any:
         parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]
@@ -238,6 +249,14 @@ class ExpressionsMixin:
             # a compile-time array (a module global) indexed at run time: an IR constant
             with self.ctx.builder.at_line(self.line_of(node)):
                 base = Sym(to_value(base))
+        if isinstance(base, Sym) and isinstance(index, str):
+            # an array has no str keys: this is a dict (or record) whose structure this
+            # version was not compiled for (the generic version of `srcgrad show`)
+            name = node.value.id if isinstance(node.value, gast.Name) else "x"
+            raise self.err(node, f"`{name}[{index!r}]` reads a key of a value srcgrad knows "
+                           "only as an array here.", "Give its structure: call the derived "
+                           "function with the dict, or srcgrad show --types "
+                           "'dict(W=array[2],...)'.")
         if isinstance(base, Sym):
             out = record_rule(calls.rule("getitem"), [base], {"index": index})
             if _may_be_view(index, out.value.type):

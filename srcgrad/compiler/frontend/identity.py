@@ -32,6 +32,8 @@ def is_identity(lw: Any, left: Any, right: Any, negate: bool, node: Any) -> Any:
     if not (is_symbolic(left) or is_symbolic(right)):
         return (left is not right) if negate else (left is right)
     value = right if left is None else left if right is None else None
+    if value is not None and not isinstance(value, Sym):
+        return negate  # a compile-time container holding run-time values is not None
     if not isinstance(value, Sym):
         op = "is not" if negate else "is"
         raise lw.err(node, f"`{op}` between a value known only at run time and another "

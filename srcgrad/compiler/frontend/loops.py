@@ -9,6 +9,7 @@ lists, and over constant ranges whose body appends to a local list, are unrolled
 from __future__ import annotations
 
 import operator
+from collections.abc import ItemsView, KeysView, ValuesView
 from typing import Any
 
 import gast
@@ -234,8 +235,22 @@ def _array_rows(lw: Any, array: Any, node: Any) -> Any:
 def _static_items(iterable: Any) -> list[Any] | None:
     if isinstance(iterable, (list, tuple)):
         return list(iterable)
-    if isinstance(iterable, (enumerate, zip, dict)):
-        return list(iterable)
+    if isinstance(iterable, (enumerate, zip, dict, KeysView, ValuesView, ItemsView)):
+        return list(iterable)  # a compile-time dict's .keys()/.values()/.items() too
+    # enumerate / zip of a compile-time list holding run-time values (`for i, (W, b) in
+    # enumerate(layers)`): its length is known, so the loop unrolls like the list's
+    if isinstance(iterable, SymEnumerate) and isinstance(iterable.start, int):
+        inner = _static_items(iterable.inner)
+        return None if inner is None else list(enumerate(inner, iterable.start))
+    if isinstance(iterable, SymZip):
+        parts = [_static_items(i) for i in iterable.items]
+        if any(p is not None and not isinstance(i, range)
+               for p, i in zip(parts, iterable.items)):
+            parts = [list(i) if isinstance(i, range) else p
+                     for p, i in zip(parts, iterable.items)]
+            if all(p is not None for p in parts):
+                return list(zip(*parts))
+    return None
     return None
 
 

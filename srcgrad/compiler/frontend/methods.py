@@ -39,6 +39,12 @@ def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
         return _record(lw, rule_name, name, obj, args, kwargs)
     if name in METHODS or name in _LIST_MUTATORS:
         return BoundMethod(obj, name)
+    if not hasattr(np.ndarray, name):  # not an array's: an object srcgrad sees as one
+        raise lw.err(node, f"`.{name}` is not an attribute of an array, and srcgrad knows "
+                     "this value only as an array here (of unknown structure).",
+                     "Call the derived function with the object itself (a dataclass, "
+                     "namedtuple or your class: its fields become leaves), or give its "
+                     "structure to srcgrad show with --types.")
     raise lw.err(node, f"the array attribute `.{name}` is not supported.",
                  f"Use the NumPy function instead (np.{name}(x, ...)).")
 

@@ -20,6 +20,38 @@ from .facts import Fact, fact_of
 _MISSING = object()
 
 
+class Attr:
+    """A step of a captured value's path that reads an attribute (``model.W``), where the
+    other steps index (``ROWS[0]``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Attr) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("attr", self.name))
+
+    def __repr__(self) -> str:
+        return f".{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def path_text(path: tuple[Any, ...]) -> str:
+    """The Python text of reading ``path`` (``.W[0]['b']``)."""
+    return "".join(repr(k) if isinstance(k, Attr) else f"[{k!r}]" for k in path)
+
+
+def step(value: Any, key: Any) -> Any:
+    """One step of a path: an attribute for :class:`Attr`, else an index."""
+    return getattr(value, key.name) if isinstance(key, Attr) else value[key]
+
+
 @dataclass(frozen=True)
 class Dependency:
     """``where[name]`` was ``obj`` when compiling.
@@ -51,8 +83,8 @@ class Dependency:
                 return _MISSING
         for key in self.path:
             try:
-                value = value[key]
-            except (LookupError, TypeError):
+                value = step(value, key)
+            except (LookupError, TypeError, AttributeError):
                 return _MISSING
         return value
 
