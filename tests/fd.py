@@ -287,6 +287,28 @@ def numeric_tree_gradient(fn: Callable[..., Any], args: Sequence[Any], place: in
     return tree_map_paths(container, leaf_gradient)
 
 
+def directional_tree_difference(moved: Callable[[float], Any], eps: float = EPS) -> Any:
+    """``(moved(h) - moved(-h)) / 2h`` leaf by leaf, structured like ``moved``'s result (any
+    containers: dicts, dataclasses, namedtuples, lists); None for str, int and None leaves.
+    ``moved(s)`` evaluates the function at the point moved by ``s`` along the direction."""
+    hi, lo = moved(eps), moved(-eps)
+    low = dict(_leaves_by_path(lo))
+
+    def difference(path: tuple[Any, ...], leaf: Any) -> Any:
+        if not _is_number_leaf(leaf) or isinstance(leaf, str):
+            return None
+        return (np.asarray(leaf, dtype=np.float64)
+                - np.asarray(low[path], dtype=np.float64)) / (2.0 * eps)
+    return tree_map_paths(hi, difference)
+
+
+def _leaves_by_path(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, Any]]:
+    items = _children(value)
+    if items is None:
+        return [(path, value)]
+    return [pair for k, c in items for pair in _leaves_by_path(c, (*path, k))]
+
+
 def assert_tree_close(computed: Any, expected: Any, rtol: float = RTOL,
                       atol: float = ATOL) -> None:
     """Same containers (types, keys) and, leaf by leaf, close values; each gradient leaf of

@@ -10,6 +10,7 @@ from tests.fd import (  # noqa: F401
     assert_leaf_types,
     assert_tree_close,
     directional_derivative,
+    directional_tree_difference,
     inner,
     numeric_gradient,
     numeric_hessian,

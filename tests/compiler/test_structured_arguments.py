@@ -19,6 +19,7 @@ from fd import (
     assert_close,
     assert_leaf_types,
     assert_tree_close,
+    directional_tree_difference,
     numeric_gradient,
     numeric_hessian,
     numeric_tree_gradient,
@@ -399,15 +400,7 @@ def test_jvp_returns_value_and_tangent_structured_like_the_result(case):
     fn = RESULTS[case]
     t = RNG.normal(size=3)
     fw = sg.jvp(fn)
-    h = 1e-6
-
-    def leaf_at(tree, path):
-        for k in path:
-            tree = getattr(tree, k) if dataclasses.is_dataclass(tree) else tree[k]
-        return tree
-    hi, lo = fn(X + h * t), fn(X - h * t)
-    want = tree_map_paths(fn(X), lambda p, leaf: None if isinstance(leaf, str) else
-                          (np.asarray(leaf_at(hi, p)) - np.asarray(leaf_at(lo, p))) / (2 * h))
+    want = directional_tree_difference(lambda s: fn(X + s * t))
     for _ in range(2):
         value, tangent = fw(X, t)
         assert_tree_close(value, fn(X), rtol=1e-12, atol=1e-12)
@@ -493,14 +486,9 @@ def test_jvp_of_grad_over_a_dict_is_a_hessian_vector_product():
     params = curved_params()
     t = {"a": RNG.normal(size=2), "b": 0.7, "c": [RNG.normal(size=2)]}
     g = sg.grad(curved)
-    h = 1e-6
-
-    def moved(sign):
-        return g({"a": params["a"] + sign * h * t["a"], "b": params["b"] + sign * h * t["b"],
-                  "c": [params["c"][0] + sign * h * t["c"][0]]})
-    hi, lo = moved(1.0), moved(-1.0)
-    want = {"a": (hi["a"] - lo["a"]) / (2 * h), "b": (hi["b"] - lo["b"]) / (2 * h),
-            "c": [(hi["c"][0] - lo["c"][0]) / (2 * h)]}
+    want = directional_tree_difference(lambda s: g(
+        {"a": params["a"] + s * t["a"], "b": params["b"] + s * t["b"],
+         "c": [params["c"][0] + s * t["c"][0]]}))
     value, tangent = sg.jvp(g)(params, t)
     assert_tree_close(value, g(params), rtol=1e-12, atol=1e-12)
     assert_tree_close(tangent, want)
