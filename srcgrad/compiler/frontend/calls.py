@@ -19,7 +19,7 @@ import builtins
 import inspect
 import math
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gast
 import numpy as np
@@ -46,6 +46,9 @@ from .identity import is_instance
 from .resolve import Dependency, Scope
 from .source import parse_function
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 # methods that change a list or dict in place
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
                        "reverse", "update", "setdefault", "popitem", "__setitem__",
@@ -57,7 +60,7 @@ def rule(name: str) -> Rule:
     return RULES[name] if name in RULES else STRUCTURAL[name]
 
 
-def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     try:
         return _call(lw, func, args, kwargs, node)
     except SrcGradError as e:
@@ -66,7 +69,7 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
         raise
 
 
-def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     obj = func.value if isinstance(func, CapturedObject) else func
     if isinstance(func, CapturedObject) or is_plain_object(func):
         # `model(x)`, `self.layer(x)`: its class's __call__, differentiated through
@@ -170,7 +173,7 @@ def _plain_record(cls: Any) -> bool:
     return params is not None and params.init and not hasattr(cls, "__post_init__")
 
 
-def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def array_of(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     """``np.array([a, b])`` -> ``stack``; ``np.array(x)`` -> ``copy`` (``asarray``: ``x``)."""
     if len(args) != 1 or set(kwargs) - {"dtype"}:
         raise lw.err(node, f"np.{func.__name__} is supported with one argument (and dtype=).")
@@ -203,12 +206,12 @@ def _pure(func: Any) -> bool:
     return module.startswith("numpy") or module == "math" or isinstance(func, np.ufunc)
 
 
-def call_numpy_name(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+def call_numpy_name(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any],
                     node: Any) -> Any:
     return call(lw, getattr(np, name), args, kwargs, node)
 
 
-def opaque(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def opaque(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     b = lw.ctx.builder
     operands = {"args": tuple(to_value(a) for a in args),
                 "kwargs": tuple(to_value(v) for v in kwargs.values())}
@@ -216,7 +219,7 @@ def opaque(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     return Sym(op.out)
 
 
-def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
+def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
     if isinstance(obj, (list, tuple, dict)):
         return getattr(obj, name)
     return methods.attribute(lw, obj, name, node)
@@ -224,7 +227,7 @@ def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
 
 # --- builtins ---------------------------------------------------------------------------
 
-def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values())) or any(
         isinstance(a, (SymRange, SymEnumerate, SymZip)) for a in args)
     name = getattr(func, "__name__", "")
@@ -285,7 +288,7 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
                      "or compute it with operators."))
 
 
-def _extreme(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def _extreme(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     """``max``/``min`` of values known at run time: ``np.maximum``/``np.minimum`` chains
     (ties share the gradient); with ``key=``, Python's choice itself: an item replaces the
     current one only where its key is strictly larger (smaller), so the first wins."""
@@ -331,7 +334,7 @@ _BUILTIN_ADVICE = {
 }
 
 
-def _enumerate(lw: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
+def _enumerate(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
     """``enumerate(items)``, ``enumerate(items, start)``, ``enumerate(items, start=k)``."""
     try:
         bound = inspect.signature(lambda iterable, start=0: None).bind(*args, **kwargs)
@@ -356,7 +359,7 @@ def _describe(value: Any) -> str:
 # --- inlining user functions ------------------------------------------------------------
 
 def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
-                lw: Any, node: Any) -> dict[str, Any]:
+                lw: Lowerer, node: Any) -> dict[str, Any]:
     a = fn.node.args
     if a.vararg is not None or a.kwarg is not None:
         raise lw.err(node, f"{fn.name}: *args/**kwargs parameters are not supported.")
@@ -373,13 +376,13 @@ def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
     return dict(bound.arguments)
 
 
-def inline_local(lw: Any, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
+def inline_local(lw: Lowerer, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
                  node: Any) -> Any:
     env = _bind_local(fn, args, kwargs, lw, node)
     return _inline(lw, fn.parsed, fn.node, fn.scope, env, fn.envs, node)
 
 
-def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     try:
         parsed = parse_function(fn)
     except SrcGradError:
@@ -421,7 +424,7 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
         lw.ctx.code_stack.pop()
 
 
-def _inline(lw: Any, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
+def _inline(lw: Lowerer, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
             enclosing: list[dict[str, Any]], node: Any) -> Any:
     from .lower import Lowerer  # lower imports this module
 

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gast
 
@@ -22,6 +22,9 @@ from ..ir import types as T
 from ..ir.builder import Builder, _stack
 from ..ir.core import Block
 from ..structure import is_user_dataclass, make_dataclass
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 MAX_UNROLL = 10_000
 _MUTATORS = ("append", "extend", "insert", "pop")
@@ -120,7 +123,7 @@ def contains(stmts: list[Any], kinds: tuple[type, ...]) -> bool:
     return any(isinstance(n, kinds) for n in _walk(stmts))
 
 
-def mutated_lists(lw: Any, stmts: list[Any]) -> list[str]:
+def mutated_lists(lw: Lowerer, stmts: list[Any]) -> list[str]:
     out = []
     for node in _walk(stmts):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
@@ -134,7 +137,7 @@ def mutated_lists(lw: Any, stmts: list[Any]) -> list[str]:
 # --- blocks --------------------------------------------------------------------------------
 
 @contextmanager
-def in_block(lw: Any, block: Block, env: dict[str, Any]) -> Iterator[Builder]:
+def in_block(lw: Lowerer, block: Block, env: dict[str, Any]) -> Iterator[Builder]:
     """Lower into ``block`` with environment ``env`` (restored afterwards)."""
     ctx = lw.ctx
     saved_builder, saved_env = ctx.builder, lw.env
@@ -236,7 +239,7 @@ def exits_in(stmts: list[Any]) -> set[str]:
     return found
 
 
-def no_exit(lw: Any, stmts: list[Any], where: str) -> None:
+def no_exit(lw: Lowerer, stmts: list[Any], where: str) -> None:
     """Lower a block inside a run-time branch or loop body: ``break``/``continue`` set the
     innermost run-time loop's flags (:func:`.loops.lower_guarded`), ``return`` is refused."""
     flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
