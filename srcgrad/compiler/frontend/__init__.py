@@ -2,6 +2,9 @@
 
 :mod:`.source` parses, :mod:`.resolve` resolves free names, :mod:`.lower` lowers statements
 and expressions, :mod:`.calls` and :mod:`.methods` lower calls and array methods.
+What is evaluated while compiling rather than emitted (unrolled loops, peeled trips, folded
+``if``, builtins on known values, inlining depth) is decided by one named policy,
+:mod:`.policy`, whose reasons the emitted ``# line N`` comments show.
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
                   source_lines=dict(parsed.lines))
     with Builder(body) as builder:
         ctx = Context(builder, entry=body)
+        ir.notes = ctx.notes  # shown in the emitted comments (.policy)
         ctx.argument_ids = {p.id for p in params}
         ctx.code_stack.append(getattr(fn, "__code__", None))
         ctx.constant_ints = constants is not None

@@ -35,7 +35,6 @@ from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule,
 from . import captured, derived, methods, runlists
 from .captured import CapturedObject
 from .context import (
-    MAX_INLINE_DEPTH,
     VIEW_PRIMS,
     BoundMethod,
     LocalFunction,
@@ -43,6 +42,7 @@ from .context import (
 )
 from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
+from .policy import POLICY
 from .resolve import Dependency, Scope
 from .source import parse_function
 
@@ -118,6 +118,8 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         return runlists.run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
+    if symbolic and _is_builtin(func) and POLICY.should_run_builtin(func.__name__, args, True):
+        return func(*args, **kwargs)  # len() of a list of run-time values: known now
     r = rule_for(func)
     if r is not None:
         if not symbolic:
@@ -132,8 +134,7 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
             lw.ctx.note_view(out.value, args[0].value)
         return out
-    if isinstance(func, types.BuiltinFunctionType) and (getattr(
-            builtins, func.__name__, None) is func or func is math.prod):
+    if _is_builtin(func):
         return call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
         return inline_user(lw, func, args, kwargs, node)
@@ -160,6 +161,12 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
     return opaque(lw, func, args, kwargs)
+
+
+def _is_builtin(func: Any) -> bool:
+    """Python's own builtin ``func`` (``len``, ``max``, ...), or ``math.prod``."""
+    return isinstance(func, types.BuiltinFunctionType) and (
+        getattr(builtins, func.__name__, None) is func or func is math.prod)
 
 
 def _plain_record(cls: Any) -> bool:
@@ -235,8 +242,8 @@ def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]
         lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
                             attrs={"kwargs": dict(kwargs)}, n_out=0)
         return None
-    if not symbolic or (name == "len" and isinstance(args[0], (list, tuple))):
-        return func(*args, **kwargs)  # (a Python list's length is known now)
+    if POLICY.should_run_builtin(name, args, symbolic):
+        return func(*args, **kwargs)
     if name == "isinstance" and not kwargs and len(args) == 2:
         return is_instance(lw, args[0], args[1], node)
     if name in ("float", "int", "len"):
@@ -429,9 +436,9 @@ def _inline(lw: Lowerer, parsed: Any, fnode: Any, scope: Scope, env: dict[str, A
     from .lower import Lowerer  # lower imports this module
 
     ctx = lw.ctx
-    if ctx.depth >= MAX_INLINE_DEPTH:
-        raise lw.err(node, f"calls nested more than {MAX_INLINE_DEPTH} deep (a recursion that "
-                     "does not end at compile time?).",
+    inline = POLICY.should_inline(ctx.depth)
+    if not inline:
+        raise lw.err(node, f"{inline.reason}.",
                      "Recurse on an int argument that reaches its base case, or use a loop.")
     saved_line = ctx.call_line
     ctx.call_line = saved_line if saved_line is not None else lw.line_of(node)

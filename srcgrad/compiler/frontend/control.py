@@ -1,11 +1,11 @@
 """Control flow lowering, shared parts: block switching, syntax scans, exit signals.
 
-A condition known at compile time just picks the code to lower (loops over Python lists
-and constant ranges that build lists are unrolled). A condition known only at run time
-becomes a structured op holding blocks (DESIGN.md principle 5): ``if`` (:mod:`.branches`),
-``for_range`` and ``while`` (:mod:`.loops`). Loop-carried values are the variables the
-body assigns that exist before the loop; their types are joined over iterations
-(``total = 0`` then ``total = total + x[i]`` is a float).
+A condition known at compile time just picks the code to lower (:mod:`.policy` decides
+which: loops over Python lists, constant ranges that build lists, ...). A condition known
+only at run time becomes a structured op holding blocks (DESIGN.md principle 5): ``if``
+(:mod:`.branches`), ``for_range`` and ``while`` (:mod:`.loops`). Loop-carried values are
+the variables the body assigns that exist before the loop; their types are joined over
+iterations (``total = 0`` then ``total = total + x[i]`` is a float).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from ..structure import is_user_dataclass, make_dataclass
 if TYPE_CHECKING:
     from .lower import Lowerer
 
-MAX_UNROLL = 10_000
 _MUTATORS = ("append", "extend", "insert", "pop")
 
 

@@ -20,6 +20,7 @@ from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule,
 from . import branches, calls, captured, unbound
 from .context import Context, LocalFunction
 from .identity import is_identity
+from .policy import POLICY
 from .resolve import MISSING, Scope
 from .source import Parsed
 from .unbound import MaybeUnbound, OnSomePathsOnly
@@ -196,7 +197,7 @@ class ExpressionsMixin:
         first = self.expr(operands[0])
         if len(operands) == 1:
             return first
-        if not isinstance(first, Sym):  # a tuple's truth is its length, known now
+        if POLICY.should_fold_if(first):  # a tuple's truth is its length, known now
             if bool(first) != is_and:  # `False and ...` / `True or ...`: decided
                 return first
             return self._bool_chain(node, operands[1:], is_and)
@@ -213,7 +214,7 @@ class ExpressionsMixin:
 
     def expr_IfExp(self, node: Any) -> Any:
         test = self.expr(node.test)
-        if isinstance(test, Sym):
+        if not POLICY.should_fold_if(test):
             return branches.lower_ifexp(self.lowerer, node, test)
         return self.expr(node.body if test else node.orelse)
 

@@ -2,14 +2,13 @@
 
 ``outputs = for_range(start, stop, step, init) {^(i, carried...) body}``; iterating an
 array's rows, ``enumerate`` and ``zip`` are ranges with subscripts inside.
-``outputs = while(init) {^(carried...) cond} {^(carried...) body}``. Loops over Python
-lists, and over constant ranges whose body appends to a local list, are unrolled.
+``outputs = while(init) {^(carried...) cond} {^(carried...) body}``. Which loops are
+unrolled (or their first trips peeled) instead is :mod:`.policy`'s decision.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import ItemsView, KeysView, ValuesView
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -20,7 +19,6 @@ from ..ir.core import Block, Op, Value
 from ..symbolic import Sym, is_symbolic, to_value
 from .branches import lower_if
 from .control import (
-    MAX_UNROLL,
     Collector,
     LoopExit,
     RunList,
@@ -39,6 +37,7 @@ from .control import (
     no_exit,
     unflatten,
 )
+from .policy import MAX_UNROLL, POLICY, Decision
 from .unbound import UNBOUND, MaybeUnbound, is_unbound_value
 
 if TYPE_CHECKING:
@@ -49,11 +48,10 @@ def lower_for(lw: Lowerer, node: Any) -> None:
     if node.orelse:
         raise lw.err(node, "`for ... else` is not supported.", "Use a flag variable.")
     iterable = lw.expr(node.iter)
-    static = _static_items(iterable)
-    if static is None and isinstance(iterable, range) and mutated_lists(lw, node.body):
-        static = list(iterable)
-    if static is not None:
-        _unroll(lw, node, static)
+    decision = POLICY.should_unroll_for(
+        iterable, isinstance(iterable, range) and bool(mutated_lists(lw, node.body)))
+    if decision:
+        _unroll(lw, node, decision)
         return
     if isinstance(iterable, (np.ndarray, Sym)):
         iterable = _array_rows(lw, iterable, node)
@@ -165,7 +163,9 @@ def after_loop_return(lw: Lowerer, node: Any) -> list[Any]:
     if flag is None:  # the loop is left only by its `return`: the code after it is dead
         return [ret]
     test = gast.Name(id=flag, ctx=gast.Load(), annotation=None, type_comment=None)
-    return [gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)]
+    check = gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)
+    check.srcgrad_synthetic = True  # srcgrad's own `if`: never noted as the user's
+    return [check]
 
 
 def lower_guarded(lw: Lowerer, stmts: list[Any], flags: dict[str, str]) -> None:
@@ -217,6 +217,7 @@ def _not_any(lw: Lowerer, values: list[Any], node: Any) -> Any:
 
 def _synthetic_if(body: list[Any], like: Any) -> Any:
     node = gast.If(test=gast.Constant(value=True, kind=None), body=body, orelse=[])
+    node.srcgrad_synthetic = True  # srcgrad's own `if`: never noted as the user's
     return gast.copy_location(node, like)
 
 
@@ -235,32 +236,12 @@ def _array_rows(lw: Lowerer, array: Any, node: Any) -> Any:
         return Sym(to_value(array))
 
 
-def _static_items(iterable: Any) -> list[Any] | None:
-    if isinstance(iterable, (list, tuple)):
-        return list(iterable)
-    if isinstance(iterable, (enumerate, zip, dict, KeysView, ValuesView, ItemsView)):
-        return list(iterable)  # a compile-time dict's .keys()/.values()/.items() too
-    # enumerate / zip of a compile-time list holding run-time values (`for i, (W, b) in
-    # enumerate(layers)`): its length is known, so the loop unrolls like the list's
-    if isinstance(iterable, SymEnumerate) and isinstance(iterable.start, int):
-        inner = _static_items(iterable.inner)
-        return None if inner is None else list(enumerate(inner, iterable.start))
-    if isinstance(iterable, SymZip):
-        parts = [_static_items(i) for i in iterable.items]
-        if any(p is not None and not isinstance(i, range)
-               for p, i in zip(parts, iterable.items)):
-            parts = [list(i) if isinstance(i, range) else p
-                     for p, i in zip(parts, iterable.items)]
-            if all(p is not None for p in parts):
-                return list(zip(*parts))
-    return None
-    return None
-
-
-def _unroll(lw: Lowerer, node: Any, items: list[Any]) -> None:
-    if len(items) > MAX_UNROLL:
+def _unroll(lw: Lowerer, node: Any, decision: Decision) -> None:
+    items = decision.items
+    if POLICY.too_long(len(items)):
         raise lw.err(node, f"a loop of {len(items)} iterations over a Python list is too long "
                      "to unroll.", "Loop over an array instead.")
+    lw.note(node, POLICY.unroll_note(decision))
     for item in items:
         lw.assign(node.target, item, node)
         if _unrolled_iteration(lw, node.body):
@@ -456,16 +437,21 @@ def _loop_regions(lw: Lowerer, node: Any, prim: str, slots: _Slots, types: list[
 def lower_while(lw: Lowerer, node: Any) -> None:
     if node.orelse:
         raise lw.err(node, "`while ... else` is not supported.", "Use a flag variable.")
+    exits = bool(exits_in(node.body)) or contains(node.body, (gast.Return,))
+    trips = 0
     for _ in range(MAX_UNROLL):
         with lw.ctx.builder.at_line(lw.line_of(node)):
             test = lw.expr(node.test)
-        if is_symbolic(test) or exits_in(node.body) or contains(node.body, (gast.Return,)):
+        if not POLICY.should_unroll_while(test, exits):
             break
         if not test or _unrolled_iteration(lw, node.body):
+            lw.note(node, POLICY.while_note(trips + bool(test), finished=True))
             return
+        trips += 1
     else:
         raise lw.err(node, f"this while loop did not end after {MAX_UNROLL} iterations "
                      "known at compile time.", "Check its condition.")
+    lw.note(node, POLICY.while_note(trips, finished=False))
     flags = _flags(lw, node.body)
     carried, init = _carried(lw, node, [])
     carried += _carried_flags(flags)
