@@ -243,3 +243,13 @@ def test_assert_on_a_tuple_of_run_time_values_is_decided_while_compiling():
     assert_close(sg.grad(assert_on_a_tuple)(x), numeric_gradient(assert_on_a_tuple, (x,), None, 0))
     _, tangent = sg.jvp(assert_on_a_tuple)(x, np.ones(2))
     assert_close(tangent, directional_derivative(assert_on_a_tuple, (x,), {0: np.ones(2)}))
+
+
+def test_annotated_listing_keeps_the_compile_time_reasons():
+    from srcgrad.compiler.api import render
+
+    text = render(network, types=["array[3]"], what="annotate")
+    first = network.__code__.co_firstlineno
+    line = next(s for s in text.splitlines() if s.strip().startswith(f"# {first + 2} |"))
+    assert line.strip() == (f"# {first + 2} |     for W, b in LAYERS:  (unrolled at compile "
+                            "time: 3 items, a list known while compiling)")
