@@ -417,7 +417,8 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
-    if fn.__code__ in lw.ctx.code_stack and not lw.ctx.constant_ints:
+    if fn.__code__ in lw.ctx.code_stack and not POLICY.should_unroll_recursion(
+            lw.ctx.constant_ints):
         raise RecursionNeedsValues(
             f"{fn.__qualname__} calls itself; srcgrad differentiates recursion by unrolling "
             "it for the values of the int arguments, which are not known here.",
