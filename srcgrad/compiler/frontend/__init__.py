@@ -28,7 +28,7 @@ from .control import flatten
 from .lower import Lowerer
 from .resolve import Dependency, Scope
 from .returns import check_result
-from .source import parse_function
+from .source import Parsed, parse_function
 
 __all__ = ["RecursionNeedsValues", "lower", "parameter_names"]
 
@@ -166,7 +166,7 @@ def result_tree(shape: Any) -> Any:
     return tree(shape)
 
 
-def _return_line(parsed: Any, node: Any) -> int | None:
+def _return_line(parsed: Parsed, node: Any) -> int | None:
     if isinstance(node, gast.Lambda):
         return parsed.file_line(node)
     for stmt in reversed(node.body):

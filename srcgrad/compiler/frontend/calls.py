@@ -44,7 +44,7 @@ from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
 from .policy import POLICY
 from .resolve import Dependency, Scope
-from .source import parse_function
+from .source import Parsed, parse_function
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -432,7 +432,7 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
         lw.ctx.code_stack.pop()
 
 
-def _inline(lw: Lowerer, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
+def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str, Any],
             enclosing: list[dict[str, Any]], node: Any) -> Any:
     from .lower import Lowerer  # lower imports this module
 
