@@ -175,7 +175,7 @@ def test_emitted_comment_says_a_while_loop_first_trip_was_peeled():
     text = sg.source(sg.grad(halve_once_at_least), np.full(2, 4.0))
     line = halve_once_at_least.__code__.co_firstlineno + 2
     assert _comment(text, f"# line {line}:") == (
-        f"# line {line}: while not done:  (first 1 trip peeled at compile time, where its "
+        f"# line {line}: while not done:  (first trip peeled at compile time, where its "
         "condition was known; the rest is a run-time loop)")
 
 

@@ -148,8 +148,9 @@ class CompileTimePolicy:
             return f"unrolled at compile time: {_trips(trips)}, its condition known while " \
                 "compiling"
         if trips:
-            return f"first {_trips(trips)} peeled at compile time, where its condition was " \
-                "known; the rest is a run-time loop"
+            first = "first trip" if trips == 1 else f"first {trips} trips"
+            return f"{first} peeled at compile time, where its condition was known; the " \
+                "rest is a run-time loop"
         return None
 
     def should_fold_if(self, test: Any) -> Decision:
