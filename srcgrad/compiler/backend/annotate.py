@@ -46,6 +46,11 @@ def annotate(emitted: str, source_lines: Mapping[int, str], filename: str = "<un
             if number in source_lines:
                 out += [_listing(indent, n, source_lines[n], body_indent, width)
                         for n in spans.get(number, [number])]
+                # the frontend's note after the line's text (why a loop was unrolled, an
+                # `if` folded): kept after the listing
+                text, own = marker.group("text").strip(), source_lines[number].strip()
+                if text.startswith(own) and text != own:
+                    out[-1] += "  " + text[len(own):].strip()
             else:  # code from elsewhere (an inlined helper): the marker is all we know
                 out.append(f"{indent}# {number:>{width}} | {marker.group('text').strip()}")
             continue

@@ -174,9 +174,32 @@ class _Emitter:
         params = [self.names.define(p) for p in self.fn.params]
         lines = [f"def {self.fn_name}({', '.join(params)}):"]
         self.current_line: int | None = None
+        self.noted: set[int] = set()  # lines whose compile-time note was shown
         self.block(self.fn.body, lines, "    ", top=True)
+        # what was evaluated while compiling and left no code after the last line shown
+        for start, (_end, why) in sorted(self.fn.notes.items()):
+            if start not in self.noted:
+                text = self.fn.source_lines.get(start, "").strip()
+                lines.append(f"    # line {start}: {text}  ({why})")
         lines.append("    " + _source(gast.Return(value=self.results())))
         return lines
+
+    def line_comments(self, line: int, indent: str) -> list[str]:
+        """The ``# line N: ...`` comment(s) before the code from user line ``line``: first,
+        once each, the statements up to it that the frontend evaluated while compiling (an
+        unrolled loop, a folded ``if``, also one that left no code), their reason after the
+        text."""
+        out, own = [], False
+        for start, (_end, why) in sorted(self.fn.notes.items()):
+            if start <= line and start not in self.noted:
+                self.noted.add(start)
+                text = self.fn.source_lines.get(start, "").strip()
+                out.append(f"{indent}# line {start}: {text}  ({why})")
+                own = own or start == line
+        if not own:
+            text = self.fn.source_lines.get(line, "").strip()
+            out.append(f"{indent}# line {line}: {text}".rstrip())
+        return out
 
     def block(self, block: Block, lines: list[str], indent: str, *, top: bool = False,
               slots: list[str] | None = None, carried: list[Value] | None = None,
@@ -194,8 +217,7 @@ class _Emitter:
             if op.prim == "const":
                 continue
             if op.line is not None and op.line != self.current_line:
-                text = self.fn.source_lines.get(op.line, "").strip()
-                lines.append(f"{indent}# line {op.line}: {text}".rstrip())
+                lines += self.line_comments(op.line, indent)
                 self.current_line = op.line
             if op.regions or op.prim in control.TAPE_PRIMS:
                 control.emit_compound(self, op, lines, indent, i if top else None)

@@ -2,6 +2,9 @@
 
 :mod:`.source` parses, :mod:`.resolve` resolves free names, :mod:`.lower` lowers statements
 and expressions, :mod:`.calls` and :mod:`.methods` lower calls and array methods.
+What is evaluated while compiling rather than emitted (unrolled loops, peeled trips, folded
+``if``, builtins on known values, inlining depth) is decided by one named policy,
+:mod:`.policy`, whose reasons the emitted ``# line N`` comments show.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from .control import flatten
 from .lower import Lowerer
 from .resolve import Dependency, Scope
 from .returns import check_result
-from .source import parse_function
+from .source import Parsed, parse_function
 
 __all__ = ["RecursionNeedsValues", "lower", "parameter_names"]
 
@@ -97,6 +100,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
                   source_lines=dict(parsed.lines))
     with Builder(body) as builder:
         ctx = Context(builder, entry=body)
+        ir.notes = ctx.notes  # shown in the emitted comments (.policy)
         ctx.argument_ids = {p.id for p in params}
         ctx.code_stack.append(getattr(fn, "__code__", None))
         ctx.constant_ints = constants is not None
@@ -162,7 +166,7 @@ def result_tree(shape: Any) -> Any:
     return tree(shape)
 
 
-def _return_line(parsed: Any, node: Any) -> int | None:
+def _return_line(parsed: Parsed, node: Any) -> int | None:
     if isinstance(node, gast.Lambda):
         return parsed.file_line(node)
     for stmt in reversed(node.body):

@@ -15,6 +15,7 @@ import gast
 
 from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
+from .context import Context
 from .expressions import BINOPS
 
 # How the user wrote an augmented operator, for messages
@@ -27,7 +28,7 @@ class AssignMixin:
 
     env: dict[str, Any]
     enclosing: list[dict[str, Any]]
-    ctx: Any
+    ctx: Context
 
     def assign(self, target: Any, value: Any, node: Any) -> None:
         if isinstance(target, gast.Name):

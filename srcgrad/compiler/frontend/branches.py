@@ -8,7 +8,7 @@ returned value(s): early returns need no flags.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir.core import Block
 from ..symbolic import Sym, is_symbolic, to_value
@@ -23,8 +23,11 @@ from .control import (
 )
 from .unbound import UNBOUND, MaybeUnbound, OnSomePathsOnly, representable, typed
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
-def lower_if(lw: Any, node: Any, cond: Any) -> None:
+
+def lower_if(lw: Lowerer, node: Any, cond: Any) -> None:
     """``if`` on a run-time condition, without ``return`` inside."""
     names = assigned_names(node.body + node.orelse)
     flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
@@ -77,7 +80,7 @@ def _one_path_only(a: Any, b: Any) -> tuple[Any, Any] | OnSomePathsOnly:
     return (unbound if a is _MISSING else a), (unbound if b is _MISSING else b)
 
 
-def merge_values(lw: Any, node: Any, cond: Any, blocks: list[Block],
+def merge_values(lw: Lowerer, node: Any, cond: Any, blocks: list[Block],
                  pairs: list[tuple[Any, Any]], what: list[str]) -> list[Any]:
     """The value of each (then, else) pair after an ``if`` whose blocks are ``blocks``:
     tuples and lists are merged item by item, values that are the same on both paths are
@@ -130,7 +133,7 @@ def _same_static(a: Any, b: Any) -> bool:
         return a is b
 
 
-def emit_if(lw: Any, cond: Any, blocks: list[Block], values: list[list[Any]]) -> list[Any]:
+def emit_if(lw: Lowerer, cond: Any, blocks: list[Block], values: list[list[Any]]) -> list[Any]:
     results = []
     for block, vals in zip(blocks, values):
         with in_block(lw, block, dict(lw.env)):
@@ -150,7 +153,7 @@ def emit_if(lw: Any, cond: Any, blocks: list[Block], values: list[list[Any]]) ->
     return op.outputs
 
 
-def lower_if_returning(lw: Any, node: Any, cond: Any, rest: list[Any]) -> Any:
+def lower_if_returning(lw: Lowerer, node: Any, cond: Any, rest: list[Any]) -> Any:
     """``if`` with a ``return`` inside: the rest of the body goes into both branches."""
     returned = []
     blocks = []
@@ -170,12 +173,12 @@ def lower_if_returning(lw: Any, node: Any, cond: Any, rest: list[Any]) -> Any:
     return value
 
 
-def lower_ifexp(lw: Any, node: Any, cond: Any) -> Any:
+def lower_ifexp(lw: Lowerer, node: Any, cond: Any) -> Any:
     return lower_lazy_if(lw, cond, lambda: lw.expr(node.body), lambda: lw.expr(node.orelse),
                          node, "this conditional expression")
 
 
-def lower_lazy_if(lw: Any, cond: Any, then: Any, other: Any, node: Any, what: str) -> Any:
+def lower_lazy_if(lw: Lowerer, cond: Any, then: Any, other: Any, node: Any, what: str) -> Any:
     """``then() if cond else other()``, each evaluated only inside its own branch."""
     blocks, values = [], []
     for branch in (then, other):

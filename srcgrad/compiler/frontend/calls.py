@@ -19,7 +19,7 @@ import builtins
 import inspect
 import math
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gast
 import numpy as np
@@ -35,7 +35,6 @@ from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule,
 from . import captured, derived, methods, runlists
 from .captured import CapturedObject
 from .context import (
-    MAX_INLINE_DEPTH,
     VIEW_PRIMS,
     BoundMethod,
     LocalFunction,
@@ -43,8 +42,12 @@ from .context import (
 )
 from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
+from .policy import POLICY
 from .resolve import Dependency, Scope
-from .source import parse_function
+from .source import Parsed, parse_function
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 # methods that change a list or dict in place
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
@@ -57,7 +60,7 @@ def rule(name: str) -> Rule:
     return RULES[name] if name in RULES else STRUCTURAL[name]
 
 
-def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     try:
         return _call(lw, func, args, kwargs, node)
     except SrcGradError as e:
@@ -66,7 +69,7 @@ def call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any)
         raise
 
 
-def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     obj = func.value if isinstance(func, CapturedObject) else func
     if isinstance(func, CapturedObject) or is_plain_object(func):
         # `model(x)`, `self.layer(x)`: its class's __call__, differentiated through
@@ -115,6 +118,8 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         return runlists.run_list_call(lw, func, args, kwargs, node)
     if func in (np.array, np.asarray) and symbolic:
         return array_of(lw, func, args, kwargs, node)
+    if symbolic and _is_builtin(func) and POLICY.should_run_builtin(func.__name__, args, True):
+        return func(*args, **kwargs)  # len() of a list of run-time values: known now
     r = rule_for(func)
     if r is not None:
         if not symbolic:
@@ -129,8 +134,7 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
         if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
             lw.ctx.note_view(out.value, args[0].value)
         return out
-    if isinstance(func, types.BuiltinFunctionType) and (getattr(
-            builtins, func.__name__, None) is func or func is math.prod):
+    if _is_builtin(func):
         return call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
         return inline_user(lw, func, args, kwargs, node)
@@ -159,6 +163,12 @@ def _call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any
     return opaque(lw, func, args, kwargs)
 
 
+def _is_builtin(func: Any) -> bool:
+    """Python's own builtin ``func`` (``len``, ``max``, ...), or ``math.prod``."""
+    return isinstance(func, types.BuiltinFunctionType) and (
+        getattr(builtins, func.__name__, None) is func or func is math.prod)
+
+
 def _plain_record(cls: Any) -> bool:
     """A namedtuple class, or a dataclass whose generated ``__init__`` only stores its
     fields: constructed while compiling, its fields the values given (run-time or not)."""
@@ -170,7 +180,7 @@ def _plain_record(cls: Any) -> bool:
     return params is not None and params.init and not hasattr(cls, "__post_init__")
 
 
-def array_of(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def array_of(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     """``np.array([a, b])`` -> ``stack``; ``np.array(x)`` -> ``copy`` (``asarray``: ``x``)."""
     if len(args) != 1 or set(kwargs) - {"dtype"}:
         raise lw.err(node, f"np.{func.__name__} is supported with one argument (and dtype=).")
@@ -203,12 +213,12 @@ def _pure(func: Any) -> bool:
     return module.startswith("numpy") or module == "math" or isinstance(func, np.ufunc)
 
 
-def call_numpy_name(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+def call_numpy_name(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any],
                     node: Any) -> Any:
     return call(lw, getattr(np, name), args, kwargs, node)
 
 
-def opaque(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def opaque(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     b = lw.ctx.builder
     operands = {"args": tuple(to_value(a) for a in args),
                 "kwargs": tuple(to_value(v) for v in kwargs.values())}
@@ -216,7 +226,7 @@ def opaque(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     return Sym(op.out)
 
 
-def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
+def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
     if isinstance(obj, (list, tuple, dict)):
         return getattr(obj, name)
     return methods.attribute(lw, obj, name, node)
@@ -224,7 +234,7 @@ def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
 
 # --- builtins ---------------------------------------------------------------------------
 
-def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values())) or any(
         isinstance(a, (SymRange, SymEnumerate, SymZip)) for a in args)
     name = getattr(func, "__name__", "")
@@ -232,8 +242,8 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
         lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
                             attrs={"kwargs": dict(kwargs)}, n_out=0)
         return None
-    if not symbolic or (name == "len" and isinstance(args[0], (list, tuple))):
-        return func(*args, **kwargs)  # (a Python list's length is known now)
+    if POLICY.should_run_builtin(name, args, symbolic):
+        return func(*args, **kwargs)
     if name == "isinstance" and not kwargs and len(args) == 2:
         return is_instance(lw, args[0], args[1], node)
     if name in ("float", "int", "len"):
@@ -285,7 +295,7 @@ def call_builtin(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any], no
                      "or compute it with operators."))
 
 
-def _extreme(lw: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def _extreme(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     """``max``/``min`` of values known at run time: ``np.maximum``/``np.minimum`` chains
     (ties share the gradient); with ``key=``, Python's choice itself: an item replaces the
     current one only where its key is strictly larger (smaller), so the first wins."""
@@ -331,7 +341,7 @@ _BUILTIN_ADVICE = {
 }
 
 
-def _enumerate(lw: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
+def _enumerate(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
     """``enumerate(items)``, ``enumerate(items, start)``, ``enumerate(items, start=k)``."""
     try:
         bound = inspect.signature(lambda iterable, start=0: None).bind(*args, **kwargs)
@@ -356,7 +366,7 @@ def _describe(value: Any) -> str:
 # --- inlining user functions ------------------------------------------------------------
 
 def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
-                lw: Any, node: Any) -> dict[str, Any]:
+                lw: Lowerer, node: Any) -> dict[str, Any]:
     a = fn.node.args
     if a.vararg is not None or a.kwarg is not None:
         raise lw.err(node, f"{fn.name}: *args/**kwargs parameters are not supported.")
@@ -373,13 +383,13 @@ def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
     return dict(bound.arguments)
 
 
-def inline_local(lw: Any, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
+def inline_local(lw: Lowerer, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
                  node: Any) -> Any:
     env = _bind_local(fn, args, kwargs, lw, node)
     return _inline(lw, fn.parsed, fn.node, fn.scope, env, fn.envs, node)
 
 
-def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     try:
         parsed = parse_function(fn)
     except SrcGradError:
@@ -407,7 +417,8 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
-    if fn.__code__ in lw.ctx.code_stack and not lw.ctx.constant_ints:
+    if fn.__code__ in lw.ctx.code_stack and not POLICY.should_unroll_recursion(
+            lw.ctx.constant_ints):
         raise RecursionNeedsValues(
             f"{fn.__qualname__} calls itself; srcgrad differentiates recursion by unrolling "
             "it for the values of the int arguments, which are not known here.",
@@ -421,14 +432,14 @@ def inline_user(lw: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], node:
         lw.ctx.code_stack.pop()
 
 
-def _inline(lw: Any, parsed: Any, fnode: Any, scope: Scope, env: dict[str, Any],
+def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str, Any],
             enclosing: list[dict[str, Any]], node: Any) -> Any:
     from .lower import Lowerer  # lower imports this module
 
     ctx = lw.ctx
-    if ctx.depth >= MAX_INLINE_DEPTH:
-        raise lw.err(node, f"calls nested more than {MAX_INLINE_DEPTH} deep (a recursion that "
-                     "does not end at compile time?).",
+    inline = POLICY.should_inline(ctx.depth)
+    if not inline:
+        raise lw.err(node, f"{inline.reason}.",
                      "Recurse on an int argument that reaches its base case, or use a loop.")
     saved_line = ctx.call_line
     ctx.call_line = saved_line if saved_line is not None else lw.line_of(node)

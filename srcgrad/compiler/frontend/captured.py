@@ -24,7 +24,7 @@ once per call is reading at each use); each place is read once. The compile-time
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir import types as T
 from ..ir.core import Op, Value
@@ -32,6 +32,9 @@ from ..structure import is_plain_object
 from ..symbolic import CapturedSym, Sym
 from .facts import MAX_ITEMS, fact_of, item_count, read_at_run_time
 from .resolve import Attr, Dependency, path_text, step
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 
 class Source:
@@ -89,7 +92,7 @@ class Source:
         return f"{name}.__{self.kind}s__[{self.key!r}]{path}"
 
 
-def read(lw: Any, source: Source, value: Any, name: str | None) -> Sym:
+def read(lw: Lowerer, source: Source, value: Any, name: str | None) -> Sym:
     """The run-time read of ``source`` (whose value is ``value`` now), once per function."""
     ctx = lw.ctx
     held = ctx.captured.get(source)
@@ -99,6 +102,7 @@ def read(lw: Any, source: Source, value: Any, name: str | None) -> Sym:
     op = Op("captured", {}, [out], {"source": source}, line=None)
     # at the top of the function, before anything else: it reads no other value, and the
     # loops and branches lowered so far may already be nested blocks
+    assert ctx.entry is not None, "lower() sets the entry block before lowering any body"
     ctx.entry.ops.insert(len(ctx.captured), op)
     ctx.argument_ids.add(out.id)  # the user's data, like an argument: never written into
     ctx.captured_ids.add(out.id)
@@ -117,7 +121,7 @@ class CapturedObject:
     def __init__(self, source: Source, value: Any) -> None:
         self.source, self.value = source, value
 
-    def attribute(self, lw: Any, name: str, node: Any) -> Any:
+    def attribute(self, lw: Lowerer, name: str, node: Any) -> Any:
         try:
             value = getattr(self.value, name)
         except AttributeError:
@@ -135,7 +139,7 @@ class CapturedObject:
         return _captured(lw, self.source.at(Attr(name)), value, node, recorded=False)
 
 
-def free_name(lw: Any, name: str, value: Any, node: Any) -> Any:
+def free_name(lw: Lowerer, name: str, value: Any, node: Any) -> Any:
     """What lowering uses for free name ``name`` (resolved to ``value`` by :mod:`.resolve`,
     which recorded what it assumes about the value itself)."""
     if is_plain_object(value):
@@ -148,7 +152,7 @@ def free_name(lw: Any, name: str, value: Any, node: Any) -> Any:
     return _captured(lw, Source(where, kind, name), value, node, recorded=True)
 
 
-def module_attribute(lw: Any, module: Any, attr: str, node: Any) -> Any:
+def module_attribute(lw: Lowerer, module: Any, attr: str, node: Any) -> Any:
     """What lowering uses for ``module.attr``: a global of that module, read at run time
     when it is data. NumPy's and math's own attributes (functions, ``np.pi``) are fixed
     library facts: used as they are, with no guard."""
@@ -167,7 +171,7 @@ _LIBRARIES = frozenset({"numpy", "math", "cmath", "srcgrad", "builtins"})
 _ABSENT = object()
 
 
-def default(lw: Any, fn: Any, param: str, value: Any, node: Any) -> Any:
+def default(lw: Lowerer, fn: Any, param: str, value: Any, node: Any) -> Any:
     """What lowering uses for ``fn``'s parameter ``param`` left to its default ``value``
     (the identity of ``fn.__defaults__`` is a dependency already)."""
     if not read_at_run_time(value) and type(value) not in (tuple, list, dict) \
@@ -188,7 +192,7 @@ def _is_record(value: Any) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def capture(lw: Any, source: Source, value: Any, node: Any) -> Any:
+def capture(lw: Lowerer, source: Source, value: Any, node: Any) -> Any:
     """What lowering uses for ``value`` read from ``source`` (recording the dependency)."""
     return _captured(lw, source, value, node, recorded=False)
 
@@ -199,7 +203,7 @@ def step_all(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-def _captured(lw: Any, source: Source, value: Any, node: Any, recorded: bool) -> Any:
+def _captured(lw: Lowerer, source: Source, value: Any, node: Any, recorded: bool) -> Any:
     """A run-time read of data; a container mirrored with its items captured in turn."""
     if not recorded:
         lw.ctx.deps.append(source.dependency(value))

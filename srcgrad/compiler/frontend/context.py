@@ -18,8 +18,6 @@ from ..structural import VIEW_PRIMS  # noqa: F401  (re-exported for the frontend
 from .resolve import Dependency, Scope
 from .source import Parsed
 
-MAX_INLINE_DEPTH = 40
-
 
 @dataclass
 class Context:
@@ -44,6 +42,8 @@ class Context:
     entry: Block | None = None  # the function's body: where captured values are read
     captured: dict[Any, Any] = field(default_factory=dict)  # captured.Source -> its Sym
     captured_ids: set[int] = field(default_factory=set)  # values read by `captured` ops
+    # user line -> (last line, why it was evaluated while compiling): see .policy.note
+    notes: dict[int, tuple[int, str]] = field(default_factory=dict)
 
     def root(self, v: Value) -> Value:
         return self.roots.get(v.id, v)

@@ -1,11 +1,11 @@
 """Control flow lowering, shared parts: block switching, syntax scans, exit signals.
 
-A condition known at compile time just picks the code to lower (loops over Python lists
-and constant ranges that build lists are unrolled). A condition known only at run time
-becomes a structured op holding blocks (DESIGN.md principle 5): ``if`` (:mod:`.branches`),
-``for_range`` and ``while`` (:mod:`.loops`). Loop-carried values are the variables the
-body assigns that exist before the loop; their types are joined over iterations
-(``total = 0`` then ``total = total + x[i]`` is a float).
+A condition known at compile time just picks the code to lower (:mod:`.policy` decides
+which: loops over Python lists, constant ranges that build lists, ...). A condition known
+only at run time becomes a structured op holding blocks (DESIGN.md principle 5): ``if``
+(:mod:`.branches`), ``for_range`` and ``while`` (:mod:`.loops`). Loop-carried values are
+the variables the body assigns that exist before the loop; their types are joined over
+iterations (``total = 0`` then ``total = total + x[i]`` is a float).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gast
 
@@ -23,7 +23,9 @@ from ..ir.builder import Builder, _stack
 from ..ir.core import Block
 from ..structure import is_user_dataclass, make_dataclass
 
-MAX_UNROLL = 10_000
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 _MUTATORS = ("append", "extend", "insert", "pop")
 
 
@@ -120,7 +122,7 @@ def contains(stmts: list[Any], kinds: tuple[type, ...]) -> bool:
     return any(isinstance(n, kinds) for n in _walk(stmts))
 
 
-def mutated_lists(lw: Any, stmts: list[Any]) -> list[str]:
+def mutated_lists(lw: Lowerer, stmts: list[Any]) -> list[str]:
     out = []
     for node in _walk(stmts):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
@@ -134,7 +136,7 @@ def mutated_lists(lw: Any, stmts: list[Any]) -> list[str]:
 # --- blocks --------------------------------------------------------------------------------
 
 @contextmanager
-def in_block(lw: Any, block: Block, env: dict[str, Any]) -> Iterator[Builder]:
+def in_block(lw: Lowerer, block: Block, env: dict[str, Any]) -> Iterator[Builder]:
     """Lower into ``block`` with environment ``env`` (restored afterwards)."""
     ctx = lw.ctx
     saved_builder, saved_env = ctx.builder, lw.env
@@ -236,7 +238,7 @@ def exits_in(stmts: list[Any]) -> set[str]:
     return found
 
 
-def no_exit(lw: Any, stmts: list[Any], where: str) -> None:
+def no_exit(lw: Lowerer, stmts: list[Any], where: str) -> None:
     """Lower a block inside a run-time branch or loop body: ``break``/``continue`` set the
     innermost run-time loop's flags (:func:`.loops.lower_guarded`), ``return`` is refused."""
     flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from srcgrad.errors import SrcGradError
 
@@ -32,11 +32,14 @@ from . import derived_trees
 from .context import LocalFunction
 from .resolve import Dependency
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 # what srcgrad.compiler.api marks its transforms with (``__srcgrad_transform__``)
 COMPOSES = "composes"  # grad, value_and_grad, vjp, jvp: their result carries its IR
 
 
-def apply_transform(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
+def apply_transform(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any],
                     node: Any) -> Any:
     """``sg.grad(f, wrt=...)`` inside differentiated code: the derived function, made now."""
     name = getattr(func, "__name__", "transform")
@@ -69,7 +72,7 @@ def apply_transform(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
                      "See help(sg.grad) for its arguments.") from None
 
 
-def inline_derived(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
+def inline_derived(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any],
                    node: Any) -> Any:
     """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
     handle = func.__srcgrad__
@@ -140,7 +143,7 @@ def _known_types(values: list[Any]) -> list[T.AType] | None:
     return None if all(t == T.ANY for t in out) else out
 
 
-def _unpack(lw: Any, body: Block, structured: dict[Value, Any], mapping: dict[Value, Value],
+def _unpack(lw: Lowerer, body: Block, structured: dict[Value, Any], mapping: dict[Value, Value],
             node: Any) -> Block:
     """``body`` without the ops that take a structured parameter apart (``checked_seed``,
     ``getitem`` with a constant index); ``mapping`` sends their results to the items."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gast
 import numpy as np
@@ -18,10 +18,15 @@ import numpy as np
 from ..ir.types import AType
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
 from . import branches, calls, captured, unbound
-from .context import LocalFunction
+from .context import Context, LocalFunction
 from .identity import is_identity
-from .resolve import MISSING
+from .policy import POLICY
+from .resolve import MISSING, Scope
+from .source import Parsed
 from .unbound import MaybeUnbound, OnSomePathsOnly
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -45,9 +50,15 @@ class ExpressionsMixin:
 
     env: dict[str, Any]
     enclosing: list[dict[str, Any]]
-    ctx: Any
-    scope: Any
-    parsed: Any
+    ctx: Context
+    scope: Scope
+    parsed: Parsed
+
+    @property
+    def lowerer(self) -> Lowerer:
+        """This object as the :class:`.lower.Lowerer` it is a part of: what the helper
+        modules take (a mixin cannot name its subclass as its own type)."""
+        return self  # type: ignore[return-value]
 
     def expr(self, node: Any) -> Any:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -68,7 +79,7 @@ class ExpressionsMixin:
             if name in env:
                 held = env[name]
                 if isinstance(held, MaybeUnbound):
-                    value = unbound.read(self, held, name, node)
+                    value = unbound.read(self.lowerer, held, name, node)
                     if env is self.env:  # checked: bound from here on in this block
                         env[name] = value
                     return value
@@ -84,16 +95,16 @@ class ExpressionsMixin:
             raise self.err(node, f"name `{name}` is not defined.",
                            "Define or import it (at module level or in the function) before "
                            "the derived function is first called.")
-        return captured.free_name(self, name, value, node)
+        return captured.free_name(self.lowerer, name, value, node)
 
     def expr_Attribute(self, node: Any) -> Any:
         obj = self.expr(node.value)
         if is_symbolic(obj):
-            return calls.attribute(self, obj, node.attr, node)
+            return calls.attribute(self.lowerer, obj, node.attr, node)
         if isinstance(obj, types.ModuleType):  # another module's global (`config.DATA`)
-            return captured.module_attribute(self, obj, node.attr, node)
+            return captured.module_attribute(self.lowerer, obj, node.attr, node)
         if isinstance(obj, captured.CapturedObject):  # `model.W`: read when it runs
-            return obj.attribute(self, node.attr, node)
+            return obj.attribute(self.lowerer, node.attr, node)
         try:
             return getattr(obj, node.attr)
         except AttributeError:
@@ -117,7 +128,7 @@ class ExpressionsMixin:
         with python_spelling():  # the user's operator: Python's semantics on floats
             if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
                 name = "floor_divide" if op is operator.floordiv else "remainder"
-                return calls.call_numpy_name(self, name, [a, b], {}, node)
+                return calls.call_numpy_name(self.lowerer, name, [a, b], {}, node)
             try:
                 return op(a, b)
             except TypeError as e:
@@ -166,7 +177,7 @@ class ExpressionsMixin:
         for op, comp in zip(node.ops, node.comparators):
             right = self.expr(comp)
             if isinstance(op, (gast.Is, gast.IsNot)):
-                part = is_identity(self, left, right, isinstance(op, gast.IsNot), node)
+                part = is_identity(self.lowerer, left, right, isinstance(op, gast.IsNot), node)
             else:
                 if not isinstance(op, (gast.In, gast.NotIn)):
                     left, right = self.lists_as_arrays(CMPOPS[type(op)], left, right, node)
@@ -186,7 +197,7 @@ class ExpressionsMixin:
         first = self.expr(operands[0])
         if len(operands) == 1:
             return first
-        if not isinstance(first, Sym):  # a tuple's truth is its length, known now
+        if POLICY.should_fold_if(first):  # a tuple's truth is its length, known now
             if bool(first) != is_and:  # `False and ...` / `True or ...`: decided
                 return first
             return self._bool_chain(node, operands[1:], is_and)
@@ -197,14 +208,14 @@ class ExpressionsMixin:
         def keep() -> Any:
             return first
 
-        return branches.lower_lazy_if(self, first, rest if is_and else keep,
+        return branches.lower_lazy_if(self.lowerer, first, rest if is_and else keep,
                                       keep if is_and else rest, node,
                                       "this `and`/`or` expression")
 
     def expr_IfExp(self, node: Any) -> Any:
         test = self.expr(node.test)
-        if isinstance(test, Sym):
-            return branches.lower_ifexp(self, node, test)
+        if not POLICY.should_fold_if(test):
+            return branches.lower_ifexp(self.lowerer, node, test)
         return self.expr(node.body if test else node.orelse)
 
     def expr_Tuple(self, node: Any) -> Any:
@@ -293,7 +304,7 @@ class ExpressionsMixin:
                 kwargs.update(v)
             else:
                 kwargs[k.arg] = self.expr(k.value)
-        return calls.call(self, func, args, kwargs, node)
+        return calls.call(self.lowerer, func, args, kwargs, node)
 
     def expr_Lambda(self, node: Any) -> Any:
         defaults = [self.expr(d) for d in node.args.defaults]

@@ -18,16 +18,19 @@ answer a question about the stand-in (always "not None"), a silently wrong branc
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir import types as T
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, is_symbolic, record_rule
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 _KNOWN_NOT_NONE = ("float", "int", "bool", "scalar", "array")
 
 
-def is_identity(lw: Any, left: Any, right: Any, negate: bool, node: Any) -> Any:
+def is_identity(lw: Lowerer, left: Any, right: Any, negate: bool, node: Any) -> Any:
     """``left is right`` (``is not`` when ``negate``); a bool or a run-time bool Sym."""
     if not (is_symbolic(left) or is_symbolic(right)):
         return (left is not right) if negate else (left is right)
@@ -49,7 +52,7 @@ def is_identity(lw: Any, left: Any, right: Any, negate: bool, node: Any) -> Any:
     return ~test if negate else test
 
 
-def is_instance(lw: Any, value: Any, classes: Any, node: Any) -> bool:
+def is_instance(lw: Lowerer, value: Any, classes: Any, node: Any) -> bool:
     """``isinstance(value, classes)`` for a symbolic ``value`` of known type."""
     if is_symbolic(classes) or not isinstance(value, Sym):
         raise lw.err(node, "isinstance() with a class known only at run time, or on a "

@@ -2,15 +2,14 @@
 
 ``outputs = for_range(start, stop, step, init) {^(i, carried...) body}``; iterating an
 array's rows, ``enumerate`` and ``zip`` are ranges with subscripts inside.
-``outputs = while(init) {^(carried...) cond} {^(carried...) body}``. Loops over Python
-lists, and over constant ranges whose body appends to a local list, are unrolled.
+``outputs = while(init) {^(carried...) cond} {^(carried...) body}``. Which loops are
+unrolled (or their first trips peeled) instead is :mod:`.policy`'s decision.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import ItemsView, KeysView, ValuesView
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gast
 import numpy as np
@@ -20,7 +19,6 @@ from ..ir.core import Block, Op, Value
 from ..symbolic import Sym, is_symbolic, to_value
 from .branches import lower_if
 from .control import (
-    MAX_UNROLL,
     Collector,
     LoopExit,
     RunList,
@@ -39,18 +37,21 @@ from .control import (
     no_exit,
     unflatten,
 )
+from .policy import MAX_UNROLL, POLICY, Decision
 from .unbound import UNBOUND, MaybeUnbound, is_unbound_value
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
-def lower_for(lw: Any, node: Any) -> None:
+
+def lower_for(lw: Lowerer, node: Any) -> None:
     if node.orelse:
         raise lw.err(node, "`for ... else` is not supported.", "Use a flag variable.")
     iterable = lw.expr(node.iter)
-    static = _static_items(iterable)
-    if static is None and isinstance(iterable, range) and mutated_lists(lw, node.body):
-        static = list(iterable)
-    if static is not None:
-        _unroll(lw, node, static)
+    decision = POLICY.should_unroll_for(
+        iterable, isinstance(iterable, range) and bool(mutated_lists(lw, node.body)))
+    if decision:
+        _unroll(lw, node, decision)
         return
     if isinstance(iterable, (np.ndarray, Sym)):
         iterable = _array_rows(lw, iterable, node)
@@ -71,7 +72,7 @@ def lower_for(lw: Any, node: Any) -> None:
     _finish(lw, carried, outs, flags)
 
 
-def _carried(lw: Any, node: Any, targets: list[str]) -> tuple[list[str], list[Any]]:
+def _carried(lw: Lowerer, node: Any, targets: list[str]) -> tuple[list[str], list[Any]]:
     """The names a run-time loop carries, and their values before it: those the body
     assigns that exist before the loop, and those read after it (the loop variable, a
     name first assigned in the body: maybe unbound, as the loop may run zero times)."""
@@ -86,7 +87,7 @@ def _carried(lw: Any, node: Any, targets: list[str]) -> tuple[list[str], list[An
     return carried, init
 
 
-def _read_after(lw: Any, loop: Any, name: str) -> bool:
+def _read_after(lw: Lowerer, loop: Any, name: str) -> bool:
     """Whether the function may read ``name`` after ``loop`` (inside an enclosing loop:
     anywhere, as the next iteration may read it before this loop)."""
     end = (loop.end_lineno, loop.end_col_offset)
@@ -101,7 +102,7 @@ def _read_after(lw: Any, loop: Any, name: str) -> bool:
 _STOPS = ("break", "return")  # flags that end the loop; "continue" ends one iteration
 
 
-def _flags(lw: Any, body: list[Any]) -> dict[str, str]:
+def _flags(lw: Lowerer, body: list[Any]) -> dict[str, str]:
     """Flag variables for a run-time loop's ``break``/``continue``/``return`` (False at
     first); a ``return`` also gets a variable for the value (None at first)."""
     kinds = exits_in(body) | ({"return"} if contains(body, (gast.Return,)) else set())
@@ -120,11 +121,11 @@ def _carried_flags(flags: dict[str, str]) -> list[str]:
     return [flags[k] for k in ("break", "return", "value") if k in flags]
 
 
-def _exit_flags(lw: Any, flags: dict[str, str], kinds: tuple[str, ...]) -> list[Any]:
+def _exit_flags(lw: Lowerer, flags: dict[str, str], kinds: tuple[str, ...]) -> list[Any]:
     return [lw.env[flags[k]] for k in kinds if k in flags and flags[k] in lw.env]
 
 
-def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
+def _body(lw: Lowerer, node: Any, flags: dict[str, str]) -> None:
     """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset."""
     if "continue" in flags:
         lw.env[flags["continue"]] = False
@@ -139,7 +140,7 @@ def _body(lw: Any, node: Any, flags: dict[str, str]) -> None:
         lw.ctx.loop_flags.pop()
 
 
-def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str],
+def _finish(lw: Lowerer, carried: list[str], outs: list[Any], flags: dict[str, str],
             always_returns: bool = False) -> None:
     for n, out in zip(carried, outs):
         lw.env[n] = out
@@ -150,7 +151,7 @@ def _finish(lw: Any, carried: list[str], outs: list[Any], flags: dict[str, str],
         lw.ctx.loop_return = (None if always_returns else flags["return"], flags["value"])
 
 
-def after_loop_return(lw: Any, node: Any) -> list[Any]:
+def after_loop_return(lw: Lowerer, node: Any) -> list[Any]:
     """The statement ``if <flag>: return <value>`` to lower right after a loop that may
     return (``return <value>`` after one that can end only by returning), or nothing."""
     pending, lw.ctx.loop_return = lw.ctx.loop_return, None
@@ -162,10 +163,12 @@ def after_loop_return(lw: Any, node: Any) -> list[Any]:
     if flag is None:  # the loop is left only by its `return`: the code after it is dead
         return [ret]
     test = gast.Name(id=flag, ctx=gast.Load(), annotation=None, type_comment=None)
-    return [gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)]
+    check = gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)
+    check.srcgrad_synthetic = True  # srcgrad's own `if`: never noted as the user's
+    return [check]
 
 
-def lower_guarded(lw: Any, stmts: list[Any], flags: dict[str, str]) -> None:
+def lower_guarded(lw: Lowerer, stmts: list[Any], flags: dict[str, str]) -> None:
     """Lower a loop body's statements; after one that may ``break``/``continue``/``return``,
     the rest runs under ``if not (any flag)``."""
     stmts = list(stmts)
@@ -203,7 +206,7 @@ def lower_guarded(lw: Any, stmts: list[Any], flags: dict[str, str]) -> None:
         return
 
 
-def _not_any(lw: Any, values: list[Any], node: Any) -> Any:
+def _not_any(lw: Lowerer, values: list[Any], node: Any) -> Any:
     from .calls import call_numpy_name
 
     total = values[0]
@@ -214,10 +217,11 @@ def _not_any(lw: Any, values: list[Any], node: Any) -> Any:
 
 def _synthetic_if(body: list[Any], like: Any) -> Any:
     node = gast.If(test=gast.Constant(value=True, kind=None), body=body, orelse=[])
+    node.srcgrad_synthetic = True  # srcgrad's own `if`: never noted as the user's
     return gast.copy_location(node, like)
 
 
-def _array_rows(lw: Any, array: Any, node: Any) -> Any:
+def _array_rows(lw: Lowerer, array: Any, node: Any) -> Any:
     """An array looped over, row by row at run time. A compile-time array (made in the
     function from constants) becomes an IR constant; a 0-d one is refused here, as Python
     would refuse it when the loop runs."""
@@ -232,39 +236,19 @@ def _array_rows(lw: Any, array: Any, node: Any) -> Any:
         return Sym(to_value(array))
 
 
-def _static_items(iterable: Any) -> list[Any] | None:
-    if isinstance(iterable, (list, tuple)):
-        return list(iterable)
-    if isinstance(iterable, (enumerate, zip, dict, KeysView, ValuesView, ItemsView)):
-        return list(iterable)  # a compile-time dict's .keys()/.values()/.items() too
-    # enumerate / zip of a compile-time list holding run-time values (`for i, (W, b) in
-    # enumerate(layers)`): its length is known, so the loop unrolls like the list's
-    if isinstance(iterable, SymEnumerate) and isinstance(iterable.start, int):
-        inner = _static_items(iterable.inner)
-        return None if inner is None else list(enumerate(inner, iterable.start))
-    if isinstance(iterable, SymZip):
-        parts = [_static_items(i) for i in iterable.items]
-        if any(p is not None and not isinstance(i, range)
-               for p, i in zip(parts, iterable.items)):
-            parts = [list(i) if isinstance(i, range) else p
-                     for p, i in zip(parts, iterable.items)]
-            if all(p is not None for p in parts):
-                return list(zip(*parts))
-    return None
-    return None
-
-
-def _unroll(lw: Any, node: Any, items: list[Any]) -> None:
-    if len(items) > MAX_UNROLL:
+def _unroll(lw: Lowerer, node: Any, decision: Decision) -> None:
+    items = decision.items
+    if POLICY.too_long(len(items)):
         raise lw.err(node, f"a loop of {len(items)} iterations over a Python list is too long "
                      "to unroll.", "Loop over an array instead.")
+    lw.note(node, POLICY.unroll_note(decision))
     for item in items:
         lw.assign(node.target, item, node)
         if _unrolled_iteration(lw, node.body):
             break
 
 
-def _unrolled_iteration(lw: Any, body: list[Any]) -> bool:
+def _unrolled_iteration(lw: Lowerer, body: list[Any]) -> bool:
     """Lower one compile-time iteration of a loop ``body``; True if it ended in ``break``."""
     lw.ctx.loop_flags.append(None)  # no run-time flag: break/continue unwind as LoopExit
     try:
@@ -277,7 +261,7 @@ def _unrolled_iteration(lw: Any, body: list[Any]) -> bool:
     return False
 
 
-def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any], Any]:
+def _iteration(lw: Lowerer, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any], Any]:
     """(start, stop, step) and ``item_of(index)`` for a run-time iteration."""
     if isinstance(iterable, range):
         return (iterable.start, iterable.stop, iterable.step), lambda i: i
@@ -309,7 +293,7 @@ def _iteration(lw: Any, iterable: Any, node: Any) -> tuple[tuple[Any, Any, Any],
                  "Loop over range(...), an array, enumerate(...) or zip(...).")
 
 
-def _emit_loop(lw: Any, node: Any, prim: str, args: dict[str, Any], carried: list[str],
+def _emit_loop(lw: Lowerer, node: Any, prim: str, args: dict[str, Any], carried: list[str],
                init: list[Any], body_fn: Any, cond_expr: Any = None) -> list[Any]:
     """Lower a loop body (and condition), joining carried types until they settle; the
     carried values after the loop.
@@ -371,7 +355,7 @@ class _Slots:
             k += n
         return values
 
-    def results(self, lw: Any, node: Any) -> list[Any]:
+    def results(self, lw: Lowerer, node: Any) -> list[Any]:
         """The slots' values at the end of an iteration (the names' current values)."""
         out = []
         for n, shape in zip(self.carried, self.shapes):
@@ -400,7 +384,7 @@ def _kind(shape: Any) -> str:
         f"a {shape[0]} of shape {describe_shape(shape)}"
 
 
-def _collected_lists(lw: Any, node: Any) -> list[str]:
+def _collected_lists(lw: Lowerer, node: Any) -> list[str]:
     names = mutated_lists(lw, node.body)
     for n in names:
         if lw.env[n]:
@@ -410,7 +394,7 @@ def _collected_lists(lw: Any, node: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _loop_regions(lw: Any, node: Any, prim: str, slots: _Slots, types: list[T.AType],
+def _loop_regions(lw: Lowerer, node: Any, prim: str, slots: _Slots, types: list[T.AType],
                   body_fn: Any, cond_expr: Any, lists: list[str]
                   ) -> tuple[list[Block], list[T.AType]]:
 
@@ -450,19 +434,24 @@ def _loop_regions(lw: Any, node: Any, prim: str, slots: _Slots, types: list[T.AT
 
 # --- while ---------------------------------------------------------------------------------
 
-def lower_while(lw: Any, node: Any) -> None:
+def lower_while(lw: Lowerer, node: Any) -> None:
     if node.orelse:
         raise lw.err(node, "`while ... else` is not supported.", "Use a flag variable.")
+    exits = bool(exits_in(node.body)) or contains(node.body, (gast.Return,))
+    trips = 0
     for _ in range(MAX_UNROLL):
         with lw.ctx.builder.at_line(lw.line_of(node)):
             test = lw.expr(node.test)
-        if is_symbolic(test) or exits_in(node.body) or contains(node.body, (gast.Return,)):
+        if not POLICY.should_unroll_while(test, exits):
             break
         if not test or _unrolled_iteration(lw, node.body):
+            lw.note(node, POLICY.while_note(trips + bool(test), finished=True))
             return
+        trips += 1
     else:
         raise lw.err(node, f"this while loop did not end after {MAX_UNROLL} iterations "
                      "known at compile time.", "Check its condition.")
+    lw.note(node, POLICY.while_note(trips, finished=False))
     flags = _flags(lw, node.body)
     carried, init = _carried(lw, node, [])
     carried += _carried_flags(flags)

@@ -28,6 +28,8 @@ from .assign import AssignMixin
 from .context import Context, LocalFunction, error
 from .control import LoopExit, ReturnSignal
 from .expressions import BINOPS, ExpressionsMixin
+from .policy import POLICY
+from .policy import note as record_note
 from .resolve import Scope
 from .source import Parsed
 
@@ -74,9 +76,11 @@ class Lowerer(AssignMixin, ExpressionsMixin):
                                                                  (gast.Return,)):
                     with self.ctx.builder.at_line(self.line_of(stmt)):
                         test = self.expr(stmt.test)
-                        if is_symbolic(test):
+                        fold = POLICY.should_fold_if(test)
+                        if not fold:
                             return True, branches.lower_if_returning(self, stmt, test,
                                                                     stmts[k + 1:])
+                    self.note(stmt, fold.reason)
                     return self.lower_stmts((stmt.body if test else stmt.orelse)
                                             + stmts[k + 1:])
                 self.stmt(stmt)
@@ -89,6 +93,15 @@ class Lowerer(AssignMixin, ExpressionsMixin):
 
     def err(self, node: Any, message: str, advice: str | None = None) -> Exception:
         return error(self.parsed, node, message, advice)
+
+    def note(self, node: Any, text: str | None) -> None:
+        """Say after ``node``'s line in the emitted code why it was evaluated while
+        compiling (:mod:`.policy`)."""
+        if getattr(node, "srcgrad_synthetic", False):
+            return
+        end = getattr(node, "end_lineno", None)
+        record_note(self.ctx, self.parsed.file_line(node),
+                    None if end is None else end + self.parsed.firstlineno - 1, text)
 
     def line_of(self, node: Any) -> int | None:
         if self.ctx.call_line is not None:
@@ -165,7 +178,7 @@ class Lowerer(AssignMixin, ExpressionsMixin):
         if is_symbolic(msg):
             raise self.err(node, "an assert message computed from arrays is not supported.",
                            "Use a constant message.")
-        if not is_symbolic(test):
+        if POLICY.should_fold_if(test):
             if not test:
                 self.ctx.builder.emit("raise", attrs={"exc": AssertionError, "args":
                                                       () if msg is None else (msg,)}, n_out=0)
@@ -203,9 +216,11 @@ class Lowerer(AssignMixin, ExpressionsMixin):
 
     def stmt_If(self, node: Any) -> None:
         test = self.expr(node.test)
-        if is_symbolic(test):
+        fold = POLICY.should_fold_if(test)
+        if not fold:
             branches.lower_if(self, node, test)
         else:
+            self.note(node, fold.reason)
             self.run_block(node.body if test else node.orelse)
 
     def stmt_For(self, node: Any) -> None:

@@ -8,7 +8,7 @@ array (``ndim``, ``dtype``) are constants where the abstract type knows them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,13 +19,16 @@ from ..ir import types as T
 from ..symbolic import Sym, record_rule
 from .context import VIEW_PRIMS, BoundMethod
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 _LIST_MUTATORS = ("append", "extend", "insert", "pop", "remove", "sort", "clear", "reverse")
 _FRESH_COPY = ("flatten",)  # mapped to a rule that may return a view, but always copy
 _RESULT_TYPES = {"shape": T.STATIC, "ndim": T.INT, "size": T.INT, "len": T.INT,
                  "dtype": T.STATIC}
 
 
-def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
+def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
     if not isinstance(obj, Sym):
         raise lw.err(node, f"attribute `{name}` of a value known only at run time.")
     t = obj.value.type or T.ANY
@@ -49,7 +52,7 @@ def attribute(lw: Any, obj: Any, name: str, node: Any) -> Any:
                  f"Use the NumPy function instead (np.{name}(x, ...)).")
 
 
-def call_method(lw: Any, method: BoundMethod, args: list[Any], kwargs: dict[str, Any],
+def call_method(lw: Lowerer, method: BoundMethod, args: list[Any], kwargs: dict[str, Any],
                 node: Any) -> Any:
     if method.name in _LIST_MUTATORS:
         raise lw.err(node, f"`.{method.name}(...)` would mutate a list or array the caller "
@@ -60,7 +63,7 @@ def call_method(lw: Any, method: BoundMethod, args: list[Any], kwargs: dict[str,
     return _record(lw, rule_name, method.name, method.obj, list(call_args), dict(call_kwargs))
 
 
-def _record(lw: Any, rule_name: str, name: str, obj: Sym, args: list[Any],
+def _record(lw: Lowerer, rule_name: str, name: str, obj: Sym, args: list[Any],
             kwargs: dict[str, Any]) -> Any:
     out = record_rule(rule_named(rule_name), args, kwargs)
     if rule_name in _RESULT_TYPES:

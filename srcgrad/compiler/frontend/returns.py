@@ -21,9 +21,10 @@ from ..ir.core import Value, const_value
 from ..symbolic import Sym
 from .context import error
 from .control import flatten
+from .source import Parsed
 
 
-def check_result(parsed: Any, node: Any, name: str, result: Any) -> None:
+def check_result(parsed: Parsed, node: Any, name: str, result: Any) -> None:
     """Raise SrcGradError if ``result`` (the lowered function's return) is ``None`` on some
     path or on all of them."""
     if result is None:
@@ -38,7 +39,7 @@ def check_result(parsed: Any, node: Any, name: str, result: Any) -> None:
             where = _none_path(leaf.value, set())
             if where is not None:
                 line, branch = where
-                text = parsed.lines.get(line, "").lstrip()
+                text = "" if line is None else parsed.lines.get(line, "").lstrip()
                 when = ("when this loop ends without returning" if
                         text.startswith(("for ", "while ", "async for ")) else
                         f"when the condition on this line is {branch}")

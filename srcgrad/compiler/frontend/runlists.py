@@ -12,7 +12,7 @@ variadic input such as ``np.concatenate(hs)``) it is refused with advice.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from ..structural import STRUCTURAL
 from ..symbolic import record_rule
 from .control import RunList
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 
 def holds_run_list(obj: Any) -> bool:
     if isinstance(obj, RunList):
@@ -29,7 +32,7 @@ def holds_run_list(obj: Any) -> bool:
     return isinstance(obj, (list, tuple)) and any(holds_run_list(o) for o in obj)
 
 
-def run_list_call(lw: Any, func: Any, args: list[Any], kwargs: dict[str, Any],
+def run_list_call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any],
                   node: Any) -> Any:
     """A call given a list a run-time loop built (``hs``): ``np.stack(hs)``, ``len(hs)``,
     and wherever NumPy reads an array (``np.mean(losses)``) or a builtin reduces the items

@@ -18,7 +18,7 @@ way, since the loop may run zero times. The environment holds such a name as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from ..ir.core import Block, Value, const_value
 from ..symbolic import Sym
 from . import calls
 from .control import flatten, in_block
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 
 class _Unbound:
@@ -86,7 +89,7 @@ def typed(values: list[Value]) -> list[Value]:
     return [v for v in values if not is_unbound_value(v)]
 
 
-def read(lw: Any, held: MaybeUnbound, name: str, node: Any) -> Any:
+def read(lw: Lowerer, held: MaybeUnbound, name: str, node: Any) -> Any:
     """``held``'s value, after code that raises UnboundLocalError if it is the sentinel."""
     from .branches import emit_if  # branches merges maybe-unbound names: imports this
 

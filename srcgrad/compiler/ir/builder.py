@@ -112,5 +112,5 @@ def clone_function(fn: Function) -> tuple[Function, dict[Value, Value]]:
         params.append(mapping[p])
     body = clone_block(fn.body, mapping)
     copy = Function(fn.name, params, body, dict(fn.defaults), fn.filename, fn.firstlineno,
-                    dict(fn.source_lines), dict(fn.meta))
+                    dict(fn.source_lines), dict(fn.meta), dict(fn.notes))
     return copy, mapping

@@ -119,6 +119,9 @@ class Function:
     firstlineno: int = 1
     source_lines: dict[int, str] = field(default_factory=dict)  # file line -> its text
     meta: dict[str, Any] = field(default_factory=dict)
+    # user line -> (last line of its statement, why the frontend evaluated it while
+    # compiling): shown after the line's ``# line N`` comment in the emitted code
+    notes: dict[int, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def param_names(self) -> list[str]:

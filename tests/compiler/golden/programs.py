@@ -128,6 +128,23 @@ def data_fit(w):
     return loss
 
 
+NORMALIZE = False
+
+
+def compile_time_control(x):
+    """Control flow known while compiling: the comments say what was unrolled or folded."""
+    h = x
+    for k, scale in enumerate((0.5, 2.0, 1.5)):
+        h = np.tanh(h * scale) + k
+    n = 0
+    while n < 2:
+        h = h * h
+        n += 1
+    if NORMALIZE:
+        h = h / np.sum(h)
+    return np.sum(h)
+
+
 A = np.ones(3)
 PROGRAMS = {
     "sin_sum": (sin_sum, "grad", 0, (A,)),
@@ -147,4 +164,5 @@ PROGRAMS = {
     "running_sums": (running_sums, "grad", 0, (A,)),
     "rnn_states": (rnn_states, "grad", (0, 1), (A, 0.5)),
     "data_fit": (data_fit, "grad", 0, (A,)),
+    "compile_time_control": (compile_time_control, "grad", 0, (A * 0.3,)),
 }
