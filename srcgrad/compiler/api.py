@@ -427,6 +427,10 @@ class Derivation:
             derived.meta.pop("result_structure", None)
             if boundary is not None and boundary.rebuilds and self.transform in (GRAD, VJP):
                 derived.meta["result_structure"] = boundary.gradient_tree()
+            elif boundary is not None and boundary.rebuilds and self.transform == VALUE_AND_GRAD:
+                # (value, gradients): the value is one leaf, then the gradients' tree
+                derived.meta["result_structure"] = (
+                    "tuple", (("leaf", T.ANY), boundary.gradient_tree()))
             if self.optimize:
                 run_passes(derived, check=verify)
             emitted = emit_function(derived)

@@ -325,9 +325,17 @@ def children_of(value: Any) -> list[tuple[Any, Any]]:
 
 
 def rebuild_result(tree: Tree, flat: Any, tangent: bool = False) -> Any:
-    """The result's own containers around the flat tuple of its run-time leaves; static
-    leaves are the values in the tree (a tangent's are None)."""
-    return build(tree, iter(flat), (lambda v: None) if tangent else (lambda v: v))
+    """The result's own containers around the tuple of its run-time leaves; static leaves
+    are the values in the tree (a tangent's are None). The leaves may come nested in tuples
+    (forward mode returns a tuple result's value and tangent nested like the IR's own
+    result): a run-time leaf is never a tuple or list, so nesting is flattened first."""
+    return build(tree, iter(_flattened(flat)), (lambda v: None) if tangent else (lambda v: v))
+
+
+def _flattened(items: Any) -> list[Any]:
+    if type(items) not in (tuple, list):
+        return [items]
+    return [leaf for item in items for leaf in _flattened(item)]
 
 
 # --- kinds written as text (``srcgrad show --types``) ------------------------------------
