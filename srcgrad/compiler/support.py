@@ -98,6 +98,28 @@ def _check_seed(seed: Any, shape: Any, where: str) -> None:
 
 
 @dispatching
+def seed_of_shape(seed: Any, shape: tuple[int, ...]) -> Any:
+    """``seed`` (a list or tuple of numbers read as the array it makes), if it is a number or
+    array of the result's ``shape``; SrcGradError otherwise. Without this check a seed of
+    another shape failed inside the emitted code with NumPy's error, or was broadcast
+    against the derivative into an answer of the wrong meaning (an array seed of a scalar
+    result)."""
+    if type(seed) in (list, tuple):
+        seed = np.asarray(seed)
+    found = getattr(seed, "shape", None)
+    if found is None and isinstance(seed, (float, int, complex)) and not isinstance(seed, bool):
+        found = ()
+    if found is None or tuple(found) != tuple(shape):
+        what = f"of shape {tuple(found)}" if found is not None else f"a {type(seed).__name__}"
+        raise SrcGradError(
+            f"sg.vjp: the seed is {what}, but the function's result there has shape "
+            f"{tuple(shape)}.",
+            advice="Pass a seed shaped like the function's result (a float or 0-d array "
+                   "for a scalar result).")
+    return seed
+
+
+@dispatching
 def stack_list(xs: Any, axis: int = 0) -> Any:
     """``np.stack`` of a list whose length is known only at run time."""
     return np.stack(xs, axis)
