@@ -104,19 +104,30 @@ def seed_of_shape(seed: Any, shape: tuple[int, ...]) -> Any:
     another shape failed inside the emitted code with NumPy's error, or was broadcast
     against the derivative into an answer of the wrong meaning (an array seed of a scalar
     result)."""
-    if type(seed) in (list, tuple):
-        seed = np.asarray(seed)
-    found = getattr(seed, "shape", None)
-    if found is None and isinstance(seed, (float, int, complex)) and not isinstance(seed, bool):
+    return _of_shape(seed, shape, "sg.vjp: the seed", "the function's result there",
+                     "a seed shaped like the function's result (a float or 0-d array for a "
+                     "scalar result)")
+
+
+@dispatching
+def tangent_of_shape(tangent: Any, shape: tuple[int, ...]) -> Any:
+    """``tangent``, checked like a seed against the shape of the argument it moves."""
+    return _of_shape(tangent, shape, "sg.jvp: the tangent", "the argument it moves",
+                     "a tangent shaped like the argument (a float for a float)")
+
+
+def _of_shape(value: Any, shape: tuple[int, ...], what: str, against: str,
+              advice: str) -> Any:
+    if type(value) in (list, tuple):
+        value = np.asarray(value)
+    found = getattr(value, "shape", None)
+    if found is None and isinstance(value, (float, int)) and not isinstance(value, bool):
         found = ()
     if found is None or tuple(found) != tuple(shape):
-        what = f"of shape {tuple(found)}" if found is not None else f"a {type(seed).__name__}"
-        raise SrcGradError(
-            f"sg.vjp: the seed is {what}, but the function's result there has shape "
-            f"{tuple(shape)}.",
-            advice="Pass a seed shaped like the function's result (a float or 0-d array "
-                   "for a scalar result).")
-    return seed
+        kind = f"of shape {tuple(found)}" if found is not None else f"a {type(value).__name__}"
+        raise SrcGradError(f"{what} is {kind}, but {against} has shape {tuple(shape)}.",
+                           advice=f"Pass {advice}.")
+    return value
 
 
 @dispatching

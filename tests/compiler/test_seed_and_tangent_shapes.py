@@ -1,9 +1,10 @@
-"""sg.vjp checks that each seed has the shape of the result it seeds, when the derivative
-runs (support.seed_of_shape, recorded by ad/reverse.py): a seed of another shape is
-refused with SrcGradError naming both shapes. It used to fail inside the emitted code with
-NumPy's broadcasting error, or, for an array seed of a scalar result, was broadcast against
-the derivative into an array that is no vector-Jacobian product at all. A list of numbers is
-the array it makes, as everywhere NumPy takes an array.
+"""sg.vjp checks that each seed has the shape of the result it seeds, and sg.jvp that each
+tangent has the shape of the argument it moves, when the derivative runs
+(support.seed_of_shape and tangent_of_shape, recorded by ad/reverse.py and ad/forward.py):
+one of another shape is refused with SrcGradError naming both shapes. It used to fail inside
+the emitted code with NumPy's broadcasting error, or was broadcast against the derivative
+into a silently meaningless answer (an array seed of a scalar result, a scalar tangent of an
+array argument). A list of numbers is the array it makes, as everywhere NumPy takes an array.
 """
 
 from __future__ import annotations
@@ -91,3 +92,35 @@ def test_a_seed_computed_inside_differentiated_code_still_differentiates():
     tangent = np.array([0.4, -1.1, 0.8])
     _, d = sg.jvp(calls_vjp_inside)(X, tangent)
     assert_close(d, directional_derivative(calls_vjp_inside, (X,), {0: tangent}))
+
+
+WRONG_TANGENTS = [
+    (elementwise, (X,), np.ones(2), "(2,)", "(3,)"),
+    (elementwise, (X,), np.ones((3, 1)), "(3, 1)", "(3,)"),
+    (elementwise, (X,), 1.0, "()", "(3,)"),
+    (scaled, (0.5,), np.ones(3), "(3,)", "()"),
+    (gram, (M,), np.ones(6), "(6,)", "(2, 3)"),
+]
+
+
+@pytest.mark.parametrize("fn,args,tangent,found,wanted", WRONG_TANGENTS,
+                         ids=[f"{w[0].__name__}-{k}" for k, w in enumerate(WRONG_TANGENTS)])
+def test_a_tangent_of_the_wrong_shape_is_refused(fn, args, tangent, found, wanted):
+    sg.clear_cache()
+    with pytest.raises(sg.SrcGradError) as info:
+        sg.jvp(fn)(*args, tangent)
+    message = str(info.value)
+    assert found in message and wanted in message and "tangent shaped like" in message
+
+
+def two_arguments(x, m):
+    return np.sum((m @ x) ** 2)
+
+
+def test_a_tuple_of_tangents_is_checked_leaf_by_leaf():
+    sg.clear_cache()
+    with pytest.raises(sg.SrcGradError, match=r"\(3,\).*\(2, 3\)"):
+        sg.jvp(two_arguments, wrt=(0, 1))(X, M, (np.ones(3), np.ones(3)))
+    tx, tm = np.array([0.4, -1.1, 0.8]), np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    _, d = sg.jvp(two_arguments, wrt=(0, 1))(X, M, (tx, [list(r) for r in tm]))
+    assert_close(d, directional_derivative(two_arguments, (X, M), {0: tx, 1: tm}))
