@@ -50,6 +50,12 @@ def _support_rules() -> dict[str, Rule]:
         "checked_seed": Rule("checked_seed", support.checked_seed, inputs=("seed",),
                              params=("shape",), kind=LINEAR,
                              vjp={"seed": lambda g, shape: g}),
+        "seed_of_shape": Rule("seed_of_shape", support.seed_of_shape, inputs=("seed",),
+                              params=("shape",), kind=LINEAR,
+                              vjp={"seed": lambda g, shape: g}),
+        "tangent_of_shape": Rule("tangent_of_shape", support.tangent_of_shape,
+                                 inputs=("tangent",), params=("shape",), kind=LINEAR,
+                                 vjp={"tangent": lambda g, shape: g}),
         "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF),
         "is_none": Rule("is_none", support.is_none, inputs=("x",), kind=NONDIFF),
         "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
@@ -74,6 +80,8 @@ def _attach() -> None:
     support.unstack.__srcgrad_rule__ = STRUCTURAL["unstack"]  # type: ignore[attr-defined]
     support.add_items.__srcgrad_rule__ = STRUCTURAL["add_items"]  # type: ignore[attr-defined]
     support.checked_seed.__srcgrad_rule__ = STRUCTURAL["checked_seed"]  # type: ignore[attr-defined]
+    support.seed_of_shape.__srcgrad_rule__ = STRUCTURAL["seed_of_shape"]  # type: ignore[attr-defined]
+    support.tangent_of_shape.__srcgrad_rule__ = STRUCTURAL["tangent_of_shape"]  # type: ignore[attr-defined]
 
 
 _attach()

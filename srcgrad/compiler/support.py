@@ -98,6 +98,39 @@ def _check_seed(seed: Any, shape: Any, where: str) -> None:
 
 
 @dispatching
+def seed_of_shape(seed: Any, shape: tuple[int, ...]) -> Any:
+    """``seed`` (a list or tuple of numbers read as the array it makes), if it is a number or
+    array of the result's ``shape``; SrcGradError otherwise. Without this check a seed of
+    another shape failed inside the emitted code with NumPy's error, or was broadcast
+    against the derivative into an answer of the wrong meaning (an array seed of a scalar
+    result)."""
+    return _of_shape(seed, shape, "sg.vjp: the seed", "the function's result there",
+                     "a seed shaped like the function's result (a float or 0-d array for a "
+                     "scalar result)")
+
+
+@dispatching
+def tangent_of_shape(tangent: Any, shape: tuple[int, ...]) -> Any:
+    """``tangent``, checked like a seed against the shape of the argument it moves."""
+    return _of_shape(tangent, shape, "sg.jvp: the tangent", "the argument it moves",
+                     "a tangent shaped like the argument (a float for a float)")
+
+
+def _of_shape(value: Any, shape: tuple[int, ...], what: str, against: str,
+              advice: str) -> Any:
+    if type(value) in (list, tuple):
+        value = np.asarray(value)
+    found = getattr(value, "shape", None)
+    if found is None and isinstance(value, (float, int)) and not isinstance(value, bool):
+        found = ()
+    if found is None or tuple(found) != tuple(shape):
+        kind = f"of shape {tuple(found)}" if found is not None else f"a {type(value).__name__}"
+        raise SrcGradError(f"{what} is {kind}, but {against} has shape {tuple(shape)}.",
+                           advice=f"Pass {advice}.")
+    return value
+
+
+@dispatching
 def stack_list(xs: Any, axis: int = 0) -> Any:
     """``np.stack`` of a list whose length is known only at run time."""
     return np.stack(xs, axis)

@@ -302,9 +302,22 @@ def _array_like(rule: Rule, v: Any) -> Any:
     (``sg.defvjp``) gets what it was given: a list it receives is its own business."""
     if isinstance(v, np.ndarray) and is_symbolic(v):  # an object array of Syms
         v = v.tolist()
-    if rule.user or not isinstance(v, (list, tuple)) or not is_symbolic(v):
+    if rule.user or not isinstance(v, (list, tuple)):
         return v
-    return as_array(v)
+    if is_symbolic(v):
+        return as_array(v)
+    return _constant_array(v)
+
+
+def _constant_array(v: list[Any] | tuple[Any, ...]) -> Any:
+    """A list of plain numbers at an array input is the array NumPy would read: derivative
+    rules do arithmetic on their inputs (``y - 1`` in power's), which a list does not
+    support. Anything NumPy would not read as numbers stays as it was given."""
+    try:
+        array = np.asarray(v)
+    except (ValueError, TypeError):
+        return v
+    return array if array.dtype.kind in "biuf" else v
 
 
 def _example(v: Any, size: int = 2) -> tuple[bool, Any]:

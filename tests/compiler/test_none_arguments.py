@@ -189,12 +189,12 @@ def test_isinstance_on_a_known_type_folds_per_version(f, args):
     g = sg.grad(f)
     assert_close(g(*args), want)
     if isinstance(x, float):
-        assert_close(sg.jvp(f)(x, 1.0, *rest)[1], want)
+        assert_close(sg.jvp(f)(x, *rest, 1.0)[1], want)
         assert_close(sg.grad(sg.grad(f))(*args), numeric_gradient(g, list(args), {}, 0),
                      rtol=1e-5, atol=1e-5, what="grad(grad)")
     else:
         v = np.array([1.0, -0.5, 2.0])
-        assert_close(sg.jvp(f)(x, v, *rest)[1], want @ v)
+        assert_close(sg.jvp(f)(x, *rest, v)[1], want @ v)  # the tangent goes last
         H = np.stack([numeric_gradient(lambda t, k=k: g(t, *rest)[k], [x], {}, 0)
                       for k in range(x.size)])
         assert_close(sg.hessian(f)(*args), H, rtol=1e-5, atol=1e-5, what="hessian")

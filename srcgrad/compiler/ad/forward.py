@@ -49,7 +49,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
                 continue
             t = tangent if not tuple_wrt else record_rule(
                 rule_named("getitem"), [Sym(tangent)], {"index": k}).value
-            _add(tangents, p, t)
+            _add(tangents, p, _shaped_tangent(t, p))
     fn.body.ops[:0] = prelude.ops
     _block(fn, fn.body, tangents)
     outputs = list(fn.body.results)
@@ -79,6 +79,20 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
                    returns=[result_tree, tangent_tree], tuple_result=True)
     return fn
+
+
+def _shaped_tangent(t: Value, p: Value) -> Value:
+    """``t``, checked when the derivative runs to have argument ``p``'s shape (it failed
+    with NumPy's broadcasting error inside the emitted code, or broadcast silently). Only a
+    number or array argument is checked: a packed tuple's tangent is taken apart by index
+    (its nesting is checked there), and the generic version knows no kind."""
+    if p.type is None or p.type.kind not in ("float", "scalar", "array"):
+        return t
+    shape: Any = ()
+    if p.type.known_ndim != 0:
+        shape = record_rule(rule_named("shape"), [Sym(p)], {})
+        shape.value.type = T.STATIC
+    return record_rule(STRUCTURAL["tangent_of_shape"], [Sym(t)], {"shape": shape}).value
 
 
 def _shift(tree: Any, by: int) -> Any:

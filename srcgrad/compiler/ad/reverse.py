@@ -21,12 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import rule_named
 
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function
-from ..ir.core import Function, Value
+from ..ir.core import Function, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule
 from .activity import active_values
@@ -80,7 +82,7 @@ def _seeds(fn: Function, b: Builder, outputs: list[Value], spec: ReverseSpec) ->
         seed = Value(name="seed", line=None, type=T.ANY)
         fn.params.append(seed)
         if len(outputs) == 1 and not fn.meta.get("tuple_result"):
-            return [seed]
+            return [_shaped_seed(seed, outputs[0])]
         # the seed is shaped like the (nested) result: each result's seed is read along
         # the path of indices that leads to it
         getitem = rule_named("getitem")
@@ -92,7 +94,7 @@ def _seeds(fn: Function, b: Builder, outputs: list[Value], spec: ReverseSpec) ->
             s = checked
             for i in path:
                 s = record_rule(getitem, [s], {"index": i})
-            seeds.append(s.value)
+            seeds.append(_shaped_seed(s.value, outputs[len(seeds)]))
         return seeds
     if len(outputs) != 1 or fn.meta.get("tuple_result"):
         raise SrcGradError(
@@ -105,6 +107,22 @@ def _seeds(fn: Function, b: Builder, outputs: list[Value], spec: ReverseSpec) ->
     if out.type == T.FLOAT:
         return [b.const(1.0)]
     return [record_rule(STRUCTURAL["seed_one"], [Sym(out)], {}).value]
+
+
+def _shaped_seed(seed: Value, out: Value) -> Value:
+    """``seed``, checked when the derivative runs to have ``out``'s shape (a static shape is
+    a constant; otherwise ``np.shape(out)``, which the shapes pass usually derives from the
+    arguments' shapes)."""
+    if out.type is not None and out.type.known_ndim == 0:
+        shape: Any = ()
+    else:
+        is_const, c = const_value(out)
+        if is_const:
+            shape = np.shape(c)
+        else:
+            shape = record_rule(rule_named("shape"), [Sym(out)], {})
+            shape.value.type = T.STATIC
+    return record_rule(STRUCTURAL["seed_of_shape"], [Sym(seed)], {"shape": shape}).value
 
 
 def _container(tree: Any) -> str:

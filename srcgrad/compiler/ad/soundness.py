@@ -7,7 +7,8 @@ without a VJP), never what the compiler assumes for what it cannot read (DESIGN.
 principle 10). So a varied value may not reach a useful op through:
 
 - an opaque ``call`` (a function with no rule and no source): the derivative of its
-  result is unknown;
+  result is unknown, and so is what it wrote into an operand the results read later
+  (``np.copyto(y, x)`` with its result dropped);
 - a static parameter of a rule (``axis``, ``num``, a keyword-only parameter of an
   ``sg.defvjp`` function): rules hold no derivative for those;
 - a tuple or list handed to a rule input as such (an ``sg.defvjp`` function's argument):
@@ -46,11 +47,11 @@ _EQUIVALENTS = {
 def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> None:
     """Raise where a varied value reaches a useful op that has no derivative for it."""
     for op in _ops(fn.body):
-        if not any(o.id in useful for o in op.outputs):
-            continue
         if op.prim == "call":
-            if any(v.id in varied for v in op.operands()) and any(map(_carries, op.outputs)):
+            if any(v.id in varied for v in op.operands()) and _reaches_result(op, useful):
                 raise _no_rule(fn, op, mode)
+            continue
+        if not any(o.id in useful for o in op.outputs):
             continue
         rule = op.attrs.get("rule")
         if rule is None or rule.kind == NONDIFF:
@@ -63,6 +64,18 @@ def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> 
                     raise _static(fn, op, rule, name)
                 if v.op is not None and v.op.prim in _PACKING:
                     raise _packed(fn, op, rule, name, v.op.prim)
+
+
+def _reaches_result(op: Op, useful: set[int]) -> bool:
+    """Can what an opaque call does reach a result? Through its own output, or through an
+    operand the results read afterwards: a call whose output is dropped may still have
+    written into that operand (``np.copyto(y, x)``, ``np.put``, ``np.add.at``), and
+    srcgrad cannot see what it wrote, so skipping it as dead would give a zero gradient."""
+    if not any(map(_carries, op.outputs)):
+        return False  # an int or bool result (srcgrad's own is_unbound test): no derivative
+    if any(o.id in useful for o in op.outputs):
+        return True
+    return any(v.id in useful and _carries(v) for v in op.operands())
 
 
 def _ops(block: Block) -> Iterator[Op]:

@@ -32,9 +32,10 @@ def lower_if(lw: Lowerer, node: Any, cond: Any) -> None:
     names = assigned_names(node.body + node.orelse)
     flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
     names += [f for f in (flags or {}).values() if f in lw.env and f not in names]
+    names += [n for n, v in lw.env.items() if type(v) in _OWNED and n not in names]
     envs, blocks = [], []
     for stmts in (node.body, node.orelse):
-        block, env = Block(), dict(lw.env)
+        block, env = Block(), branch_env(lw)
         with in_block(lw, block, env):
             no_exit(lw, stmts, "inside an `if` on a run-time condition")
         envs.append(env)
@@ -62,6 +63,49 @@ def lower_if(lw: Lowerer, node: Any, cond: Any) -> None:
     for (n, _, _), value in zip(merged, values):
         value = _name_leaves(value, n)
         lw.env[n] = MaybeUnbound(value) if n in maybe else value
+    _keep_list_aliases(lw, envs, [n for n, _, _ in merged])
+
+
+def _keep_list_aliases(lw: Lowerer, envs: list[dict[str, Any]], names: list[str]) -> None:
+    """Names that hold one container on both paths (``alias = acc``) hold one merged one."""
+    first: dict[tuple[int, int], str] = {}
+    for n in names:
+        a, b = envs[0].get(n), envs[1].get(n)
+        if type(a) in _OWNED and type(b) in _OWNED:
+            key = (id(a), id(b))
+            if key in first:
+                lw.env[n] = lw.env[first[key]]
+            else:
+                first[key] = n
+
+
+_OWNED = (list, dict)  # containers a branch may mutate in place (append, d[k] = v)
+
+
+def branch_env(lw: Lowerer) -> dict[str, Any]:
+    """The environment one branch is lowered in: a copy of the current one in which each
+    list and dict the function built is the branch's own copy (aliases kept).
+    ``acc.append(v)`` or ``d["k"] = v`` on one path must not show on the other: with the
+    container shared, the else branch saw the then branch's item, a value defined inside
+    the other block (an internal IR error), and the merge never saw the change. Containers
+    the caller or a capture gave stay the same object (mutating them is refused where it
+    happens)."""
+    memo: dict[int, Any] = {}
+    given = lw.ctx.argument_containers
+
+    def own(value: Any) -> Any:
+        if type(value) not in _OWNED or id(value) in given:
+            return value
+        if id(value) not in memo:
+            if type(value) is list:
+                memo[id(value)] = copy = []
+                copy.extend(own(item) for item in value)
+            else:
+                memo[id(value)] = copied = {}
+                copied.update((k, own(item)) for k, item in value.items())
+        return memo[id(value)]
+
+    return {name: own(value) for name, value in lw.env.items()}
 
 
 def _one_path_only(a: Any, b: Any) -> tuple[Any, Any] | OnSomePathsOnly:
@@ -159,7 +203,7 @@ def lower_if_returning(lw: Lowerer, node: Any, cond: Any, rest: list[Any]) -> An
     blocks = []
     for stmts in (node.body + rest, node.orelse + rest):
         block = Block()
-        with in_block(lw, block, dict(lw.env)):
+        with in_block(lw, block, branch_env(lw)):
             done, value = lw.lower_stmts(stmts)
         if not done:
             value = None  # falls off the end of the function: returns None

@@ -76,6 +76,14 @@ def inline_derived(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, An
                    node: Any) -> Any:
     """Inline a derived function's IR (so ``sg.grad`` composes without re-parsing)."""
     handle = func.__srcgrad__
+    if getattr(handle, "function", None) is not func:
+        # a Jacobian or Hessian carries the handle of the jvp it is built on: that jvp's IR
+        # is not what it computes (binding its arguments to it failed with a KeyError)
+        raise lw.err(node, f"calling {getattr(func, '__name__', 'a derived function')} (made "
+                     "by sg.jacobian or sg.hessian) inside a function being differentiated "
+                     "is not supported.",
+                     "Use sg.jvp or sg.vjp inside (one direction at a time), or compute the "
+                     "Jacobian or Hessian outside the differentiated function.")
     handle.current_defaults()  # f's defaults now, for a parameter the call leaves out
     base = handle
     while base.inner is not None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..ir.types import AType
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import branches, calls, captured, unbound
+from . import branches, calls, captured, comprehensions, unbound
 from .context import Context, LocalFunction
 from .identity import is_identity
 from .policy import POLICY
@@ -305,6 +305,11 @@ class ExpressionsMixin:
             else:
                 kwargs[k.arg] = self.expr(k.value)
         return calls.call(self.lowerer, func, args, kwargs, node)
+
+    def expr_ListComp(self, node: Any) -> Any:
+        return comprehensions.lower_comprehension(self.lowerer, node)
+
+    expr_GeneratorExp = expr_ListComp
 
     def expr_Lambda(self, node: Any) -> Any:
         defaults = [self.expr(d) for d in node.args.defaults]
