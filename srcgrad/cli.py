@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from .compiler.structure import split_top
 from .errors import SrcGradError
 
 EXIT_USAGE = 2
@@ -91,22 +92,10 @@ def parse_wrt(text: str) -> int | str | tuple[int | str, ...]:
 
 def parse_types(text: str) -> list[str]:
     """Split on the commas outside brackets: ``float,array[2,float32]`` -> 2 kinds."""
-    kinds, depth, current = [], 0, ""
-    for char in text:
-        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
-        if depth < 0:
-            raise argparse.ArgumentTypeError(f"unbalanced ']' or ')' in {text!r}")
-        if char == "," and depth == 0:
-            kinds.append(current.strip())
-            current = ""
-        else:
-            current += char
-    kinds.append(current.strip())
-    if depth != 0:
-        raise argparse.ArgumentTypeError(f"unbalanced '[' or '(' in {text!r}")
-    if not all(kinds):
-        raise argparse.ArgumentTypeError(f"empty kind in {text!r}")
-    return kinds
+    try:
+        return split_top(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 # --- loading the target ---------------------------------------------------------------

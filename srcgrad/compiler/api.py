@@ -153,9 +153,9 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
     d = Derivation(f, JVP if mode == "forward" else GRAD, wrt, optimize)
     arg_types = None
     if types is not None:
-        if isinstance(types, str):
-            types = S.split_top(types)
         try:
+            if isinstance(types, str):
+                types = S.split_top(types)
             arg_types = [S.parse_kind(t) for t in types]
         except ValueError as e:
             raise SrcGradError(str(e)) from None

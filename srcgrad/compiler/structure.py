@@ -341,16 +341,23 @@ def _flattened(items: Any) -> list[Any]:
 # --- kinds written as text (``srcgrad show --types``) ------------------------------------
 
 def split_top(text: str) -> list[str]:
-    """Split on the commas outside brackets and parentheses."""
+    """Split on the commas outside brackets and parentheses (``float,array[2,float32]`` ->
+    2 kinds). Raises ValueError on unbalanced brackets or an empty kind."""
     parts, depth, current = [], 0, ""
     for char in text:
         depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if depth < 0:
+            raise ValueError(f"unbalanced ']' or ')' in {text!r}")
         if char == "," and depth == 0:
             parts.append(current.strip())
             current = ""
         else:
             current += char
     parts.append(current.strip())
+    if depth != 0:
+        raise ValueError(f"unbalanced '[' or '(' in {text!r}")
+    if not all(parts):
+        raise ValueError(f"empty kind in {text!r}")
     return parts
 
 
