@@ -62,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "np.float32, array[N], array[N,float32], other, or a structure "
                            "of them: dict(W1=array[2],b1=array[1]), list(array[2],float), "
                            "tuple(...), nested (default: the generic version); e.g. "
-                           "--types 'dict(W1=array[2],b1=array[1]),array[2]'")
+                           "--types 'dict(W1=array[2],b1=array[1]),array[2]'. A namedtuple or "
+                           "dataclass argument has no spelling here: print its version from "
+                           "Python with sg.source(sg.grad(f), *example_args)")
     view = show.add_mutually_exclusive_group()
     view.add_argument("--ir", action="store_true", help="print srcgrad's IR instead")
     view.add_argument("--annotate", action="store_true",
