@@ -19,6 +19,7 @@ zeros ones eye         constant factories (no array input, so never dispatched)
 shape ndim size len    queries (``len`` is the builtin)
 dtype                  the dtype of an array or a Python scalar (the ``.dtype`` attribute)
 all any                reductions of truth values
+isclose allclose       closeness tests (``array_equal`` too): truth values
 =====================  ===========================================================
 
 ``full``, ``full_like``, ``linspace`` and ``arange`` are differentiable in the values they
@@ -62,6 +63,12 @@ defrule("all", np.all, inputs=("x",), params=("axis", "keepdims"), kind=NONDIFF,
         form="x, axis=None, *, keepdims=False")
 defrule("any", np.any, inputs=("x",), params=("axis", "keepdims"), kind=NONDIFF,
         form="x, axis=None, *, keepdims=False")
+defrule("isclose", np.isclose, inputs=("x", "y"), params=("rtol", "atol", "equal_nan"),
+        kind=NONDIFF, form="x, y, rtol=1e-05, atol=1e-08, equal_nan=False")
+defrule("allclose", np.allclose, inputs=("x", "y"), params=("rtol", "atol", "equal_nan"),
+        kind=NONDIFF, form="x, y, rtol=1e-05, atol=1e-08, equal_nan=False")
+defrule("array_equal", np.array_equal, inputs=("x", "y"), params=("equal_nan",),
+        kind=NONDIFF, form="x, y, equal_nan=False")
 
 # --- factories ----------------------------------------------------------------------
 defrule("zeros_like", np.zeros_like, inputs=("x",), params=("dtype",), kind=NONDIFF,

@@ -137,6 +137,11 @@ for _name in ("greater", "greater_equal", "less", "less_equal", "equal", "not_eq
 for _name in ("logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
               "bitwise_xor"):
     each(_name, [{"x": B((10, 5)), "y": B((5,))}, {"x": B(()), "y": B(())}])
+for _name in ("isclose", "allclose"):
+    each(_name, [{"x": R(a), "y": R(b), "rtol": 1e-05, "atol": 1e-08, "equal_nan": False}
+                 for a, b in PAIRS[:4]])
+each("array_equal", [{"x": R((5,)), "y": R((5,)), "equal_nan": False},
+                     {"x": R((10, 5)), "y": R((10, 5)), "equal_nan": True}])
 each("logical_not", [{"x": B((5,))}])
 each("invert", [{"x": B((5,))}])
 each("round", [{"x": R((5,)), "decimals": 0}, {"x": R((10, 5)), "decimals": 2}])
