@@ -291,8 +291,9 @@ def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]
     what = "with keyword arguments " if kwargs and name == "zip" else ""
     raise lw.err(node, f"the builtin {name}() {what}on a value known only at run time is not "
                  "supported in a differentiated function.", _BUILTIN_ADVICE.get(
-                     name, f"Use the NumPy function for it (np.{name}(...) if there is one), "
-                     "or compute it with operators."))
+                     name, f"Use the NumPy function for it (np.{name}(...)), or compute it "
+                     "with operators." if hasattr(np, name) else "Compute it with NumPy "
+                     "functions and operators."))
 
 
 def _extreme(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:

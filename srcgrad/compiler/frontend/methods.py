@@ -48,8 +48,11 @@ def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
                      "Call the derived function with the object itself (a dataclass, "
                      "namedtuple or your class: its fields become leaves), or give its "
                      "structure to srcgrad show with --types.")
-    raise lw.err(node, f"the array attribute `.{name}` is not supported.",
-                 f"Use the NumPy function instead (np.{name}(x, ...)).")
+    # advice names only a NumPy function that exists (there is no np.fill or np.tolist)
+    advice = (f"Use the NumPy function instead (np.{name}(x, ...))." if hasattr(np, name)
+              else "Write it with NumPy functions and operators on a new array instead (a "
+                   "derived function never changes its arguments).")
+    raise lw.err(node, f"the array attribute `.{name}` is not supported.", advice)
 
 
 def call_method(lw: Lowerer, method: BoundMethod, args: list[Any], kwargs: dict[str, Any],
