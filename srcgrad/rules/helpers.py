@@ -112,3 +112,12 @@ defrule("scatter_add", scatter_add, inputs=("x",), params=("shape", "index"), ki
 defrule("getitem", getitem, inputs=("x",), params=("index",), kind=LINEAR,
         vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
         node_name=lambda **_: ("IndexBackward0", 1))
+
+
+def written_copy(x: Any, values: Any, index: Any) -> Any:
+    """A copy of ``x`` with ``values`` written at ``index``: the forward value of both the
+    compiler's ``setitem`` and the runtime's ``index_put`` (they differ in their derivative
+    at repeated indices, not in what they compute). Plain, not a primitive."""
+    result = np.array(x, copy=True)
+    result[index] = values
+    return result

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import dispatching
-from .helpers import getitem, scatter_add, unreduce
+from .helpers import getitem, scatter_add, unreduce, written_copy
 from .registry import ELEMENTWISE, LINEAR, NONDIFF, defrule
 
 
@@ -100,9 +100,7 @@ defrule("slice", slice_, inputs=("x",), params=("index",), kind=LINEAR,
 @dispatching
 def index_put(x: Any, values: Any, index: Any) -> Any:
     """A copy of ``x`` with ``values`` written at ``index`` (``x[index] = values``)."""
-    result = np.array(x, copy=True)
-    result[index] = values
-    return result
+    return written_copy(x, values, index)
 
 
 @dispatching

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import dispatching
-from .helpers import is_basic_index
+from .helpers import is_basic_index, written_copy
 from .registry import LINEAR, defrule
 
 Shape = tuple[int, ...]
@@ -50,9 +50,7 @@ def _last_writes(shape: Shape, index: Any) -> np.ndarray:
 @dispatching
 def setitem(x: Any, values: Any, index: Any) -> Any:
     """A copy of ``x`` with ``values`` written at ``index`` (``x[index] = values``)."""
-    result = np.array(x, copy=True)
-    result[index] = values
-    return result
+    return written_copy(x, values, index)
 
 
 @dispatching

@@ -131,20 +131,6 @@ def _tangent(tree):
                           RNG.normal(size=np.shape(leaf)))
 
 
-def _dot(a_tree, b_tree):
-    total = []
-    tree_map_paths(a_tree, lambda p, leaf: total.append(p))
-    out = 0.0
-    for path in total:
-        a, b = a_tree, b_tree
-        for k in path:
-            a = getattr(a, k) if dataclasses.is_dataclass(a) else a[k]
-            b = getattr(b, k) if dataclasses.is_dataclass(b) else b[k]
-        if a is not None and b is not None:
-            out += float(np.sum(np.asarray(a) * np.asarray(b)))
-    return out
-
-
 @pytest.fixture(autouse=True)
 def _fresh():
     sg.clear_cache()
@@ -189,7 +175,7 @@ def test_jvp_takes_a_tangent_structured_like_the_argument(case):
     fn, make = CASES[case]
     params = make()
     tangent = _tangent(params)
-    expected = _dot(numeric_tree_gradient(fn, [params, X], 0), tangent)
+    expected = _dot_trees(numeric_tree_gradient(fn, [params, X], 0), tangent)
     fw = sg.jvp(fn)
     for _ in range(2):
         value, t = fw(params, X, tangent)
@@ -518,7 +504,7 @@ def test_a_derived_function_called_inside_with_a_dict_differentiates_through_it(
     assert_tree_close(got, numeric_tree_gradient(outer, [params], 0), rtol=1e-5, atol=1e-6)
     t = {"a": RNG.normal(size=2), "b": 0.3, "c": [RNG.normal(size=2)]}
     value, tangent = sg.jvp(outer)(params, t)
-    want = _dot(numeric_tree_gradient(outer, [params], 0), t)
+    want = _dot_trees(numeric_tree_gradient(outer, [params], 0), t)
     assert_close(tangent, want, rtol=1e-5, atol=1e-6)
 
     def through_jvp(params):
