@@ -18,18 +18,14 @@ def grad_methods(x):
     _t6 = np.shape(_t5)
     _t5 = np.sum(_t5, 0)
     _t7 = np.shape(_t5)
-    _t5 = np.mean(_t5)
-    _t5 = seed_one(_t5)
-    _t5 = unreduce(_t5, _t7)
+    _t5 = unreduce(seed_one(np.mean(_t5)), _t7)
     _t8 = reduced_count(_t7)
     try:
         _t5 = _t5 / _t8
     except (ArithmeticError, ValueError):
         _t5 = as_python(np.divide(_t5, _t8), _t5, _t8)
     _t5 = unreduce(_t5, _t6, 0)
-    _t9 = matmul_adjoint_x(_t5, m, _t4)
-    dm = matmul_adjoint_y(_t3, _t5, _t2)
-    dm = dm + np.transpose(_t9)
+    dm = matmul_adjoint_y(_t3, _t5, _t2) + np.transpose(matmul_adjoint_x(_t5, m, _t4))
     # line 51: m = x.reshape(2, 3)
     dx = np.reshape(dm, _t1)
     dx = like(dx, x)
