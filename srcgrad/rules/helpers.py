@@ -111,7 +111,8 @@ defrule("scatter_add", scatter_add, inputs=("x",), params=("shape", "index"), ki
         vjp={"x": lambda g, index: getitem(g, index)})
 defrule("getitem", getitem, inputs=("x",), params=("index",), kind=LINEAR,
         vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
-        torch="IndexBackward0", view=True)
+        torch="IndexBackward0", view=True,
+        pytorch=("t[index]",))
 
 
 def written_copy(x: Any, values: Any, index: Any) -> Any:

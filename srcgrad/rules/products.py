@@ -134,10 +134,13 @@ def _product(name: str, impl: Any, adjoint_x: Any, adjoint_y: Any, **fields: Any
                  "c": lambda g, x: impl(x, g)})
 
 
-_product("matmul", np.matmul, matmul_adjoint_x, matmul_adjoint_y, torch=matmul_node, operator="@")
-_product("dot", np.dot, dot_adjoint_x, dot_adjoint_y, torch=matmul_node, methods=("dot",))
+_product("matmul", np.matmul, matmul_adjoint_x, matmul_adjoint_y, torch=matmul_node, operator="@",
+         pytorch=("t @ u", "t.matmul", "t.mm", "t.mv", "sg.matmul", "sg.mm", "sg.mv"))
+_product("dot", np.dot, dot_adjoint_x, dot_adjoint_y, torch=matmul_node, methods=("dot",),
+         pytorch=("t.dot", "sg.dot"))
 _product("inner", np.inner, inner_adjoint_x, inner_adjoint_y)
 defrule("outer", np.outer, inputs=("x", "y"), kind=BILINEAR,
         vjp={"x": lambda g, y, x_shape: np.reshape(np.matmul(g, np.ravel(y)), x_shape),
              "y": lambda g, x, y_shape: np.reshape(np.matmul(np.ravel(x), g), y_shape)},
-        torch=("MulBackward0", 2))
+        torch=("MulBackward0", 2),
+        pytorch=("t.outer", "sg.outer"))

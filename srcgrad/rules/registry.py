@@ -126,6 +126,9 @@ class Rule:
     # What derivative is returned where the function has a kink, a tie, a zero or a bound
     # (documented on the supported-functions page; the kink tests check the value).
     kinks: str | None = None
+    # Where the rule has no second derivative, and why (None: it differentiates twice
+    # wherever it differentiates once); the per-rule tests' samples agree with it
+    second_order: str | None = None
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     call_form: CallForm = field(init=False, repr=False)

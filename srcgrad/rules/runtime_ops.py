@@ -65,18 +65,23 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 
 defrule("relu", relu, inputs=("x",), kind=ELEMENTWISE,
         vjp={"x": lambda g, out: np.where(out > 0, g, 0.0)},
-        torch="ReluBackward0", runtime_only=True)
+        torch="ReluBackward0", runtime_only=True,
+        pytorch=("t.relu", "sg.relu"),
+        kinks="relu'(0) = 0; second derivative 0 everywhere.")
 defrule("sigmoid", sigmoid, inputs=("x",), kind=ELEMENTWISE,
         vjp={"x": lambda g, out: g * (out * (1 - out))},
-        torch="SigmoidBackward0", float_result=True, runtime_only=True)
+        torch="SigmoidBackward0", float_result=True, runtime_only=True,
+        pytorch=("t.sigmoid", "sg.sigmoid"))
 defrule("softmax", softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
         vjp={"x": lambda g, out, axis: out * (g - np.sum(g * out, axis=axis, keepdims=True))},
         jvp={"x": lambda t, out, axis: out * (t - np.sum(t * out, axis=axis, keepdims=True))},
-        torch="SoftmaxBackward0", float_result=True, runtime_only=True)
+        torch="SoftmaxBackward0", float_result=True, runtime_only=True,
+        pytorch=("t.softmax", "sg.softmax"))
 defrule("log_softmax", log_softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
         vjp={"x": lambda g, out, axis: g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)},
         jvp={"x": lambda t, out, axis: t - np.sum(np.exp(out) * t, axis=axis, keepdims=True)},
-        torch="LogSoftmaxBackward0", float_result=True, runtime_only=True)
+        torch="LogSoftmaxBackward0", float_result=True, runtime_only=True,
+        pytorch=("t.log_softmax", "sg.log_softmax"))
 
 
 # --- reading part of a tensor: select / slice (views) --------------------------------
@@ -97,10 +102,12 @@ def slice_(x: Any, index: Any) -> Any:
 
 defrule("select", select, inputs=("x",), params=("index",), kind=LINEAR,
         vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
-        torch="SelectBackward0", view=True, runtime_only=True)
+        torch="SelectBackward0", view=True, runtime_only=True,
+        pytorch=("t[i]",))
 defrule("slice", slice_, inputs=("x",), params=("index",), kind=LINEAR,
         vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
-        torch="SliceBackward0", view=True, runtime_only=True)
+        torch="SliceBackward0", view=True, runtime_only=True,
+        pytorch=("t[a:b]",))
 
 
 # --- writing into a tensor ---------------------------------------------------------------
@@ -127,13 +134,16 @@ defrule("index_put", index_put, inputs=("x", "values"), params=("index",), broad
         kind=LINEAR,
         vjp={"x": lambda g, index: index_put(g, 0.0, index),
              "values": lambda g, index: getitem(g, index)},
-        torch=("IndexPutBackward0", 2), runtime_only=True)
+        torch=("IndexPutBackward0", 2), runtime_only=True,
+        pytorch=("t[index] = v",))
 defrule("copy_into", copy_into, inputs=("x", "src"), broadcasts=True, kind=LINEAR,
         vjp={"x": lambda g: np.zeros_like(g), "src": lambda g: g},
-        torch=("CopyBackwards", 2), runtime_only=True)
+        torch=("CopyBackwards", 2), runtime_only=True,
+        pytorch=("t.copy_",))
 defrule("fill", fill, inputs=("x", "value"), kind=LINEAR,
         vjp={"x": lambda g: np.zeros_like(g), "value": lambda g: np.sum(g)},
-        torch=fill_node, runtime_only=True)
+        torch=fill_node, runtime_only=True,
+        pytorch=("t.fill_", "t.zero_"))
 
 
 # --- flat positions: the region an in-place write touched -----------------------------
@@ -191,6 +201,12 @@ _AMAX_FIELDS: dict[str, Any] = dict(
          unreduce(g, x_shape, axis, keepdims) * tie_share(x, out, axis, keepdims)},
     jvp={"x": lambda t, x, out, axis, keepdims:
          np.sum(t * tie_share(x, out, axis, keepdims), axis=axis, keepdims=keepdims)})
-defrule("amax", amax, **_AMAX_FIELDS, torch=("AmaxBackward0", 1), runtime_only=True)
-defrule("amin", amin, **_AMAX_FIELDS, torch=("AminBackward0", 1), runtime_only=True)
+defrule("amax", amax, **_AMAX_FIELDS, torch=("AmaxBackward0", 1), runtime_only=True,
+        pytorch=("t.amax", "sg.amax"),
+        kinks=("Ties (full or along an axis) split the gradient evenly among the tied maxima "
+               "(PyTorch's amax)."))
+defrule("amin", amin, **_AMAX_FIELDS, torch=("AminBackward0", 1), runtime_only=True,
+        pytorch=("t.amin", "sg.amin"),
+        kinks=("Ties (full or along an axis) split the gradient evenly among the tied minima "
+               "(PyTorch's amin)."))
 
