@@ -9,10 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.rules import RULES
+from srcgrad.rules import ELEMENTWISE, RULES
 from srcgrad.tools import supported
 from tests.reliability.test_kink_table import TABLE
 from tests.rules.samples import SAMPLES
@@ -88,3 +89,21 @@ def test_second_order_note_agrees_with_the_samples(name):
     assert bool(once) == bool(rule.second_order), (
         f"rule {name!r}: samples refused at second order ({once}) must match the record's "
         f"second_order note ({rule.second_order!r})")
+
+
+_UNARY_SPELLINGS = sorted(
+    (rule.name, s[2:]) for rule in RULES.values()
+    if rule.kind == ELEMENTWISE and len(rule.inputs) == 1 and rule.name in SAMPLES
+    for s in rule.pytorch if s.startswith("t.") and s[2:].isidentifier())
+
+
+@pytest.mark.parametrize(("name", "method"), _UNARY_SPELLINGS)
+def test_unary_pytorch_spelling_computes_its_rule_on_the_runtime(name, method):
+    # the runtime's unary methods find their rule through this field (rules.methods)
+    rule = RULES[name]
+    for sample in SAMPLES[name]:
+        x = sample.env["x"]
+        t = sg.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
+        got = getattr(t, method)()
+        np.testing.assert_allclose(got.detach().numpy(), rule.apply(dict(sample.env)))
+        assert got.grad_fn is not None

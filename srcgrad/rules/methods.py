@@ -35,13 +35,16 @@ def spread_tuple(x: Any, *items: Any, **kwargs: Any) -> Converted:
 
 
 Index = dict[str, tuple[Rule, Convert]]
-_index: dict[str, Any] = {"generation": None, "methods": {}, "attributes": {}}
+_index: dict[str, Any] = {"generation": None, "methods": {}, "attributes": {}, "pytorch": {}}
 
 
 def _build() -> None:
     methods: Index = {}
     attributes: Index = {}
+    pytorch: dict[str, Rule] = {}
     for rule in RULES.values():
+        for spelling in rule.pytorch:
+            pytorch.setdefault(spelling, rule)
         convert = spread_tuple if rule.method_spread else array_first
         for m in rule.methods:
             if m in methods:
@@ -50,7 +53,8 @@ def _build() -> None:
             methods[m] = (rule, convert)
         for a in rule.attributes:
             attributes[a] = (rule, array_first)
-    _index.update(generation=generation(), methods=methods, attributes=attributes)
+    _index.update(generation=generation(), methods=methods, attributes=attributes,
+                  pytorch=pytorch)
 
 
 def methods() -> Index:
@@ -65,3 +69,13 @@ def attributes() -> Index:
     if _index["generation"] != generation():
         _build()
     return _index["attributes"]
+
+
+def pytorch_rule(spelling: str) -> Rule:
+    """The rule whose record lists the PyTorch spelling (``"t.abs"``, ``"sg.cat"``)."""
+    if _index["generation"] != generation():
+        _build()
+    rule = _index["pytorch"].get(spelling)
+    if rule is None:
+        raise KeyError(f"no rule lists the PyTorch spelling {spelling!r} (its pytorch= field)")
+    return rule
