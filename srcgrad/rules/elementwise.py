@@ -43,17 +43,18 @@ def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any, *aliases: Any,
 
 # --- arithmetic ---------------------------------------------------------------------
 _binary("add", np.add, lambda g: g, lambda g: g, safe=True, torch=("AddBackward0", 2), operator="+",
-        pytorch=("t + u", "t.add", "sg.add"))
+        pytorch=("t + u", "t.add", "sg.add"), fresh=True, correctly_rounded=True)
 _binary("subtract", np.subtract, lambda g: g, lambda g: -g, safe=True,
         torch=subtract_node, operator="-",
-        pytorch=("t - u", "t.sub", "t.subtract", "sg.sub"))
+        pytorch=("t - u", "t.sub", "t.subtract", "sg.sub"), fresh=True, correctly_rounded=True)
 _binary("multiply", np.multiply, lambda g, y: g * y, lambda g, x: g * x, safe=True,
         torch=("MulBackward0", 2), operator="*",
-        pytorch=("t * u", "t.mul", "t.multiply", "sg.mul"))
+        pytorch=("t * u", "t.mul", "t.multiply", "sg.mul"), fresh=True, correctly_rounded=True)
 # (-g * out / y, not -g * x / (y * y): y * y underflows to 0 for a tiny y != 0)
 _binary("divide", np.divide, lambda g, y: g / y, lambda g, y, out: -g * out / y, safe=True,
         torch=("DivBackward0", 2), float_result=True, operator="/",
-        pytorch=("t / u", "t.div", "t.divide", "t.true_divide", "sg.div"))
+        pytorch=("t / u", "t.div", "t.divide", "t.true_divide", "sg.div"),
+        fresh=True, correctly_rounded=True)
 
 
 # Power's masks are "double wheres": the masked input is replaced by 1.0 before it reaches
@@ -76,37 +77,38 @@ _binary("power", np.power, _power_vjp_x, _power_vjp_y, math.pow, torch=power_nod
         pytorch=("t ** u", "t.pow", "sg.pow"),
         kinks=("d/dx x**0 = 0 (also at x = 0); d/dy 0**y = 0 for y >= 0 (PyTorch masks it too) "
                "and its second derivative is 0 (PyTorch's is NaN); a negative base has a NaN d/dy"
-               " (log of a negative number)."))
+               " (log of a negative number)."), fresh=True)
 _binary("remainder", np.remainder, lambda g: g, lambda g, x, y: -g * np.floor_divide(x, y),
         torch=("RemainderBackward0", 2), operator="%",
         pytorch=("t % u",))
 _unary("negative", np.negative, lambda g: -g, safe=True, torch="NegBackward0", operator="-",
-       pytorch=("-t", "t.neg", "t.negative", "sg.neg"))
-_unary("positive", np.positive, lambda g: g, torch="PositiveBackward0")
+       pytorch=("-t", "t.neg", "t.negative", "sg.neg"), fresh=True, correctly_rounded=True)
+_unary("positive", np.positive, lambda g: g, torch="PositiveBackward0", correctly_rounded=True)
 _unary("reciprocal", np.reciprocal, lambda g, out: -g * (out * out),
        torch="ReciprocalBackward0", float_result=True,
        pytorch=("t.reciprocal", "sg.reciprocal"))
 _unary("square", np.square, lambda g, x: g * (2 * x), torch="PowBackward0",
-       pytorch=("t.square", "sg.square"))
+       pytorch=("t.square", "sg.square"), fresh=True)
 _unary("sqrt", np.sqrt, lambda g, out: g / (2 * out), math.sqrt,
        torch="SqrtBackward0", float_result=True,
        pytorch=("t.sqrt", "sg.sqrt"),
-       kinks="sqrt'(0) = inf (forward mode: inf * 0 = NaN along a zero tangent).")
+       kinks="sqrt'(0) = inf (forward mode: inf * 0 = NaN along a zero tangent).", fresh=True)
 _unary("absolute", np.absolute, lambda g, x: g * np.sign(x), abs, math.fabs, safe=True,
        torch="AbsBackward0",
        pytorch=("abs(t)", "t.abs", "sg.abs"),
-       kinks="abs'(0) = 0 (PyTorch's convention); second derivative 0 everywhere.")
+       kinks="abs'(0) = 0 (PyTorch's convention); second derivative 0 everywhere.",
+       correctly_rounded=True)
 
 # --- exponentials and logarithms ----------------------------------------------------
 _unary("exp", np.exp, lambda g, out: g * out, math.exp, safe=True,
        torch="ExpBackward0", float_result=True,
-       pytorch=("t.exp", "sg.exp"))
+       pytorch=("t.exp", "sg.exp"), fresh=True)
 _unary("expm1", np.expm1, lambda g, out: g * (out + 1), math.expm1, safe=True,
        torch="Expm1Backward0", float_result=True,
        pytorch=("t.expm1", "sg.expm1"))
 _unary("log", np.log, lambda g, x: g / x, math.log, safe=True,
        torch="LogBackward0", float_result=True,
-       pytorch=("t.log", "sg.log"))
+       pytorch=("t.log", "sg.log"), fresh=True)
 _unary("log1p", np.log1p, lambda g, x: g / (x + 1), math.log1p, safe=True,
        torch="Log1PBackward0", float_result=True,
        pytorch=("t.log1p", "sg.log1p"))
@@ -127,10 +129,10 @@ _binary("logaddexp", np.logaddexp,
 # --- trigonometric and hyperbolic ---------------------------------------------------
 _unary("sin", np.sin, lambda g, x: g * np.cos(x), math.sin, safe=True,
        torch="SinBackward0", float_result=True,
-       pytorch=("t.sin", "sg.sin"))
+       pytorch=("t.sin", "sg.sin"), fresh=True)
 _unary("cos", np.cos, lambda g, x: -g * np.sin(x), math.cos, safe=True,
        torch="CosBackward0", float_result=True,
-       pytorch=("t.cos", "sg.cos"))
+       pytorch=("t.cos", "sg.cos"), fresh=True)
 _unary("tan", np.tan, lambda g, out: g * (out * out + 1), math.tan, safe=True,
        torch="TanBackward0", float_result=True,
        pytorch=("t.tan", "sg.tan"))
@@ -151,7 +153,7 @@ _unary("cosh", np.cosh, lambda g, x: g * np.sinh(x), math.cosh, safe=True,
        pytorch=("t.cosh", "sg.cosh"))
 _unary("tanh", np.tanh, lambda g, out: g * (1 - out * out), math.tanh, safe=True,
        torch="TanhBackward0", float_result=True,
-       pytorch=("t.tanh", "sg.tanh"))
+       pytorch=("t.tanh", "sg.tanh"), fresh=True)
 _unary("arcsinh", np.arcsinh, lambda g, x: g / np.sqrt(x * x + 1), math.asinh, safe=True,
        torch="AsinhBackward0", float_result=True,
        pytorch=("t.asinh", "sg.asinh"))

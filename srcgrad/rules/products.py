@@ -135,7 +135,7 @@ def _product(name: str, impl: Any, adjoint_x: Any, adjoint_y: Any, **fields: Any
 
 
 _product("matmul", np.matmul, matmul_adjoint_x, matmul_adjoint_y, torch=matmul_node, operator="@",
-         pytorch=("t @ u", "t.matmul", "t.mm", "t.mv", "sg.matmul", "sg.mm", "sg.mv"))
+         pytorch=("t @ u", "t.matmul", "t.mm", "t.mv", "sg.matmul", "sg.mm", "sg.mv"), fresh=True)
 _product("dot", np.dot, dot_adjoint_x, dot_adjoint_y, torch=matmul_node, methods=("dot",),
          pytorch=("t.dot", "sg.dot"))
 _product("inner", np.inner, inner_adjoint_x, inner_adjoint_y)

@@ -116,6 +116,9 @@ class Rule:
     # it does share). ``fresh``: the result is a new array nothing else refers to.
     view: bool = False
     fresh: bool = False
+    # Correctly rounded in IEEE arithmetic, so NumPy at compile time and Python at run time
+    # agree to the bit (constant folding may evaluate it; ``math.sin``/``np.sin`` may not)
+    correctly_rounded: bool = False
     # The Python operator spelling (``"+"``, ``"@"``, ``"<"``; ``"-"`` for ``negative``):
     # the backend emits the operator instead of a call.
     operator: str | None = None
