@@ -409,17 +409,19 @@ def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.ATy
             return T.ANY
         env[k] = x
     twin = uses_math_spelling(rule, operands)
-    if rule.name in _OPERATORS:
-        impl = _OPERATORS[rule.name]
+    impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
+    if impl is not None:
         return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})
     if twin is not None:
         return T.infer(lambda: twin(*(env[n] for n in rule.inputs)), [], {})
     return T.infer(lambda: rule.apply(env), [], {})
 
 
-_OPERATORS: dict[str, Any] = {
-    "add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
-    "multiply": lambda x, y: x * y, "divide": lambda x, y: x / y,
-    "power": lambda x, y: x ** y, "matmul": lambda x, y: x @ y,
-    "negative": lambda x: -x,
+# Arithmetic whose result type on Python numbers is the operator's (``2 * 3`` is an int),
+# by the rule's operator spelling and arity (comparisons, ``//`` and ``%`` keep NumPy's)
+_OPERATORS: dict[tuple[str | None, int], Any] = {
+    ("+", 2): lambda x, y: x + y, ("-", 2): lambda x, y: x - y,
+    ("*", 2): lambda x, y: x * y, ("/", 2): lambda x, y: x / y,
+    ("**", 2): lambda x, y: x ** y, ("@", 2): lambda x, y: x @ y,
+    ("-", 1): lambda x: -x,
 }

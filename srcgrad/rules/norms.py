@@ -184,4 +184,9 @@ defrule("norm_gradient", norm_gradient, inputs=("x", "out"), params=("ord", "kee
         form="x, out, ord, keepdims=False")
 defrule("norm", np.linalg.norm, inputs=("x",), params=("ord", "axis", "keepdims"),
         form="x, ord=None, axis=None, keepdims=False", resolve=resolve_norm,
-        vjp={"x": _norm_vjp}, jvp={"x": _norm_jvp})
+        vjp={"x": _norm_vjp}, jvp={"x": _norm_jvp}, torch=("LinalgVectorNormBackward0", 1),
+        pytorch=("t.norm", "sg.norm"),
+        kinks=("At 0 the gradient is 0 (a subgradient) and so is the second derivative (PyTorch's"
+               " is NaN there)."),
+        second_order=("matrix norms ord=2, -2 and 'nuc' differentiate once only: their gradient "
+                      "(u v^T from the SVD) has no derivative rule."))
