@@ -10,18 +10,21 @@ registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
 from . import (  # noqa: F401
+    decompositions,  # linalg
     einsum,
     elementwise,
     factories,
     helpers,
     joining,
     linalg,
+    matrix_functions,  # linalg
     nondiff,
     norms,
     products,
     reductions,
     setitem,
     shape,
+    triangular,  # linalg
 )
 from .dispatch import dispatching
 from .forward import forward_tangent

@@ -39,6 +39,10 @@ class Sample:
     # why the second derivative is refused here (the second-order checks then check the
     # refusal instead); "" for a sample that differentiates twice
     first_order_only: str = ""
+    # inputs that are symmetric matrices by the function's contract (cholesky, eigh read
+    # one triangle and differentiate as PyTorch does, treating the input as symmetric):
+    # the checks move them only in symmetric directions
+    symmetric: tuple[str, ...] = ()
 
 
 _rng = np.random.default_rng(1234)
@@ -437,3 +441,5 @@ each("amin", reduction_envs())
 _TIED = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])
 each("tie_share", [{"x": _TIED, "out": np.max(_TIED, axis=a, keepdims=k), "axis": a,
                     "keepdims": k} for a in (None, 1, (0, 1)) for k in (False, True)])
+
+from . import samples_linalg  # noqa: E402,F401  (linalg)
