@@ -16,12 +16,14 @@ from . import (  # noqa: F401
     helpers,
     joining,
     linalg,
+    multi,
     nondiff,
     norms,
     products,
     reductions,
     setitem,
     shape,
+    splitting,
 )
 from .dispatch import dispatching
 from .forward import forward_tangent
