@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     helpers,
     joining,
     linalg,
+    meshgrid,
     multi,
     nondiff,
     norms,
@@ -23,6 +24,7 @@ from . import (  # noqa: F401
     reductions,
     setitem,
     shape,
+    sorting,
     splitting,
 )
 from .dispatch import dispatching

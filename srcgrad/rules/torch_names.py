@@ -217,6 +217,9 @@ NAMERS: dict[str, Namer] = {
     # multi
     "split_piece": _split,
     "unstack_piece": _fixed("UnbindBackward0", 1),
+    "sort": _fixed("SortBackward0", 1),
+    "sort_values": _fixed("SortBackward0", 1),
+    "meshgrid_piece": _fixed("ExpandBackward0", 1),
 }
 
 
