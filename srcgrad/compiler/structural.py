@@ -21,6 +21,9 @@ from .primitives import stop_gradient
 VIEW_PRIMS = frozenset({
     "getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
     "swapaxes", "moveaxis", "diagonal", "stop_gradient", "real",
+    # multi
+    "split_piece",
+    "unstack_piece",
 })
 # Primitives whose result is a new array nobody else refers to.
 FRESH_PRIMS = frozenset({

@@ -18,12 +18,16 @@ from . import (  # noqa: F401
     joining,
     linalg,
     matrix_functions,  # linalg
+    meshgrid,
+    multi,
     nondiff,
     norms,
     products,
     reductions,
     setitem,
     shape,
+    sorting,
+    splitting,
     triangular,  # linalg
 )
 from .dispatch import dispatching

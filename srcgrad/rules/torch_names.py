@@ -111,6 +111,12 @@ def _max_min(stem: str) -> Namer:
     return namer
 
 
+def _split(form: str | None = None, **_: Any) -> tuple[str, int]:
+    """``t.split(2)`` / ``t.chunk(2)`` / ``np.split(t, 3)`` (a count) are ``SplitBackward0``;
+    ``t.split([1, 2])`` and split points (form ``"sizes"``) are ``SplitWithSizesBackward0``."""
+    return ("SplitWithSizesBackward0" if form == "sizes" else "SplitBackward0"), 1
+
+
 NAMERS: dict[str, Namer] = {
     # elementwise
     "add": _fixed("AddBackward0", 2),
@@ -208,6 +214,12 @@ NAMERS: dict[str, Namer] = {
     "det": _fixed("LinalgDetBackward0", 1),
     "trace": _fixed("TraceBackward0", 1),
     "diag": _fixed("DiagEmbedBackward0", 1),
+    # multi
+    "split_piece": _split,
+    "unstack_piece": _fixed("UnbindBackward0", 1),
+    "sort": _fixed("SortBackward0", 1),
+    "sort_values": _fixed("SortBackward0", 1),
+    "meshgrid_piece": _fixed("ExpandBackward0", 1),
 }
 
 
