@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     helpers,
     joining,
     linalg,
+    linalg_tuples,  # linalg
     matrix_functions,  # linalg
     meshgrid,
     multi,

@@ -20,12 +20,14 @@ svdvals, svd_s  VJP ``U diag(g) Vt``; JVP ``diag(U^T t V)`` (thin SVD, simple va
 svd_u, svd_vt   (Townsend 2016) ``F = inverse_gaps(s**2)``, ``S = diag(s)``.
                 U: ``U (F o (U^T g - g^T U)) S Vt + (I - U U^T) g S^-1 Vt``;
                 Vt: ``U S (F o (Vt g^T - g Vt^T)) Vt + U S^-1 (g - g V Vt)``.
-                Thin SVD (``full_matrices=False``, or a square matrix); distinct, nonzero
+                Thin SVD (``full_matrices=False``, or a square matrix: the full SVD of a
+                non-square one is refused when it runs, naming the fix); distinct, nonzero
                 singular values (else ``inf``/``nan``, as PyTorch).
-qr_q, qr_r      (reduced, ``m >= n``, full column rank) ``M = g_R R^T - Q^T g_Q``,
-                ``N = triu(M) + triu(M, 1)^T``: VJP ``(g_Q + Q N) R^-T``; JVP with
-                ``C = Q^T t R^-1``, ``O = lower(C, 0) - mT(lower(C, 0))``:
-                ``dQ = Q O + t R^-1 - Q C``, ``dR = (C - O) R``.
+qr_q, qr_r      (reduced; ``m >= n``, else refused when it runs; full column rank)
+                ``M = g_R R^T - Q^T g_Q``, ``N = triu(M) + triu(M, 1)^T``: VJP
+                ``(g_Q + Q N) R^-T``; JVP with ``C = Q^T t R^-1``,
+                ``O = lower(C, 0) - mT(lower(C, 0))``: ``dQ = Q O + t R^-1 - Q C``,
+                ``dR = (C - O) R``.
 ==============  ==========================================================================
 """
 
@@ -127,9 +129,21 @@ defrule("eigh_vectors", eigh_vectors, inputs=("x",), params=("UPLO",), form=_EIG
 
 
 # --- singular value decomposition (thin) -----------------------------------------------------
+def _thin(x: Any, full_matrices: bool, what: str) -> None:
+    """Refuse the full SVD's extra singular vectors of a non-square matrix: no derivative
+    determines them (any orthonormal basis of the complement will do)."""
+    m, n = np.shape(x)[-2:]
+    if full_matrices and m != n:
+        raise ValueError(
+            f"np.linalg.svd of a {m}x{n} matrix with full_matrices=True (the default): its "
+            f"{what} has {max(m, n) - min(m, n)} extra singular vectors that no derivative "
+            "determines; pass full_matrices=False (or compute_uv=False for the values)")
+
+
 @dispatching
-def svd_u(x: Any) -> Any:
-    """``U`` of ``np.linalg.svd(x, full_matrices=False)``."""
+def svd_u(x: Any, full_matrices: bool = False) -> Any:
+    """``U`` of ``np.linalg.svd(x, full_matrices)`` (the thin one: square ``x`` if full)."""
+    _thin(x, full_matrices, "U")
     return np.linalg.svd(x, full_matrices=False)[0]
 
 
@@ -140,8 +154,9 @@ def svd_s(x: Any) -> Any:
 
 
 @dispatching
-def svd_vt(x: Any) -> Any:
-    """``Vt`` of ``np.linalg.svd(x, full_matrices=False)``."""
+def svd_vt(x: Any, full_matrices: bool = False) -> Any:
+    """``Vt`` of ``np.linalg.svd(x, full_matrices)`` (the thin one: square ``x`` if full)."""
+    _thin(x, full_matrices, "Vt")
     return np.linalg.svd(x, full_matrices=False)[2]
 
 
@@ -190,34 +205,34 @@ def _vt_jvp(t: Any, x: Any) -> Any:
     return inside + (ut_t - np.matmul(np.matmul(ut_t, _mT(vt)), vt)) / _col(s)
 
 
-def resolve_svd(params: dict[str, Any], ndims: dict[str, int | None]) -> dict[str, Any]:
-    """``np.linalg.svd`` as one array: only its singular values (``compute_uv=False``)."""
-    if params.get("compute_uv", True):
-        raise ValueError("np.linalg.svd returns a tuple (U, s, Vt) here; for the singular "
-                         "values alone pass compute_uv=False or call np.linalg.svdvals")
-    return params
-
-
 for _name, _impl in (("svdvals", np.linalg.svdvals), ("svd_s", svd_s)):
     defrule(_name, _impl, inputs=("x",), vjp={"x": _values_vjp}, jvp={"x": _values_jvp})
-defrule("svd", np.linalg.svd, inputs=("x",),
-        params=("full_matrices", "compute_uv", "hermitian"),
-        form="x, full_matrices=True, compute_uv=True, hermitian=False", resolve=resolve_svd,
-        vjp={"x": lambda g, x: _values_vjp(g, x)}, jvp={"x": lambda t, x: _values_jvp(t, x)})
-defrule("svd_u", svd_u, inputs=("x",), vjp={"x": _u_vjp}, jvp={"x": _u_jvp})
-defrule("svd_vt", svd_vt, inputs=("x",), vjp={"x": _vt_vjp}, jvp={"x": _vt_jvp})
+defrule("svd_u", svd_u, inputs=("x",), params=("full_matrices",), form="x, full_matrices=False",
+        vjp={"x": _u_vjp}, jvp={"x": _u_jvp})
+defrule("svd_vt", svd_vt, inputs=("x",), params=("full_matrices",),
+        form="x, full_matrices=False", vjp={"x": _vt_vjp}, jvp={"x": _vt_jvp})
 
 
 # --- QR (reduced) ------------------------------------------------------------------------------
+def _tall(x: Any) -> None:
+    m, n = np.shape(x)[-2:]
+    if m < n:
+        raise ValueError(f"np.linalg.qr of a {m}x{n} matrix: srcgrad differentiates QR of a "
+                         "matrix with at least as many rows as columns (R square); "
+                         "factor the transpose instead (np.linalg.qr(a.T))")
+
+
 @dispatching
 def qr_q(x: Any) -> Any:
-    """``Q`` of ``np.linalg.qr(x)`` (reduced)."""
+    """``Q`` of ``np.linalg.qr(x)`` (reduced; ``m >= n``)."""
+    _tall(x)
     return np.linalg.qr(x)[0]
 
 
 @dispatching
 def qr_r(x: Any) -> Any:
-    """``R`` of ``np.linalg.qr(x)`` (reduced)."""
+    """``R`` of ``np.linalg.qr(x)`` (reduced; ``m >= n``)."""
+    _tall(x)
     return np.linalg.qr(x)[1]
 
 

@@ -52,6 +52,15 @@ def _subtract(tensors: tuple[bool, ...] = (True, True), **_: Any) -> tuple[str, 
     return "SubBackward0", 2
 
 
+def _matrix_power(n: int = 2, **_: Any) -> tuple[str, int]:
+    """PyTorch composes ``matrix_power`` from matmuls; its last node names the call."""
+    if n == 1:
+        return "CloneBackward0", 1
+    if n == 0:
+        return "CopyBackwards", 1
+    return "MmBackward0", 1
+
+
 def _power(tensors: tuple[bool, ...] = (True, True), **_: Any) -> tuple[str, int]:
     if tensors == (True, False):
         return "PowBackward0", 1  # x ** 2
@@ -220,6 +229,21 @@ NAMERS: dict[str, Namer] = {
     "sort": _fixed("SortBackward0", 1),
     "sort_values": _fixed("SortBackward0", 1),
     "meshgrid_piece": _fixed("ExpandBackward0", 1),
+    # linalg (issue 14: one node per item where PyTorch has one node for the tuple)
+    "cholesky": _fixed("LinalgCholeskyExBackward0", 1),
+    "eigvalsh": _fixed("LinalgEighBackward0", 1),
+    "eigh_values": _fixed("LinalgEighBackward0", 1),
+    "eigh_vectors": _fixed("LinalgEighBackward0", 1),
+    "svdvals": _fixed("LinalgSvdBackward0", 1),
+    "svd_s": _fixed("LinalgSvdBackward0", 1),
+    "svd_u": _fixed("LinalgSvdBackward0", 1),
+    "svd_vt": _fixed("LinalgSvdBackward0", 1),
+    "qr_q": _fixed("LinalgQrBackward0", 1),
+    "qr_r": _fixed("LinalgQrBackward0", 1),
+    "slogdet_logabsdet": _fixed("LinalgSlogdetBackward0", 1),
+    "pinv": _fixed("LinalgPinvBackward0", 1),
+    "matrix_power": _matrix_power,
+    "multi_dot": _fixed("ViewBackward0"),
 }
 
 

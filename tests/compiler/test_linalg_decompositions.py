@@ -1,8 +1,8 @@
 """Issue 14's linear algebra through the compiler: ``np.linalg.cholesky`` (a Gaussian-process
 negative log likelihood), ``eigvalsh``, ``svdvals`` / ``svd(compute_uv=False)``, ``pinv``,
 ``matrix_power`` (negative powers too) and ``multi_dot``, in reverse and forward mode and at
-second order against central differences, batched where NumPy is, in float32; and the
-calls srcgrad cannot differentiate refused at the user's line."""
+second order against central differences, batched where NumPy is, in float32. The
+tuple-returning ones (eigh, svd, qr, slogdet): ``test_linalg_tuples.py``."""
 
 from __future__ import annotations
 
@@ -100,18 +100,6 @@ def singular_values(a):
 @pytest.mark.parametrize("a", [TALL, TALL.T, BATCH], ids=["tall", "wide", "batched"])
 def test_singular_values_differentiate_in_both_modes_and_twice(a):
     _check(singular_values, a)
-
-
-def svd_values_as_tuple_call(a):
-    return np.sum(np.linalg.svd(a)[1])
-
-
-@pytest.mark.parametrize("f", [svd_values_as_tuple_call])
-def test_svd_returning_its_tuple_is_refused_at_the_users_line_with_advice(f):
-    sg.clear_cache()
-    with pytest.raises(sg.SrcGradError,
-                       match=r"test_linalg_decompositions\.py:\d+: .*compute_uv=False"):
-        sg.grad(f)(TALL)
 
 
 # --- pinv, matrix_power, multi_dot ---------------------------------------------------------------
