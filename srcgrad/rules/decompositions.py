@@ -82,7 +82,8 @@ def _cholesky_jvp(t: Any, out: Any, upper: bool) -> Any:
 
 defrule("cholesky", np.linalg.cholesky, inputs=("x",), params=("upper",),
         form="x, /, *, upper=False",
-        vjp={"x": _cholesky_vjp}, jvp={"x": _cholesky_jvp})
+        vjp={"x": _cholesky_vjp}, jvp={"x": _cholesky_jvp},
+        torch=("LinalgCholeskyExBackward0", 1), pytorch=("sg.linalg.cholesky",))
 
 
 # --- symmetric eigendecomposition -------------------------------------------------------------
@@ -121,11 +122,16 @@ def _eigenvectors_jvp(t: Any, x: Any, out: Any, UPLO: str) -> Any:
 
 
 _EIGH_FORM = "x, UPLO='L'"
-for _name, _impl in (("eigvalsh", np.linalg.eigvalsh), ("eigh_values", eigh_values)):
-    defrule(_name, _impl, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
-            vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp})
+_EIGH_NODE = ("LinalgEighBackward0", 1)  # one node per item (PyTorch: one for the tuple)
+defrule("eigvalsh", np.linalg.eigvalsh, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
+        vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=_EIGH_NODE,
+        pytorch=("sg.linalg.eigvalsh",))
+defrule("eigh_values", eigh_values, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
+        vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=_EIGH_NODE,
+        pytorch=("sg.linalg.eigh",))
 defrule("eigh_vectors", eigh_vectors, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
-        vjp={"x": _eigenvectors_vjp}, jvp={"x": _eigenvectors_jvp})
+        vjp={"x": _eigenvectors_vjp}, jvp={"x": _eigenvectors_jvp}, torch=_EIGH_NODE,
+        pytorch=("sg.linalg.eigh",))
 
 
 # --- singular value decomposition (thin) -----------------------------------------------------
@@ -205,12 +211,16 @@ def _vt_jvp(t: Any, x: Any) -> Any:
     return inside + (ut_t - np.matmul(np.matmul(ut_t, _mT(vt)), vt)) / _col(s)
 
 
-for _name, _impl in (("svdvals", np.linalg.svdvals), ("svd_s", svd_s)):
-    defrule(_name, _impl, inputs=("x",), vjp={"x": _values_vjp}, jvp={"x": _values_jvp})
+_SVD_NODE = ("LinalgSvdBackward0", 1)
+defrule("svdvals", np.linalg.svdvals, inputs=("x",), vjp={"x": _values_vjp},
+        jvp={"x": _values_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svdvals",))
+defrule("svd_s", svd_s, inputs=("x",), vjp={"x": _values_vjp}, jvp={"x": _values_jvp},
+        torch=_SVD_NODE, pytorch=("sg.linalg.svd",))
 defrule("svd_u", svd_u, inputs=("x",), params=("full_matrices",), form="x, full_matrices=False",
-        vjp={"x": _u_vjp}, jvp={"x": _u_jvp})
+        vjp={"x": _u_vjp}, jvp={"x": _u_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svd",))
 defrule("svd_vt", svd_vt, inputs=("x",), params=("full_matrices",),
-        form="x, full_matrices=False", vjp={"x": _vt_vjp}, jvp={"x": _vt_jvp})
+        form="x, full_matrices=False", vjp={"x": _vt_vjp}, jvp={"x": _vt_jvp},
+        torch=_SVD_NODE, pytorch=("sg.linalg.svd",))
 
 
 # --- QR (reduced) ------------------------------------------------------------------------------
@@ -268,6 +278,8 @@ def _r_jvp(t: Any, x: Any, out: Any) -> Any:
 
 
 defrule("qr_q", qr_q, inputs=("x",),
-        vjp={"x": lambda g, x, out: _qr_vjp(g, None, out, qr_r(x))}, jvp={"x": _q_jvp})
+        vjp={"x": lambda g, x, out: _qr_vjp(g, None, out, qr_r(x))}, jvp={"x": _q_jvp},
+        torch=("LinalgQrBackward0", 1), pytorch=("sg.linalg.qr",))
 defrule("qr_r", qr_r, inputs=("x",),
-        vjp={"x": lambda g, x, out: _qr_vjp(None, g, qr_q(x), out)}, jvp={"x": _r_jvp})
+        vjp={"x": lambda g, x, out: _qr_vjp(None, g, qr_q(x), out)}, jvp={"x": _r_jvp},
+        torch=("LinalgQrBackward0", 1), pytorch=("sg.linalg.qr",))

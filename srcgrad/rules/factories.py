@@ -81,10 +81,10 @@ def _fill_vjp(g: Any, fill_value_shape: Any, fill_value_dtype: Any) -> Any:
 
 defrule("full", full, inputs=("fill_value",), params=("shape", "dtype"), kind=LINEAR,
         form="shape, fill_value, dtype=None", aliases=(np.full,),
-        vjp={"fill_value": _fill_vjp})
+        vjp={"fill_value": _fill_vjp}, fresh=True)
 defrule("full_like", full_like, inputs=("x", "fill_value"), params=("dtype",),
         kind=LINEAR, form="x, fill_value, dtype=None", aliases=(np.full_like,),
-        vjp={"fill_value": _fill_vjp})
+        vjp={"fill_value": _fill_vjp}, fresh=True)
 
 # ``broadcasts``: start and stop broadcast against each other (the engine unbroadcasts)
 defrule("linspace", np.linspace, inputs=("start", "stop"), params=("num", "endpoint"),

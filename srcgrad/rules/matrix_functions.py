@@ -30,6 +30,7 @@ import numpy as np
 from .dispatch import dispatching
 from .products import matmul_adjoint_x, matmul_adjoint_y
 from .registry import BILINEAR, NONDIFF, defrule
+from .torch_names import matrix_power_node
 
 Shape = tuple[int, ...]
 
@@ -51,10 +52,12 @@ def slogdet_logabsdet(x: Any) -> Any:
     return np.linalg.slogdet(x)[1]
 
 
-defrule("slogdet_sign", slogdet_sign, inputs=("x",), kind=NONDIFF)
+defrule("slogdet_sign", slogdet_sign, inputs=("x",), kind=NONDIFF,
+        pytorch=("sg.linalg.slogdet",))
 defrule("slogdet_logabsdet", slogdet_logabsdet, inputs=("x",),
         vjp={"x": lambda g, x: np.expand_dims(g, (-2, -1)) * _mT(np.linalg.inv(x))},
-        jvp={"x": lambda t, x: np.trace(np.linalg.solve(x, t), axis1=-2, axis2=-1)})
+        jvp={"x": lambda t, x: np.trace(np.linalg.solve(x, t), axis1=-2, axis2=-1)},
+        torch=("LinalgSlogdetBackward0", 1), pytorch=("sg.linalg.slogdet",))
 
 
 # --- pseudo-inverse ------------------------------------------------------------------------------
@@ -77,7 +80,8 @@ def _pinv_jvp(t: Any, x: Any, out: Any) -> Any:
 
 
 defrule("pinv", np.linalg.pinv, inputs=("x",), params=("rcond", "hermitian"),
-        form="x, rcond=None, hermitian=False", vjp={"x": _pinv_vjp}, jvp={"x": _pinv_jvp})
+        form="x, rcond=None, hermitian=False", vjp={"x": _pinv_vjp}, jvp={"x": _pinv_jvp},
+        torch=("LinalgPinvBackward0", 1), pytorch=("sg.linalg.pinv",))
 
 
 # --- matrix_power -----------------------------------------------------------------------------
@@ -127,7 +131,9 @@ def _matrix_power_jvp(t: Any, x: Any, n: int) -> Any:
 
 
 defrule("matrix_power", np.linalg.matrix_power, inputs=("x",), params=("n",),
-        vjp={"x": _matrix_power_vjp}, jvp={"x": _matrix_power_jvp})
+        vjp={"x": _matrix_power_vjp}, jvp={"x": _matrix_power_jvp},
+        torch=matrix_power_node, pytorch=("sg.linalg.matrix_power",),
+        view=True)  # NumPy returns ``x`` itself for n = 1
 
 
 # --- multi_dot ----------------------------------------------------------------------------------
@@ -153,4 +159,5 @@ def _multi_dot_vjp(g: Any, arrays: Sequence[Any], arrays_shape: tuple[Shape, ...
 
 
 defrule("multi_dot", np.linalg.multi_dot, inputs=("arrays",), variadic="arrays",
-        kind=BILINEAR, vjp={"arrays": _multi_dot_vjp})
+        kind=BILINEAR, vjp={"arrays": _multi_dot_vjp}, torch="ViewBackward0",
+        pytorch=("sg.linalg.multi_dot",))

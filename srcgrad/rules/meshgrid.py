@@ -77,7 +77,7 @@ defrule("mesh_spread", mesh_spread, inputs=("c",), params=_PARAMS, kind=LINEAR,
 defrule("meshgrid_piece", meshgrid_piece, inputs=("xs",), params=("index", "indexing"),
         variadic="xs", kind=LINEAR, form="xs, index, indexing='xy'",
         vjp={"xs": lambda g, xs_shape, index, indexing, i: mesh_adjoint(
-            g, xs_shape, index, indexing, i)})
+            g, xs_shape, index, indexing, i)}, torch=("ExpandBackward0", 1))
 
 
 def _items(env: dict[str, Any], ndims: dict[str, int | None]) -> list[Item]:

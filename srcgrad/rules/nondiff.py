@@ -35,34 +35,44 @@ import numpy as np
 
 from .dispatch import dispatching
 from .registry import NONDIFF, defrule
+from .torch_names import round_node
 
-_UNARY_UFUNCS = (np.sign, np.rint, np.isnan, np.isinf, np.isfinite, np.logical_not,
+_UNARY_UFUNCS = (np.isnan, np.isinf, np.isfinite, np.logical_not,
                  np.invert)
-_BINARY_UFUNCS = (
-    np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
-    np.logical_and, np.logical_or, np.logical_xor, np.bitwise_and, np.bitwise_or,
-    np.bitwise_xor, np.floor_divide,
-)
+_BINARY_UFUNCS = (np.logical_and, np.logical_or, np.logical_xor, np.bitwise_and,
+                  np.bitwise_or, np.bitwise_xor)
 
 for _fn in _UNARY_UFUNCS:
     defrule(_fn.__name__, _fn, inputs=("x",), kind=NONDIFF)
 for _fn in _BINARY_UFUNCS:
     defrule(_fn.__name__, _fn, inputs=("x", "y"), kind=NONDIFF)
-defrule("floor", np.floor, inputs=("x",), kind=NONDIFF, aliases=(math.floor,))
-defrule("ceil", np.ceil, inputs=("x",), kind=NONDIFF, aliases=(math.ceil,))
-defrule("trunc", np.trunc, inputs=("x",), kind=NONDIFF, aliases=(math.trunc,))
+defrule("greater", np.greater, inputs=("x", "y"), kind=NONDIFF, operator=">")
+defrule("greater_equal", np.greater_equal, inputs=("x", "y"), kind=NONDIFF, operator=">=")
+defrule("less", np.less, inputs=("x", "y"), kind=NONDIFF, operator="<")
+defrule("less_equal", np.less_equal, inputs=("x", "y"), kind=NONDIFF, operator="<=")
+defrule("equal", np.equal, inputs=("x", "y"), kind=NONDIFF, operator="==")
+defrule("not_equal", np.not_equal, inputs=("x", "y"), kind=NONDIFF, operator="!=")
+defrule("floor_divide", np.floor_divide, inputs=("x", "y"), kind=NONDIFF, operator="//")
+defrule("sign", np.sign, inputs=("x",), kind=NONDIFF, torch=("SignBackward0", 1))
+defrule("rint", np.rint, inputs=("x",), kind=NONDIFF, torch=("RoundBackward0", 1))
+defrule("floor", np.floor, inputs=("x",), kind=NONDIFF, aliases=(math.floor,),
+        torch=("FloorBackward0", 1))
+defrule("ceil", np.ceil, inputs=("x",), kind=NONDIFF, aliases=(math.ceil,),
+        torch=("CeilBackward0", 1))
+defrule("trunc", np.trunc, inputs=("x",), kind=NONDIFF, aliases=(math.trunc,),
+        torch=("TruncBackward0", 1))
 defrule("round", np.round, inputs=("x",), params=("decimals",), kind=NONDIFF,
-        form="x, decimals=0", aliases=(np.around,))
+        form="x, decimals=0", aliases=(np.around,), torch=round_node, methods=("round",))
 
 # --- indices and truth-value reductions ---------------------------------------------
 defrule("argmax", np.argmax, inputs=("x",), params=("axis", "keepdims"), kind=NONDIFF,
-        form="x, axis=None, *, keepdims=False")
+        form="x, axis=None, *, keepdims=False", methods=("argmax",))
 defrule("argmin", np.argmin, inputs=("x",), params=("axis", "keepdims"), kind=NONDIFF,
-        form="x, axis=None, *, keepdims=False")
+        form="x, axis=None, *, keepdims=False", methods=("argmin",))
 defrule("all", np.all, inputs=("x",), params=("axis", "keepdims"), kind=NONDIFF,
-        form="x, axis=None, *, keepdims=False")
+        form="x, axis=None, *, keepdims=False", methods=("all",))
 defrule("any", np.any, inputs=("x",), params=("axis", "keepdims"), kind=NONDIFF,
-        form="x, axis=None, *, keepdims=False")
+        form="x, axis=None, *, keepdims=False", methods=("any",))
 defrule("isclose", np.isclose, inputs=("x", "y"), params=("rtol", "atol", "equal_nan"),
         kind=NONDIFF, form="x, y, rtol=1e-05, atol=1e-08, equal_nan=False")
 defrule("allclose", np.allclose, inputs=("x", "y"), params=("rtol", "atol", "equal_nan"),
@@ -72,15 +82,15 @@ defrule("array_equal", np.array_equal, inputs=("x", "y"), params=("equal_nan",),
 
 # --- factories ----------------------------------------------------------------------
 defrule("zeros_like", np.zeros_like, inputs=("x",), params=("dtype",), kind=NONDIFF,
-        form="x, dtype=None")
+        form="x, dtype=None", fresh=True)
 defrule("ones_like", np.ones_like, inputs=("x",), params=("dtype",), kind=NONDIFF,
-        form="x, dtype=None")
+        form="x, dtype=None", fresh=True)
 defrule("empty_like", np.empty_like, inputs=("x",), params=("dtype",), kind=NONDIFF,
-        form="x, dtype=None")
+        form="x, dtype=None", fresh=True)
 defrule("zeros", np.zeros, inputs=(), params=("shape", "dtype"), kind=NONDIFF,
-        form="shape, dtype=None")
+        form="shape, dtype=None", fresh=True)
 defrule("ones", np.ones, inputs=(), params=("shape", "dtype"), kind=NONDIFF,
-        form="shape, dtype=None")
+        form="shape, dtype=None", fresh=True)
 defrule("eye", np.eye, inputs=(), params=("N", "M", "k", "dtype"), kind=NONDIFF,
         form="N, M=None, k=0, dtype=None")
 
@@ -93,8 +103,9 @@ def dtype_of(x: Any) -> Any:
     return np.result_type(x) if dtype is None else dtype
 
 
-defrule("shape", np.shape, inputs=("x",), kind=NONDIFF)
-defrule("ndim", np.ndim, inputs=("x",), kind=NONDIFF)
-defrule("size", np.size, inputs=("x",), params=("axis",), kind=NONDIFF, form="x, axis=None")
+defrule("shape", np.shape, inputs=("x",), kind=NONDIFF, attributes=("shape",))
+defrule("ndim", np.ndim, inputs=("x",), kind=NONDIFF, attributes=("ndim",))
+defrule("size", np.size, inputs=("x",), params=("axis",), kind=NONDIFF, form="x, axis=None",
+        attributes=("size",))
 defrule("len", len, inputs=("x",), kind=NONDIFF)
-defrule("dtype", dtype_of, inputs=("x",), kind=NONDIFF)
+defrule("dtype", dtype_of, inputs=("x",), kind=NONDIFF, attributes=("dtype",))

@@ -177,4 +177,5 @@ defrule("norm_gradient", norm_gradient, inputs=("x", "out"), params=("ord", "kee
         form="x, out, ord, keepdims=False")
 defrule("norm", np.linalg.norm, inputs=("x",), params=("ord", "axis", "keepdims"),
         form="x, ord=None, axis=None, keepdims=False", resolve=resolve_norm,
-        vjp={"x": _norm_vjp}, jvp={"x": _norm_jvp})
+        vjp={"x": _norm_vjp}, jvp={"x": _norm_jvp}, torch=("LinalgVectorNormBackward0", 1),
+        pytorch=("t.norm()", "sg.linalg.norm", "sg.linalg.vector_norm", "sg.linalg.matrix_norm"))

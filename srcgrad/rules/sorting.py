@@ -72,7 +72,8 @@ defrule("sort_scatter", sort_scatter, inputs=("c", "order"), params=("shape", "a
 defrule("sort", np.sort, inputs=("x",), params=("axis", "kind"), form="x, axis=-1, kind=None",
         vjp={"x": lambda g, x, x_shape, axis: sort_scatter(
             g, sort_order(x, axis, False), x_shape, axis)},
-        jvp={"x": lambda t, x, axis: sort_gather(t, sort_order(x, axis, False), axis)})
+        jvp={"x": lambda t, x, axis: sort_gather(t, sort_order(x, axis, False), axis)},
+        torch=("SortBackward0", 1))
 
 
 @dispatching
@@ -86,4 +87,4 @@ defrule("sort_values", sort_values, inputs=("x",), params=("axis", "descending")
         vjp={"x": lambda g, x, x_shape, axis, descending: sort_scatter(
             g, sort_order(x, axis, descending), x_shape, axis)},
         jvp={"x": lambda t, x, axis, descending: sort_gather(
-            t, sort_order(x, axis, descending), axis)})
+            t, sort_order(x, axis, descending), axis)}, torch=("SortBackward0", 1))

@@ -27,6 +27,7 @@ from .dispatch import dispatching
 from .helpers import scatter_add
 from .multi import Item, ItemCountUnknown, defmulti, static_int, static_ints
 from .registry import LINEAR, NONDIFF, defrule
+from .torch_names import split_node
 
 Shape = tuple[int, ...]
 
@@ -80,10 +81,12 @@ defrule("unstack_index", unstack_index, inputs=(), params=("x_shape", "axis", "i
 defrule("split_piece", split_piece, inputs=("x",),
         params=("sections", "axis", "index", "equal"), kind=LINEAR,
         vjp={"x": lambda g, x_shape, sections, axis, index, equal: scatter_add(
-            g, x_shape, split_index(x_shape, sections, axis, index, equal))})
+            g, x_shape, split_index(x_shape, sections, axis, index, equal))},
+        torch=split_node, view=True)
 defrule("unstack_piece", unstack_piece, inputs=("x",), params=("axis", "index"), kind=LINEAR,
         vjp={"x": lambda g, x_shape, axis, index: scatter_add(
-            g, x_shape, unstack_index(x_shape, axis, index))})
+            g, x_shape, unstack_index(x_shape, axis, index))},
+        torch=("UnbindBackward0", 1), view=True)
 
 
 # --- the public functions -------------------------------------------------------------------

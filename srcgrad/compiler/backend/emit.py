@@ -32,15 +32,15 @@ with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since P
     warnings.simplefilter("ignore", DeprecationWarning)
     import astor
 
+# Python operator spellings (a rule's ``operator`` field) -> their syntax
 _BINOPS = {
-    "add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div,
-    "power": gast.Pow, "matmul": gast.MatMult, "floor_divide": gast.FloorDiv,
-    "remainder": gast.Mod,
+    "+": gast.Add, "-": gast.Sub, "*": gast.Mult, "/": gast.Div, "**": gast.Pow,
+    "@": gast.MatMult, "//": gast.FloorDiv, "%": gast.Mod,
 }
 _CMPOPS = {
-    "less": gast.Lt, "less_equal": gast.LtE, "greater": gast.Gt, "greater_equal": gast.GtE,
-    "equal": gast.Eq, "not_equal": gast.NotEq,
+    "<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq, "!=": gast.NotEq,
 }
+_UNARYOPS = {"-": gast.USub}
 
 
 @dataclass
@@ -411,14 +411,18 @@ class _Emitter:
         a = op.args
         if op.prim == "captured":
             return reads.read_expr(op.attrs["source"], self.refs)
-        if op.prim in _BINOPS and set(a) == {"x", "y"} and not floats.power_as_math_pow(op):
-            return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[op.prim](),
-                              right=self.expr(a["y"]))
-        if op.prim in _CMPOPS and set(a) == {"x", "y"}:
-            return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[op.prim]()],
-                                comparators=[self.expr(a["y"])])
-        if op.prim == "negative":
-            return gast.UnaryOp(op=gast.USub(), operand=self.expr(a["x"]))
+        rule = op.attrs.get("rule")
+        spelling = rule.operator if rule is not None else None
+        if spelling is not None:
+            if (spelling in _BINOPS and set(a) == {"x", "y"}
+                    and not floats.power_as_math_pow(op)):
+                return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
+                                  right=self.expr(a["y"]))
+            if spelling in _CMPOPS and set(a) == {"x", "y"}:
+                return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[spelling]()],
+                                    comparators=[self.expr(a["y"])])
+            if spelling in _UNARYOPS and set(a) == {"x"}:
+                return gast.UnaryOp(op=_UNARYOPS[spelling](), operand=self.expr(a["x"]))
         if op.prim == "getitem":
             return gast.Subscript(value=self.expr(a["x"]), slice=self.index_expr(a["index"]),
                                   ctx=gast.Load())

@@ -36,7 +36,6 @@ from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule,
 from . import captured, derived, methods, multicalls, runlists
 from .captured import CapturedObject
 from .context import (
-    VIEW_PRIMS,
     BoundMethod,
     LocalFunction,
     RecursionNeedsValues,
@@ -59,6 +58,18 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "
 def rule(name: str) -> Rule:
     """A primitive by name: the shared table first, then the compiler's structural ones."""
     return RULES[name] if name in RULES else STRUCTURAL[name]
+
+
+def _note_views(lw: Lowerer, out: Any, args: list[Any]) -> None:
+    """A view rule's results may share the memory of the first array it was given (the
+    operand of ``einsum("ij->ji", a)``, not its subscripts), so a later write into either
+    must be seen through the other (the aliasing check refuses it)."""
+    source = next((a for a in args if isinstance(a, Sym)), None)
+    if source is None:
+        return
+    for item in (out if isinstance(out, (tuple, list)) else (out,)):
+        if isinstance(item, Sym):
+            lw.ctx.note_view(item.value, source.value)
 
 
 def call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -135,8 +146,8 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
                 out = record_rule(r, args, kwargs, fn=func)
         else:
             out = record_rule(r, args, kwargs, fn=func)
-        if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
-            lw.ctx.note_view(out.value, args[0].value)
+        if r.view:
+            _note_views(lw, out, [*args, *kwargs.values()])
         return out
     if _is_builtin(func):
         return call_builtin(lw, func, args, kwargs, node)

@@ -14,7 +14,6 @@ from srcgrad.errors import SrcGradError
 
 from ..ir.builder import Builder
 from ..ir.core import Block, Value
-from ..structural import VIEW_PRIMS  # noqa: F401  (re-exported for the frontend)
 from .resolve import Dependency, Scope
 from .source import Parsed
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from srcgrad.errors import SrcGradError
 from srcgrad.rules.multi import ItemCountUnknown, MultiRule
 
-from ..structural import VIEW_PRIMS
 from ..symbolic import Sym, is_symbolic, record_rule, static_value
 
 if TYPE_CHECKING:
@@ -87,7 +86,7 @@ def lower_multi(lw: Lowerer, multi: MultiRule, args: list[Any], kwargs: dict[str
         except SrcGradError as e:
             raise lw.err(node, f"{multi.spelling}: {e.message}", e.advice) from None
         first = item.env.get(r.inputs[0]) if r.inputs else None
-        if r.name in VIEW_PRIMS and isinstance(first, Sym):
+        if r.view and isinstance(first, Sym):
             lw.ctx.note_view(out.value, first.value)
         values.append(out)
     result = multi.result(values)
