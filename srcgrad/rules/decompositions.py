@@ -83,7 +83,8 @@ def _cholesky_jvp(t: Any, out: Any, upper: bool) -> Any:
 defrule("cholesky", np.linalg.cholesky, inputs=("x",), params=("upper",),
         form="x, /, *, upper=False",
         vjp={"x": _cholesky_vjp}, jvp={"x": _cholesky_jvp},
-        torch=("LinalgCholeskyExBackward0", 1), pytorch=("sg.linalg.cholesky",))
+        torch=("LinalgCholeskyExBackward0", 1), pytorch=("sg.linalg.cholesky",),
+        kinks="input read as symmetric: symmetrised gradient (PyTorch); needs positive definite")
 
 
 # --- symmetric eigendecomposition -------------------------------------------------------------
@@ -123,15 +124,18 @@ def _eigenvectors_jvp(t: Any, x: Any, out: Any, UPLO: str) -> Any:
 
 _EIGH_FORM = "x, UPLO='L'"
 _EIGH_NODE = ("LinalgEighBackward0", 1)  # one node per item (PyTorch: one for the tuple)
+_VECTOR_KINK = "repeated values: the vectors have no derivative; inf/nan (as PyTorch)"
+_VALUE_KINK = ("repeated values: V diag(g) V^T with NumPy's vectors (as PyTorch), the "
+               "derivative of any symmetric function of the values")
 defrule("eigvalsh", np.linalg.eigvalsh, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
         vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=_EIGH_NODE,
-        pytorch=("sg.linalg.eigvalsh",))
+        pytorch=("sg.linalg.eigvalsh",), kinks=_VALUE_KINK)
 defrule("eigh_values", eigh_values, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
         vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=_EIGH_NODE,
-        pytorch=("sg.linalg.eigh",))
+        pytorch=("sg.linalg.eigh",), kinks=_VALUE_KINK)
 defrule("eigh_vectors", eigh_vectors, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
         vjp={"x": _eigenvectors_vjp}, jvp={"x": _eigenvectors_jvp}, torch=_EIGH_NODE,
-        pytorch=("sg.linalg.eigh",))
+        pytorch=("sg.linalg.eigh",), kinks=_VECTOR_KINK)
 
 
 # --- singular value decomposition (thin) -----------------------------------------------------
@@ -212,15 +216,20 @@ def _vt_jvp(t: Any, x: Any) -> Any:
 
 
 _SVD_NODE = ("LinalgSvdBackward0", 1)
+_SINGULAR_KINK = ("repeated or zero singular values: U diag(g) Vt with NumPy's vectors (as "
+                  "PyTorch)")
 defrule("svdvals", np.linalg.svdvals, inputs=("x",), vjp={"x": _values_vjp},
-        jvp={"x": _values_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svdvals",))
+        jvp={"x": _values_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svdvals",),
+        kinks=_SINGULAR_KINK)
 defrule("svd_s", svd_s, inputs=("x",), vjp={"x": _values_vjp}, jvp={"x": _values_jvp},
-        torch=_SVD_NODE, pytorch=("sg.linalg.svd",))
+        torch=_SVD_NODE, pytorch=("sg.linalg.svd",), kinks=_SINGULAR_KINK)
 defrule("svd_u", svd_u, inputs=("x",), params=("full_matrices",), form="x, full_matrices=False",
-        vjp={"x": _u_vjp}, jvp={"x": _u_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svd",))
+        vjp={"x": _u_vjp}, jvp={"x": _u_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svd",),
+        kinks=_VECTOR_KINK + "; zero singular values likewise")
 defrule("svd_vt", svd_vt, inputs=("x",), params=("full_matrices",),
         form="x, full_matrices=False", vjp={"x": _vt_vjp}, jvp={"x": _vt_jvp},
-        torch=_SVD_NODE, pytorch=("sg.linalg.svd",))
+        torch=_SVD_NODE, pytorch=("sg.linalg.svd",),
+        kinks=_VECTOR_KINK + "; zero singular values likewise")
 
 
 # --- QR (reduced) ------------------------------------------------------------------------------

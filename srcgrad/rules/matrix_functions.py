@@ -81,7 +81,8 @@ def _pinv_jvp(t: Any, x: Any, out: Any) -> Any:
 
 defrule("pinv", np.linalg.pinv, inputs=("x",), params=("rcond", "hermitian"),
         form="x, rcond=None, hermitian=False", vjp={"x": _pinv_vjp}, jvp={"x": _pinv_jvp},
-        torch=("LinalgPinvBackward0", 1), pytorch=("sg.linalg.pinv",))
+        torch=("LinalgPinvBackward0", 1), pytorch=("sg.linalg.pinv",),
+        kinks="full rank assumed: where the rank changes pinv is discontinuous (no derivative)")
 
 
 # --- matrix_power -----------------------------------------------------------------------------
