@@ -15,6 +15,7 @@ ops; calls on plain values alone run at trace time (static data).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -295,6 +296,9 @@ def _static(v: Any) -> Any:
     return v
 
 
+static_value = _static  # for the frontend's tuple-returning calls (frontend/multicalls.py)
+
+
 def _array_like(rule: Rule, v: Any) -> Any:
     """A NumPy function reads a list or tuple where it takes an array as ``np.asarray``
     does: one holding Syms becomes that array (``stack``), so activity flows through it.
@@ -338,9 +342,11 @@ def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
 _MAX_EXAMPLE_ELEMENTS = 1 << 16
 
 
-def _fitting_size(operands: dict[str, Any]) -> int | None:
+def _fitting_size(operands: dict[str, Any], divisible: bool = False) -> int | None:
     """An example size every constant int of ``operands`` is a valid index for (``W[-1, 2]``
-    needs 3 along each axis), or None when those examples would be too large."""
+    needs 3 along each axis), or with ``divisible`` one each positive int also divides
+    (their least common multiple, at least that index size), or None when those examples
+    would be too large."""
     ints: list[int] = []
     ndims: list[int] = [0]
 
@@ -361,6 +367,9 @@ def _fitting_size(operands: dict[str, Any]) -> int | None:
 
     walk(list(operands.values()))
     size = max([n + 1 if n >= 0 else -n for n in ints], default=0)
+    if divisible:
+        lcm = math.lcm(*(n for n in ints if n > 0)) if any(n > 0 for n in ints) else 1
+        size = lcm * -(-max(size, 1) // lcm)
     if size <= 2 or size ** max(ndims) > _MAX_EXAMPLE_ELEMENTS:
         return None
     return size
@@ -392,6 +401,11 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     t = _infer_on_examples(rule, operands, 2)
     if t == T.ANY:
         size = _fitting_size(operands)
+        if size is not None:
+            t = _infer_on_examples(rule, operands, size)
+    if t == T.ANY:
+        # a constant int may also need to divide a length (np.split(x, 3) splits 6, not 4)
+        size = _fitting_size(operands, divisible=True)
         if size is not None:
             t = _infer_on_examples(rule, operands, size)
     if t.kind == "any" and rule.broadcasts and any(

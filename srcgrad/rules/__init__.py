@@ -14,18 +14,26 @@ the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node 
 """
 
 from . import (  # noqa: F401
+    decompositions,  # linalg
     einsum,
     elementwise,
     factories,
     helpers,
     joining,
     linalg,
+    linalg_tuples,  # linalg
+    matrix_functions,  # linalg
+    meshgrid,
+    multi,
     nondiff,
     norms,
     products,
     reductions,
     setitem,
     shape,
+    sorting,
+    splitting,
+    triangular,  # linalg
 )
 from .dispatch import dispatching
 from .forward import forward_tangent

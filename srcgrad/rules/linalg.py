@@ -35,7 +35,7 @@ def _mT(a: Any) -> Any:
 defrule("inv", np.linalg.inv, inputs=("x",),
         vjp={"x": lambda g, out: -np.matmul(_mT(out), np.matmul(g, _mT(out)))},
         jvp={"x": lambda t, out: -np.matmul(out, np.matmul(t, out))},
-        torch=("LinalgInvExBackward0", 1))
+        torch=("LinalgInvExBackward0", 1), pytorch=("sg.linalg.inv",))
 
 
 @dispatching
@@ -62,12 +62,12 @@ defrule("solve", np.linalg.solve, inputs=("a", "b"), broadcasts=True,
                  np.linalg.solve(a, np.matmul(t, as_columns(out, b_shape))), np.shape(out)),
              "b": lambda t, a, b_shape, out:
                  np.reshape(np.linalg.solve(a, as_columns(t, b_shape)), np.shape(out))},
-        torch=("LinalgSolveExBackward0", 2))
+        torch=("LinalgSolveExBackward0", 2), pytorch=("sg.linalg.solve",))
 defrule("det", np.linalg.det, inputs=("x",),
         vjp={"x": lambda g, x, out: np.expand_dims(g * out, (-2, -1)) * _mT(np.linalg.inv(x))},
         jvp={"x": lambda t, x, out:
              out * np.trace(np.linalg.solve(x, t), axis1=-2, axis2=-1)},
-        torch=("LinalgDetBackward0", 1))
+        torch=("LinalgDetBackward0", 1), pytorch=("sg.linalg.det",))
 
 
 # --- trace and diag ---------------------------------------------------------------------------

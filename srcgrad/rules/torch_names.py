@@ -101,3 +101,20 @@ def max_min_node(stem: str) -> Namer:
         return f"{stem}Backward{1 if axis is None else 0}", 1
 
     return namer
+
+
+# multi
+def split_node(form: str | None = None, **_: Any) -> tuple[str, int]:
+    """``t.split(2)`` / ``t.chunk(2)`` / ``np.split(t, 3)`` (a count) are ``SplitBackward0``;
+    ``t.split([1, 2])`` and split points (form ``"sizes"``) are ``SplitWithSizesBackward0``."""
+    return ("SplitWithSizesBackward0" if form == "sizes" else "SplitBackward0"), 1
+
+
+# linalg
+def matrix_power_node(n: int = 2, **_: Any) -> tuple[str, int]:
+    """PyTorch composes ``matrix_power`` from matmuls; its last node names the call."""
+    if n == 1:
+        return "CloneBackward0", 1
+    if n == 0:
+        return "CopyBackwards", 1
+    return "MmBackward0", 1

@@ -26,13 +26,14 @@ import numpy as np
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import RULES, Rule, rule_for
+from srcgrad.rules.multi import multi_for
 
 from ..ir import types as T
 from ..primitives import stop_gradient
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import captured, derived, methods, runlists
+from . import captured, derived, methods, multicalls, runlists
 from .captured import CapturedObject
 from .context import (
     BoundMethod,
@@ -131,6 +132,9 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         return array_of(lw, func, args, kwargs, node)
     if symbolic and _is_builtin(func) and POLICY.should_run_builtin(func.__name__, args, True):
         return func(*args, **kwargs)  # len() of a list of run-time values: known now
+    multi = multi_for(func)
+    if multi is not None and symbolic:  # np.split, np.meshgrid: a tuple of item ops
+        return multicalls.lower_multi(lw, multi, args, kwargs, node)
     r = rule_for(func)
     if r is not None:
         if not symbolic:
