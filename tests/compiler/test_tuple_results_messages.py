@@ -1,6 +1,6 @@
 """A tuple-returning call used where an array is expected is refused naming the call and
 how many items it returns (never "array of unknown shape", never an internal error); a
-NumPy function known to return a tuple but without item rules yet (``np.linalg.eigh``,
+NumPy function known to return a tuple but without item rules (``np.linalg.eig``,
 ``np.divmod``) unpacks, computes where nothing is differentiated through it, and is
 refused naming the function where something is (rules/multi.py ``declare_tuple``)."""
 
@@ -37,21 +37,27 @@ def pieces_plus_a_number(x):
 
 
 def declared_tuple_into_three_names(x):
-    w, v, extra = np.linalg.eigh(A0 * x[0])  # <- error
+    w, v, extra = np.linalg.eig(A0 * x[0])  # <- error
     return np.sum(w)
 
 
-def through_eigh_without_a_rule(x):
-    w, v = np.linalg.eigh(A0 * x[0])  # <- error
+def through_eig_without_a_rule(x):
+    w, v = np.linalg.eig(A0 * x[0])  # <- error
     return np.sum(w) * x[1]
+
+
+def through_divmod_without_a_rule(x):
+    q, r = np.divmod(x, 0.3)  # <- error
+    return np.sum(r)
 
 
 CASES = [(attribute_of_pieces, "np.split(...) returns a list of 2 items, not an array"),
          (method_of_a_grid, "np.meshgrid(...) returns a tuple of 2 items, not an array"),
          (negated_pieces, "np.split(...) returns a list of 2 items, not an array"),
          (pieces_plus_a_number, "np.split(...) returns a list of 2 items, not an array"),
-         (declared_tuple_into_three_names, "np.linalg.eigh(...) returns a tuple of 2 items"),
-         (through_eigh_without_a_rule, "np.linalg.eigh")]
+         (declared_tuple_into_three_names, "np.linalg.eig(...) returns a tuple of 2 items"),
+         (through_eig_without_a_rule, "np.linalg.eig"),
+         (through_divmod_without_a_rule, "np.divmod")]
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
