@@ -152,3 +152,59 @@ def static_ints(value: Any, what: str, spelling: str, advice: str) -> tuple[int,
                 f"function is compiled, and {what} is known only at run time.", advice)
         value = items()
     return tuple(static_int(v, what, spelling, advice) for v in value)
+
+
+# --- tuple-returning functions without item rules ---------------------------------------------
+# NumPy functions known to return a tuple whose items srcgrad has no rules for (yet). The
+# compiler still knows the result is a tuple of ``count(args, kwargs)`` items (None: this
+# call returns one array), so unpacking it works where nothing is differentiated through it,
+# and a derivative through it is refused naming the function, never as "an array of
+# unknown shape". A MultiRule for the same function (defmulti) takes precedence.
+TupleCount = Callable[[Sequence[Any], Mapping[str, Any]], "int | None"]
+_DECLARED: dict[int, tuple[str, TupleCount]] = {}
+
+
+def declare_tuple(fn: Callable[..., Any], spelling: str, count: TupleCount) -> None:
+    _DECLARED[id(fn)] = (spelling, count)
+    _KEEPALIVE.append(fn)
+
+
+def declared_tuple(fn: Any, args: Sequence[Any],
+                   kwargs: Mapping[str, Any]) -> tuple[str, int] | None:
+    """``(spelling, number of items)`` of a call of a declared tuple-returning function, or
+    None (not declared, or this call returns one array)."""
+    found = _DECLARED.get(id(fn))
+    if found is None:
+        return None
+    spelling, count = found
+    try:
+        n = count(args, kwargs)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return None if n is None else (spelling, n)
+
+
+def _arg(args: Sequence[Any], kwargs: Mapping[str, Any], pos: int, name: str,
+         default: Any) -> Any:
+    return args[pos] if len(args) > pos else kwargs.get(name, default)
+
+
+def _declare_numpy() -> None:
+    import numpy as np
+
+    def fixed(n: int) -> TupleCount:
+        return lambda args, kwargs: n
+
+    la = np.linalg
+    for fn, n in ((la.eigh, 2), (la.eig, 2), (la.slogdet, 2), (la.lstsq, 4), (np.divmod, 2),
+                  (np.modf, 2), (np.frexp, 2), (np.histogram, 2)):
+        prefix = "np.linalg." if fn.__module__ and "linalg" in fn.__module__ else "np."
+        declare_tuple(fn, prefix + fn.__name__, fixed(n))
+    declare_tuple(la.svd, "np.linalg.svd",
+                  lambda a, k: 3 if _arg(a, k, 2, "compute_uv", True) else None)
+    declare_tuple(la.qr, "np.linalg.qr",
+                  lambda a, k: None if _arg(a, k, 1, "mode", "reduced") == "r" else 2)
+    declare_tuple(np.broadcast_arrays, "np.broadcast_arrays", lambda a, k: len(a))
+
+
+_declare_numpy()

@@ -1,6 +1,6 @@
 """The runtime's tuple-returning operations against PyTorch 2.13 (skipped without torch):
 ``t.split`` (a size, a list of sizes), ``t.chunk``, ``t.unbind``, ``t.sort`` (values,
-indices, descending) and ``sg.meshgrid``: same values, same gradients, same node names."""
+indices, descending), their ``sg.*`` function spellings and ``sg.meshgrid``: same values, same gradients, same node names."""
 
 from __future__ import annotations
 
@@ -22,7 +22,12 @@ CALLS = {
     "unbind": lambda t, mod: t.unbind(1),
     "sort": lambda t, mod: t.sort(1),
     "sort_descending": lambda t, mod: t.sort(0, descending=True),
+    "function_split": lambda t, mod: mod.split(t, 2, 1),
+    "function_chunk": lambda t, mod: mod.chunk(t, 2),
+    "function_unbind": lambda t, mod: mod.unbind(t),
+    "function_sort": lambda t, mod: mod.sort(t, 0),
     "meshgrid_ij": lambda t, mod: mod.meshgrid(t[0], t[1, :3], indexing="ij"),
+    "meshgrid_of_a_list": lambda t, mod: mod.meshgrid([t[0], t[2, 1:3]], indexing="ij"),
     "meshgrid_xy": lambda t, mod: mod.meshgrid(t[0], t[1, :3], indexing="xy"),
 }
 

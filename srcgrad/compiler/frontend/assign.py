@@ -43,8 +43,8 @@ class AssignMixin:
                 (s,) = starred
                 after = len(target.elts) - s - 1
                 if len(value) < len(target.elts) - 1:
-                    raise self.err(node, _unpack_message(value, len(target.elts) - 1, True),
-                                   _UNPACK_ADVICE)
+                    message = _unpack_message(self.ctx, value, len(target.elts) - 1, True)
+                    raise self.err(node, message, _UNPACK_ADVICE)
                 value = [*value[:s], list(value[s:len(value) - after]),
                          *value[len(value) - after:]]
                 target = type(target)(elts=[*target.elts[:s], target.elts[s].value,
@@ -71,7 +71,7 @@ class AssignMixin:
     def unpack(self, value: Any, n: int, node: Any) -> list[Any]:
         if isinstance(value, (tuple, list)):
             if len(value) != n:
-                raise self.err(node, _unpack_message(value, n, False), _UNPACK_ADVICE)
+                raise self.err(node, _unpack_message(self.ctx, value, n, False), _UNPACK_ADVICE)
             return list(value)
         if isinstance(value, Sym):
             ndim = value.value.type.known_ndim if value.value.type else None
@@ -160,11 +160,11 @@ _UNPACK_ADVICE = ("Write one name per item, or take the rest with a starred name
                   "(first, *rest = ...), or index the result (items[0]).")
 
 
-def _unpack_message(value: Any, n: int, at_least: bool) -> str:
+def _unpack_message(ctx: Context, value: Any, n: int, at_least: bool) -> str:
     """Why ``value`` does not unpack into ``n`` names (``at_least``: one name is starred),
     naming the function that made it when it is a tuple-returning call's result."""
     names = f"at least {n} names" if at_least else f"{n} names"
-    made = describe(value)
+    made = describe(ctx, value)
     if made:
         return f"{made}; it cannot be unpacked into {names}."
     return f"cannot unpack {len(value)} values into {names}."

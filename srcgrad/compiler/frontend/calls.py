@@ -26,7 +26,7 @@ import numpy as np
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import RULES, Rule, rule_for
-from srcgrad.rules.multi import multi_for
+from srcgrad.rules.multi import declared_tuple, multi_for
 
 from ..ir import types as T
 from ..primitives import stop_gradient
@@ -135,6 +135,9 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
     multi = multi_for(func)
     if multi is not None and symbolic:  # np.split, np.meshgrid: a tuple of item ops
         return multicalls.lower_multi(lw, multi, args, kwargs, node)
+    declared = declared_tuple(func, args, kwargs) if symbolic else None
+    if declared is not None:  # np.linalg.svd without item rules: a tuple of opaque items
+        return multicalls.lower_declared(lw, func, args, kwargs, declared)
     r = rule_for(func)
     if r is not None:
         if not symbolic:
@@ -243,7 +246,11 @@ def opaque(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]) -> A
 
 def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
     if isinstance(obj, (list, tuple, dict)):
-        return getattr(obj, name)
+        try:
+            return getattr(obj, name)
+        except AttributeError:
+            raise lw.err(node, multicalls.not_an_array(lw.ctx, obj, f"has no attribute `.{name}`"),
+                         multicalls.NOT_AN_ARRAY_ADVICE) from None
     return methods.attribute(lw, obj, name, node)
 
 

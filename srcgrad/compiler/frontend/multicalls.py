@@ -4,10 +4,10 @@
 Where it sits: called by :mod:`.calls` for a callee with a record in the rule table's
 :mod:`srcgrad.rules.multi`. Each item is an ordinary rule op (``split_piece``, ...), so the
 AD transforms and the backend see nothing new. The result is a compile-time container of
-traced values (:class:`Items`), so ``a, b, c = np.split(x, 3)``, ``res[0]``, ``for p in
+traced values, so ``a, b, c = np.split(x, 3)``, ``res[0]``, ``for p in
 np.split(...)``, ``len(...)`` and starred unpacking all work while compiling; the container
 remembers the call, so a message about it (wrong number of names, an array expected) names
-the function the user wrote.
+the function the user wrote (``Context.made_by``).
 """
 
 from __future__ import annotations
@@ -20,30 +20,41 @@ from srcgrad.rules.multi import ItemCountUnknown, MultiRule
 from ..symbolic import Sym, is_symbolic, record_rule, static_value
 
 if TYPE_CHECKING:
+    from .context import Context
     from .lower import Lowerer
 
 
-class Items(list):  # type: ignore[type-arg]
-    """The items of a tuple-returning call, and who made them (``made_by``: "np.split")."""
-
-    made_by: str = ""
-
-
-class ItemsTuple(tuple):  # type: ignore[type-arg]
-    made_by: str = ""
+def made_by(ctx: Context, value: Any) -> str | None:
+    """The function a list or tuple of items came from (``np.split``), or None."""
+    found = ctx.made_by.get(id(value))
+    return found[1] if found is not None and found[0] is value else None
 
 
-def made_by(value: Any) -> str | None:
-    """The function a container of items came from (``np.split``), or None."""
-    return getattr(value, "made_by", None) or None
-
-
-def describe(value: Any) -> str:
-    """``np.split(...) returns 3 items`` for a container of items, else ''."""
-    who = made_by(value)
+def describe(ctx: Context, value: Any) -> str:
+    """``np.split(...) returns a list of 3 items`` for a container of items, else ''."""
+    who = made_by(ctx, value)
     if who is None:
         return ""
     return f"{who}(...) returns a {_kind(value)} of {len(value)} items"
+
+
+NOT_AN_ARRAY_ADVICE = ("Take one item (items[0]) or unpack it (a, b = ...), or make an "
+                       "array of it first (np.stack(items)).")
+
+
+def not_an_array(ctx: Context, value: Any, what: str) -> str:
+    """Why a list or tuple cannot be used as an array here (``what``: "has no attribute
+    `.T`"), naming the call that made it when it is a tuple-returning call's result."""
+    made = describe(ctx, value)
+    kind = _kind(value) if isinstance(value, (list, tuple)) else type(value).__name__
+    if made:
+        return f"{made}, not an array: the {kind} {what}."
+    return f"a {kind} {what} (Python raises this too)."
+
+
+def _remember(ctx: Context, value: Any, spelling: str) -> Any:
+    ctx.made_by[id(value)] = (value, spelling)
+    return value
 
 
 def _kind(value: Any) -> str:
@@ -89,12 +100,21 @@ def lower_multi(lw: Lowerer, multi: MultiRule, args: list[Any], kwargs: dict[str
         if r.view and isinstance(first, Sym):
             lw.ctx.note_view(out.value, first.value)
         values.append(out)
-    result = multi.result(values)
-    if type(result) is list:
-        result = Items(result)
-    elif type(result) is tuple:
-        result = ItemsTuple(result)
-    else:
-        return result  # NumPy's named tuple (EighResult): its fields name the items
-    result.made_by = multi.spelling
-    return result
+    # a plain list or tuple (the boundary flattens exactly those), or NumPy's named tuple
+    return _remember(lw.ctx, multi.result(values), multi.spelling)
+
+
+def lower_declared(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any],
+                   declared: tuple[str, int]) -> tuple[Any, ...]:
+    """A call of a function the rule table declares tuple-returning without item rules
+    (``np.linalg.svd`` until it has them): one opaque call, then its items taken with
+    ``operator.getitem``, so unpacking works; a derivative through the call is refused
+    by the opaque-call check (ad/soundness.py), naming the function."""
+    import operator
+
+    from . import calls
+
+    spelling, n = declared
+    out = calls.opaque(lw, func, args, kwargs)
+    items = tuple(calls.opaque(lw, operator.getitem, [out, i], {}) for i in range(n))
+    return _remember(lw.ctx, items, spelling)
