@@ -271,3 +271,33 @@ def test_checkpoint_of_a_run_time_value_is_refused_at_the_users_line():
     assert "sg.checkpoint takes one function" in message
     assert "test_checkpoint.py" in message
     assert "sg.checkpoint(step)(x)" in message
+
+
+@sg.checkpoint
+def wiggle(q):
+    return q * np.sin(q)
+
+
+def inner_loss(a):
+    s = a
+    for _ in range(3):
+        s = wiggle(s)
+    return np.sum(s ** 2)
+
+
+inner_gradient = sg.grad(inner_loss)
+
+
+def calls_a_derived_function_with_a_checkpoint(x):
+    return np.sum(inner_gradient(x) ** 2)
+
+
+def test_derived_function_with_a_checkpoint_called_inside_differentiates():
+    x = np.array([0.3, 0.5, -0.8])
+    f = calls_a_derived_function_with_a_checkpoint
+    g = sg.grad(f)(x)
+    assert_close(g, numeric_gradient(f, [x], None, 0))
+    tangent = np.array([1.0, -0.5, 0.25])
+    _, t = sg.jvp(f)(x, tangent)
+    assert_close(t, directional_derivative(f, [x], {0: tangent}))
+    assert_close(sg.hessian(inner_loss)(x), numeric_hessian(inner_gradient, [x], 0))
