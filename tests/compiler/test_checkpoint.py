@@ -301,3 +301,53 @@ def test_derived_function_with_a_checkpoint_called_inside_differentiates():
     _, t = sg.jvp(f)(x, tangent)
     assert_close(t, directional_derivative(f, [x], {0: tangent}))
     assert_close(sg.hessian(inner_loss)(x), numeric_hessian(inner_gradient, [x], 0))
+
+
+@sg.checkpoint
+def dropout_step(s):
+    mask = np.random.random_sample(s.shape) > 0.5
+    print("dropout step")
+    return np.tanh(s) * mask
+
+
+def loop_with_dropout(s):
+    for _ in range(3):
+        s = dropout_step(s)
+    return np.sum(s)
+
+
+def loop_with_dropout_unmarked(s):
+    for _ in range(3):
+        s = dropout_step.fn(s)
+    return np.sum(s)
+
+
+def test_checkpointed_random_draws_and_prints_run_once(capsys):
+    np.random.seed(1)
+    got = sg.grad(loop_with_dropout)(S0)
+    prints = capsys.readouterr().out.count("dropout step")
+    np.random.seed(1)
+    expected = sg.grad(loop_with_dropout_unmarked)(S0)
+    assert np.array_equal(got, expected)  # the same masks: the draw was saved, not repeated
+    assert prints == 3 == capsys.readouterr().out.count("dropout step")
+
+
+@sg.checkpoint
+def step_printing_in_a_branch(s):
+    if np.sum(s) > 0:
+        print("positive")
+        s = s * 2.0
+    return np.sin(s)
+
+
+def loop_printing_in_a_branch(s):
+    for _ in range(2):
+        s = step_printing_in_a_branch(s)
+    return np.sum(s ** 2)
+
+
+def test_checkpointed_branch_with_a_print_differentiates_unmarked(capsys):
+    for sign in (1.0, -1.0):
+        x = sign * np.abs(S0)
+        g = sg.grad(loop_printing_in_a_branch)(x)
+        assert_close(g, numeric_gradient(loop_printing_in_a_branch, [x], None, 0))

@@ -7,7 +7,8 @@ no adjoint reads their values: the adjoint block gets a fresh copy of the group 
 only the call's inputs as this scope sees them (in a loop body: popped from the tape, so
 the tape holds the arguments and nothing of the call's internals), and the group's
 adjoint is built over that copy. The arithmetic is the same, so the gradient is the
-unmarked one to the last bit.
+unmarked one to the last bit. Ops that must not run twice (``print``, an opaque call such
+as a random draw) are not repeated: their results are saved like the arguments.
 
     for i in range(n):                  for i in range(n): s = step(s); _tape.append((s_in,))
         s = sg.checkpoint(step)(s)  ->  for i in reversed(range(n)): s_in, = _tape.pop()
@@ -21,14 +22,16 @@ from collections.abc import Callable
 
 from ..ir.builder import clone_block
 from ..ir.core import CHECKPOINT, Block, Function, Op, Value, checkpoint_mark
+from ..passes.rewrite import EFFECTS
 from .scope import Scope
 
 
 def groups(ops: list[Op], active: set[int]) -> dict[int, list[Op]]:
     """token -> the ops of that checkpointed call in ``ops`` (in order), for the calls
-    whose ops nothing else interleaves with: an active op between them (another transform
-    placed it there) would need the group's values in between, so such a call is simply
-    differentiated as if unmarked."""
+    that can be recomputed. A call is differentiated as if unmarked when an active op of
+    something else sits between its ops (another transform placed it there: it would need
+    the call's values in between), or when one of its active values comes from an op that
+    must not run twice (see :func:`_repeats`)."""
     found: dict[int, list[int]] = {}
     for k, op in enumerate(ops):
         mark = checkpoint_mark(op)
@@ -38,9 +41,19 @@ def groups(ops: list[Op], active: set[int]) -> dict[int, list[Op]]:
     for token, where in found.items():
         members = set(where)
         between = (ops[k] for k in range(where[0], where[-1] + 1) if k not in members)
-        if not any(o.id in active for op in between for o in op.outputs):
+        once = (ops[k] for k in where if not _repeats(ops[k]))
+        if not any(o.id in active for op in (*between, *once) for o in op.outputs):
             out[token] = [ops[k] for k in where]
     return out
+
+
+def _repeats(op: Op) -> bool:
+    """May ``op`` run again for the adjoint? Not when it acts on the world or draws from
+    it (a ``print``, an opaque call such as ``np.random.random_sample``, here or in its
+    regions): a second draw would silently give the gradient of another mask, so its
+    result is what the forward pass computed, saved like an argument."""
+    return op.prim not in EFFECTS and not any(
+        inner.prim in EFFECTS for r in op.regions for inner in r.walk())
 
 
 def recompute(scope: Scope, group: list[Op],
@@ -50,13 +63,14 @@ def recompute(scope: Scope, group: list[Op],
     seeded = [o for op in group for o in op.outputs if o.id in scope.table]
     if not seeded:
         return
+    group = [op for op in group if _repeats(op)]  # the others' results are inputs here
     defined = _defined(group)
     mapping: dict[Value, Value] = {}
     for x in _free_inputs(group, defined):
         mapping[x] = scope.visible(x)  # an argument: kept (or taped) by the forward pass
     free = dict(mapping)
     block = scope.builder.block
-    copy = clone_block(Block(ops=list(group)), mapping)
+    copy = clone_block(Block(ops=group), mapping)
     for op in copy.ops:
         mark = checkpoint_mark(op)
         if mark is not None:
