@@ -39,14 +39,15 @@ def call(lw: Lowerer, func: Checkpointed, args: list[Any], kwargs: dict[str, Any
     from .calls import call as lower_call  # calls imports this module
 
     block = lw.ctx.builder.block
-    start = len(block.ops)
+    before = {id(op) for op in block.ops}
     out = lower_call(lw, func.fn, args, kwargs, node)
     if lw.ctx.builder.block is block:
         token = next(_tokens)
         name = getattr(func.fn, "__name__", None) or getattr(func.fn, "name", "function")
-        for op in block.ops[start:]:
-            # an outer checkpoint takes over the ops of one nested in it; constants are
-            # shared with the rest of the block by the builder, so they stay unmarked
-            if op.prim != "const":
+        for op in block.ops:
+            # the ops the call added (the read of a global it made the function's first
+            # is put at the top: it stays the caller's); an outer checkpoint takes over
+            # the ops of one nested in it; constants are shared by the builder
+            if id(op) not in before and op.prim not in ("const", "captured"):
                 op.attrs[CHECKPOINT] = ("primal", token, name)
     return out
