@@ -375,3 +375,30 @@ def test_checkpointed_call_reading_a_global_at_the_top_level():
     assert sum("np.exp(s)" in line for line in code) == 1
     g = sg.grad(top_level_call_reading_a_global)(S0)
     assert_close(g, numeric_gradient(top_level_call_reading_a_global, [S0], None, 0))
+
+
+class Cell:
+    def __init__(self, W):
+        self.W = W
+
+    def step(self, s):
+        if np.sum(s) > 100.0:
+            return s  # an early return
+        return np.tanh(s @ self.W)
+
+
+CELL = Cell(W0)
+
+
+def loop_of_a_checkpointed_method(s, scale):
+    for _ in range(3):
+        s = sg.checkpoint(CELL.step)(s) * scale
+    return np.sum(s ** 2)
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_checkpointed_bound_method_with_early_return(optimize):
+    args = [S0, 1.3]
+    g = sg.grad(loop_of_a_checkpointed_method, wrt=(0, 1), optimize=optimize)(*args)
+    _fd_check(loop_of_a_checkpointed_method, args, g)
+    assert "sg.checkpoint(step)" in sg.source(sg.grad(loop_of_a_checkpointed_method), *args)
