@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import autograd, optim, rules, viz
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .compiler.api import (
+    checkpoint,
     clear_cache,
     grad,
     hessian,
@@ -35,7 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     # the compiler (API.md section 1)
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source",
-    "defvjp", "defjvp", "stop_gradient", "clear_cache", "SrcGradError",
+    "defvjp", "defjvp", "stop_gradient", "checkpoint", "clear_cache", "SrcGradError",
     "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
     "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",

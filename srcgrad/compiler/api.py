@@ -43,12 +43,12 @@ from .ir.printer import print_function
 from .ir.verify import verify
 from .jacobians import jacobian_of
 from .passes.pipeline import optimize as run_passes
-from .primitives import stop_gradient
+from .primitives import Checkpointed, checkpoint, stop_gradient
 from .signature import key_of, types_of
 from .trees import tree_leaves, tree_map
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
-           "stop_gradient", "clear_cache", "tree_map", "tree_leaves"]
+           "stop_gradient", "checkpoint", "clear_cache", "tree_map", "tree_leaves"]
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
            JVP: "Jacobian-vector product"}
@@ -117,6 +117,8 @@ def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
         return lambda g: _derive(g, transform, wrt, optimize)
     if not callable(f):
         raise SrcGradError(f"sg.{transform} needs a function, got {type(f).__name__}.")
+    if isinstance(f, Checkpointed):  # all of it recomputed is all of it: nothing to save
+        f = f.fn
     return Derivation(f, transform, wrt, optimize).function
 
 

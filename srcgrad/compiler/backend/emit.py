@@ -22,7 +22,7 @@ from typing import Any
 import gast
 import numpy as np
 
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..symbolic import uses_math_spelling
 from . import control, floats, inplace, reads
 from .names import References, ValueNames
@@ -177,6 +177,7 @@ class _Emitter:
         lines = [f"def {self.fn_name}({', '.join(params)}):"]
         self.current_line: int | None = None
         self.noted: set[int] = set()  # lines whose compile-time note was shown
+        self.recomputed: set[int] = set()  # checkpointed calls whose copy was announced
         self.block(self.fn.body, lines, "    ", top=True)
         # what was evaluated while compiling and left no code after the last line shown
         for start, (_end, why) in sorted(self.fn.notes.items()):
@@ -221,6 +222,11 @@ class _Emitter:
             if op.line is not None and op.line != self.current_line:
                 lines += self.line_comments(op.line, indent)
                 self.current_line = op.line
+            mark = checkpoint_mark(op)
+            if mark is not None and mark[0] == "recompute" and mark[1] not in self.recomputed:
+                self.recomputed.add(mark[1])
+                lines.append(f"{indent}# sg.checkpoint({mark[2]}): recomputed for its adjoint; "
+                             "the forward pass kept only its arguments")
             if op.regions or op.prim in control.TAPE_PRIMS:
                 control.emit_compound(self, op, lines, indent, i if top else None)
                 continue

@@ -29,11 +29,11 @@ from srcgrad.rules import RULES, Rule, rule_for
 from srcgrad.rules.multi import declared_tuple, multi_for
 
 from ..ir import types as T
-from ..primitives import stop_gradient
+from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import captured, derived, methods, multicalls, runlists
+from . import captured, checkpoints, derived, methods, multicalls, runlists
 from .captured import CapturedObject
 from .context import (
     BoundMethod,
@@ -82,6 +82,10 @@ def call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: 
 
 
 def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    if isinstance(func, Checkpointed):
+        return checkpoints.call(lw, func, args, kwargs, node)
+    if func is checkpoint:
+        return checkpoints.make(lw, args, kwargs, node)
     obj = func.value if isinstance(func, CapturedObject) else func
     if isinstance(func, CapturedObject) or is_plain_object(func):
         # `model(x)`, `self.layer(x)`: its class's __call__, differentiated through

@@ -149,3 +149,15 @@ IR_OPS = frozenset({
     "if", "for_range", "while", "tape_new", "tape_push", "tape_pop", "tape_len", "list_pop",
     "print", "assert", "raise",
 })
+
+
+# An op attribute: the op belongs to a call of a function wrapped by ``sg.checkpoint``.
+# ``("primal", token, name)`` on the ops the frontend lowered for one such call (one token
+# per call site); reverse mode recomputes them before their adjoint (``ad/checkpoint.py``)
+# and leaves ``("recompute", token, name)`` on the copies, which also keeps CSE from
+# merging a copy back into the forward pass's op.
+CHECKPOINT = "checkpoint"
+
+
+def checkpoint_mark(op: Op) -> tuple[str, int, str] | None:
+    return op.attrs.get(CHECKPOINT)
