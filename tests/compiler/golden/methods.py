@@ -22,9 +22,7 @@ def grad_methods(x):
     except (ArithmeticError, ValueError):
         _t6 = as_python(np.divide(_t6, _t7), _t6, _t7)
     _t6 = unreduce(_t6, _t4, 0)
-    _t8 = _t6 @ _t2
-    dm = np.transpose(_t2) @ _t6
-    dm = dm + np.transpose(_t8)
+    dm = np.transpose(_t2) @ _t6 + np.transpose(_t6 @ _t2)
     # line 51: m = x.reshape(2, 3)
     dx = np.reshape(dm, _t1)
     dx = like(dx, x)
