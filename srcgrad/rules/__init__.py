@@ -10,15 +10,18 @@ registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
 from . import (  # noqa: F401
+    differences,
     einsum,
     elementwise,
     factories,
+    gather,
     helpers,
     joining,
     linalg,
     nondiff,
     norms,
     products,
+    rearrange,
     reductions,
     setitem,
     shape,

@@ -1,0 +1,77 @@
+"""Samples for the shape, joining and product rules of issue 14 (``rules/rearrange.py``,
+``gather.py``, ``differences.py``, ...): imported by the last line of ``samples.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .samples import R, Sample, add, each
+
+# --- rearrange.py ------------------------------------------------------------------------
+each("roll", [{"a": R((5,)), "shift": 2, "axis": None},
+              {"a": R((10, 5)), "shift": -3, "axis": None},
+              {"a": R((10, 5)), "shift": 4, "axis": 0},
+              {"a": R((3, 1, 5)), "shift": (1, -2), "axis": (0, 2)},
+              {"a": R((10, 5)), "shift": (1, 1), "axis": (1, 1)}])
+each("negated", [{"shift": 2}, {"shift": (1, -2)}])
+each("rot90", [{"m": R((10, 5)), "k": 1, "axes": (0, 1)},
+               {"m": R((10, 5)), "k": 2, "axes": (0, 1)},
+               {"m": R((10, 5)), "k": -1, "axes": (1, 0)},
+               {"m": R((3, 1, 5)), "k": 3, "axes": (0, 2)}])
+each("flipud", [{"m": R((5,))}, {"m": R((10, 5))}, {"m": R((3, 1, 5))}])
+each("fliplr", [{"m": R((10, 5))}, {"m": R((3, 1, 5))}])
+each("rollaxis", [{"a": R((3, 1, 5)), "axis": 2, "start": 0},
+                  {"a": R((3, 1, 5)), "axis": 0, "start": 3},
+                  {"a": R((3, 1, 5)), "axis": -1, "start": 1},
+                  {"a": R((10, 5)), "axis": 1, "start": 0}])
+each("rollaxis_permutation", [{"shape": (3, 1, 5), "axis": 0, "start": 2}])
+for _name in ("tril", "triu"):
+    each(_name, [{"m": R((5, 5)), "k": 0}, {"m": R((10, 5)), "k": -2},
+                 {"m": R((3, 4, 5)), "k": 1}, {"m": R((5,)), "k": 0},
+                 {"m": R((4, 6)), "k": 3}])
+_DIAGONALS = [((4, 4), 0, 0, 1), ((3, 5), 1, 0, 1), ((5, 3), -2, 0, 1),
+              ((2, 3, 4), 0, 1, 2), ((3, 4, 2), 1, 2, 0), ((3, 4, 2), -1, -1, 0)]
+for _shape, _off, _a1, _a2 in _DIAGONALS:
+    _x = R(_shape)
+    _params = {"offset": _off, "axis1": _a1, "axis2": _a2}
+    add("diagonal", Sample({"a": _x, **_params}))
+    add("diagonal_adjoint", Sample({"c": R(np.shape(np.diagonal(_x, _off, _a1, _a2))),
+                                    "shape": _shape, **_params}))
+
+# --- gather.py ---------------------------------------------------------------------------
+_TAKES = [((5,), np.array([0, 3, 3, 1]), None, "raise"),
+          ((10, 5), np.array([[0, 49], [7, 7]]), None, "raise"),
+          ((10, 5), np.array([4, 0, 4]), 1, "raise"),
+          ((10, 5), np.array([-1, 2]), 0, "raise"),
+          ((3, 1, 5), np.array([7, -6, 2]), -1, "wrap"),
+          ((3, 1, 5), np.array([9, -1, 0]), 2, "clip"),
+          ((10, 5), 3, 0, "raise")]
+for _shape, _idx, _axis, _mode in _TAKES:
+    _x = R(_shape)
+    _params = {"indices": _idx, "axis": _axis, "mode": _mode}
+    add("take", Sample({"a": _x, **_params}))
+    add("take_adjoint", Sample({"c": R(np.shape(np.take(_x, _idx, _axis, mode=_mode))),
+                                "shape": _shape, **_params}))
+_ALONG = [((5,), np.array([4, 4, 0]), 0), ((10, 5), np.array([[0, 4, 4]] * 10), 1),
+          ((10, 5), np.array([[9, 0, 9, 1, 2]]), 0), ((3, 1, 5), np.array([[[2], [0]]]), 0),
+          ((10, 5), np.array([3, 3, 49]), None), ((3, 1, 5), np.zeros((3, 1, 2), int), -1)]
+for _shape, _idx, _axis in _ALONG:
+    _x = R(_shape)
+    add("take_along_axis", Sample({"arr": _x, "indices": _idx, "axis": _axis}))
+    add("take_along_adjoint", Sample({"c": R(np.shape(np.take_along_axis(_x, _idx, _axis))),
+                                      "shape": _shape, "indices": _idx, "axis": _axis}))
+
+# --- differences.py ----------------------------------------------------------------------
+_DIFFS = [((5,), 1, -1, None, None), ((10, 5), 2, -1, None, None), ((10, 5), 1, 0, None, None),
+          ((3, 1, 5), 3, 2, None, None), ((5,), 1, 0, 1.5, None),
+          ((10, 5), 2, 0, np.ones((2, 5)), np.array([[0.5, 1.0, -1.0, 2.0, 0.0]])),
+          ((10, 5), 1, -1, None, 2.0), ((5,), 0, -1, None, None)]
+for _shape, _n, _axis, _pre, _app in _DIFFS:
+    _x = R(_shape)
+    _params = {"n": _n, "axis": _axis, "prepend": _pre, "append": _app}
+    _out = np.diff(_x, _n, _axis, **{k: v for k, v in (("prepend", _pre), ("append", _app))
+                                     if v is not None})
+    add("diff", Sample({"a": _x, **_params}))
+    add("diff_adjoint", Sample({"c": R(np.shape(_out)), "shape": _shape, **_params}))
+each("zeroed", [{"value": None, "like": R((5,))}, {"value": np.ones((2, 3)), "like": R(())},
+                {"value": 1.5, "like": R((2,))}])
