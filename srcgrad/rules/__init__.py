@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     reductions,
     setitem,
     shape,
+    tensor_products,
 )
 from .dispatch import dispatching
 from .forward import forward_tangent

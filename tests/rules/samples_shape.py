@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from srcgrad.rules.tensor_products import cross
+
 from .samples import R, Sample, add, each
 
 # --- rearrange.py ------------------------------------------------------------------------
@@ -75,3 +77,36 @@ for _shape, _n, _axis, _pre, _app in _DIFFS:
     add("diff_adjoint", Sample({"c": R(np.shape(_out)), "shape": _shape, **_params}))
 each("zeroed", [{"value": None, "like": R((5,))}, {"value": np.ones((2, 3)), "like": R(())},
                 {"value": 1.5, "like": R((2,))}])
+
+# --- tensor_products.py ------------------------------------------------------------------
+_TENSORDOTS = [((3, 4, 5), (4, 5, 2), 2), ((3, 4), (4, 2), 1), ((3, 4), (2, 5), 0),
+               ((3, 4, 5), (5, 3, 2), ([0, 2], [1, 0])), ((4, 3), (2, 4), (0, 1)),
+               ((2, 3), (2, 3), ([0, 1], [0, 1])), ((5,), (5,), 1), ((3, 4), (4, 3), ([-1], [0]))]
+for _sa, _sb, _axes in _TENSORDOTS:
+    _a, _b = R(_sa), R(_sb)
+    _c = R(np.shape(np.tensordot(_a, _b, _axes)))
+    add("tensordot", Sample({"a": _a, "b": _b, "axes": _axes}))
+    add("tensordot_adjoint_a", Sample({"c": _c, "b": _b, "shape": _sa, "axes": _axes}))
+    add("tensordot_adjoint_b", Sample({"a": _a, "c": _c, "shape": _sb, "axes": _axes}))
+_KRONS = [((2, 3), (3, 2)), ((3,), (4,)), ((2, 2), (3,)), ((3,), (2, 2)), ((), (3,)),
+          ((2, 1, 3), (2, 2))]
+for _sa, _sb in _KRONS:
+    _a, _b = R(_sa), R(_sb)
+    _c = R(np.shape(np.kron(_a, _b)))
+    add("kron", Sample({"a": _a, "b": _b}))
+    add("kron_adjoint_a", Sample({"c": _c, "b": _b, "shape": _sa}))
+    add("kron_adjoint_b", Sample({"a": _a, "c": _c, "shape": _sb}))
+_NOAXES = {"axisa": -1, "axisb": -1, "axisc": -1, "axis": None}
+_CROSSES = [((3,), (3,), _NOAXES), ((4, 3), (4, 3), _NOAXES), ((4, 3), (3,), _NOAXES),
+            ((2,), (2,), _NOAXES), ((4, 2), (4, 2), _NOAXES), ((2,), (3,), _NOAXES),
+            ((4, 3), (2,), _NOAXES),
+            ((3, 4), (4, 3), {"axisa": 0, "axisb": -1, "axisc": 0, "axis": None}),
+            ((3, 5), (3, 5), {"axisa": -1, "axisb": -1, "axisc": -1, "axis": 0}),
+            ((2, 5, 3), (1, 5, 3), {"axisa": -1, "axisb": -1, "axisc": 1, "axis": None}),
+            ((2, 4), (4, 2), {"axisa": 0, "axisb": 1, "axisc": -1, "axis": None})]
+for _sa, _sb, _kw in _CROSSES:
+    _a, _b = R(_sa), R(_sb)
+    _c = R(np.shape(cross(_a, _b, **_kw)))  # np.cross warns on 2-vectors (NumPy 2)
+    add("cross", Sample({"a": _a, "b": _b, **_kw}))
+    add("cross_adjoint_a", Sample({"c": _c, "b": _b, "shape": _sa, **_kw}))
+    add("cross_adjoint_b", Sample({"a": _a, "c": _c, "shape": _sb, **_kw}))
