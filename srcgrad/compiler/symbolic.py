@@ -272,7 +272,7 @@ def _resolve(rule: Rule, env: dict[str, Any]) -> dict[str, Any]:
     try:
         resolved = rule.resolve(params, {k: ndim(env[k]) for k in rule.inputs})
     except ValueError as e:
-        raise SrcGradError(str(e)) from None
+        raise SrcGradError(str(e), advice="Check the call's arguments.") from None
     return {**env, **resolved}
 
 

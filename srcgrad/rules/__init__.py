@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     linalg,
     nondiff,
     norms,
+    padding,
     products,
     rearrange,
     reductions,

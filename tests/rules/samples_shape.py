@@ -110,3 +110,17 @@ for _sa, _sb, _kw in _CROSSES:
     add("cross", Sample({"a": _a, "b": _b, **_kw}))
     add("cross_adjoint_a", Sample({"c": _c, "b": _b, "shape": _sa, **_kw}))
     add("cross_adjoint_b", Sample({"a": _a, "c": _c, "shape": _sb, **_kw}))
+
+# --- padding.py --------------------------------------------------------------------------
+_PADS = [((5,), 2, "constant", 0), ((5,), (1, 3), "constant", 1.5),
+         ((10, 5), ((1, 2), (0, 3)), "constant", -2.0), ((3, 1, 5), ((1, 0),), "constant", 0),
+         ((5,), (2, 3), "edge", 0), ((10, 5), ((1, 2), (3, 0)), "edge", 0),
+         ((5,), (3, 4), "reflect", 0), ((10, 5), 2, "reflect", 0),
+         ((5,), (6, 2), "symmetric", 0), ((3, 1, 5), ((0, 1), (2, 2), (1, 0)), "symmetric", 0),
+         ((5,), (7, 3), "wrap", 0), ((10, 5), ((1, 1), (4, 6)), "wrap", 0)]
+for _shape, _w, _mode, _cv in _PADS:
+    _x = R(_shape)
+    add("pad", Sample({"array": _x, "pad_width": _w, "mode": _mode, "constant_values": _cv},
+                      label=_mode))
+    add("pad_adjoint", Sample({"c": R(np.shape(np.pad(_x, _w))), "shape": _shape,
+                               "pad_width": _w, "mode": _mode}, label=_mode))
