@@ -7,7 +7,7 @@ Layers, bottom to top (each imports only those below it):
 
 from __future__ import annotations
 
-from . import autograd, optim, rules, viz
+from . import autograd, linalg, optim, rules, viz  # linalg: sg.linalg.cross
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .compiler.api import (
     clear_cache,
@@ -26,6 +26,8 @@ from .errors import SrcGradError
 from .rules.user import defjvp, defvjp
 from .tensor import *  # noqa: F403  (Tensor, dtypes, tensor(), zeros(), ...: its __all__)
 from .tensor import __all__ as _tensor_names
+from .tensor.arrange_methods import *  # noqa: F403  (sg.kron, sg.rot90, ...: its __all__)
+from .tensor.arrange_methods import __all__ as _arrange_names
 from .tensor.functions import *  # noqa: F403  (sg.sin, sg.sum, sg.cat, ...: its __all__)
 from .tensor.functions import __all__ as _function_names
 
@@ -38,6 +40,6 @@ __all__ = [
     "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
     "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", *_tensor_names, *_function_names,
+    "is_grad_enabled", *_tensor_names, *_function_names, *_arrange_names, "linalg",
     "rules", "__version__",
 ]

@@ -63,6 +63,9 @@ METHODS: dict[str, tuple[str, Convert]] = {
     "argmin": ("argmin", _array_first),
     "all": ("all", _array_first),
     "any": ("any", _array_first),
+    # shape (issue 14)
+    "diagonal": ("diagonal", _array_first),
+    "take": ("take", _array_first),
 }
 
 ATTRIBUTES: dict[str, tuple[str, Convert]] = {

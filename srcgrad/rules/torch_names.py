@@ -66,6 +66,11 @@ def _clip(tensors: tuple[bool, ...] = (True, False, False), **_: Any) -> tuple[s
     return "ClampBackward1", 1
 
 
+def _atleast(ndims: tuple[int, ...] = (1,), **_: Any) -> tuple[str, int]:
+    """``torch.atleast_Nd`` views a 0-d tensor and unsqueezes a 1-d or 2-d one."""
+    return ("ViewBackward0" if ndims and ndims[0] == 0 else "UnsqueezeBackward0"), 1
+
+
 def _matmul(ndims: tuple[int, ...] = (2, 2), **_: Any) -> tuple[str, int]:
     a, b = (ndims + (2, 2))[:2]
     if a == 2 and b == 2:
@@ -208,6 +213,20 @@ NAMERS: dict[str, Namer] = {
     "det": _fixed("LinalgDetBackward0", 1),
     "trace": _fixed("TraceBackward0", 1),
     "diag": _fixed("DiagEmbedBackward0", 1),
+    # shape (issue 14); tril triu roll rot90 diagonal take get their default names
+    # (TrilBackward0, ...). kron and tensordot end in a view in PyTorch (one edge); here
+    # the node is the product's own, with an edge per operand
+    "flipud": _fixed("FlipBackward0", 1),
+    "fliplr": _fixed("FlipBackward0", 1),
+    "rollaxis": _fixed("PermuteBackward0", 1),
+    "take_along_axis": _fixed("GatherBackward0", 1),
+    "diff": _fixed("SubBackward0", 1),
+    "kron": _fixed("UnsafeViewBackward0"),
+    "tensordot": _fixed("ViewBackward0"),
+    "cross": _fixed("LinalgCrossBackward0"),
+    "atleast_1d": _atleast,
+    "atleast_2d": _atleast,
+    "atleast_3d": _atleast,
 }
 
 
