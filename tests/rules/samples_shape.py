@@ -124,3 +124,16 @@ for _shape, _w, _mode, _cv in _PADS:
                       label=_mode))
     add("pad_adjoint", Sample({"c": R(np.shape(np.pad(_x, _w))), "shape": _shape,
                                "pad_width": _w, "mode": _mode}, label=_mode))
+
+# --- einsum.py: an index repeated within one operand (a diagonal) ------------------------
+_EINSUM_DIAGONALS = [("ii->i", [(3, 3)]), ("ii", [(4, 4)]), ("ijk,lji,lli->lki",
+                     [(3, 4, 4), (4, 4, 3), (4, 4, 3)]), ("...ii->...i", [(2, 3, 3)]),
+                     ("iij,j->i", [(3, 3, 2), (2,)]), ("iii->", [(3, 3, 3)])]
+for _subs, _shapes in _EINSUM_DIAGONALS:
+    add("einsum", Sample({"subscripts": _subs, "operands": [R(s) for s in _shapes],
+                          "optimize": False}, label=_subs))
+each("einsum_diagonal_subscripts", [{"subscripts": "ijk,lji,lli->lki",
+                                     "shapes": ((3, 4, 4), (4, 4, 3), (4, 4, 3)), "i": 2}])
+each("einsum_diagonal_shape", [{"subscripts": "iij->i", "shapes": ((3, 3, 2),), "i": 0}])
+each("einsum_delta", [{"like": R((2,)), "subscripts": "iij->j", "shapes": ((3, 3, 2),),
+                       "i": 0}])
