@@ -137,3 +137,17 @@ each("einsum_diagonal_subscripts", [{"subscripts": "ijk,lji,lli->lki",
 each("einsum_diagonal_shape", [{"subscripts": "iij->i", "shapes": ((3, 3, 2),), "i": 0}])
 each("einsum_delta", [{"like": R((2,)), "subscripts": "iij->j", "shapes": ((3, 3, 2),),
                        "i": 0}])
+
+# --- padding.py: differentiable constants, in every form NumPy broadcasts ------------------
+_PAD_VALUES = [((5,), (1, 3), R(())), ((10, 5), ((1, 2), (0, 3)), R((2, 2))),
+               ((10, 5), 2, R((2,))), ((3, 1, 5), ((1, 0), (2, 1), (0, 2)), R((3, 1))),
+               ((10, 5), (2, 1), R((1,))), ((10, 5), ((1, 2),), R((1, 2))),
+               ((5,), 2, R(()), "edge")]
+for _shape, _w, _cv, *_mode in _PAD_VALUES:
+    _m = _mode[0] if _mode else "constant"
+    add("pad", Sample({"array": R(_shape), "pad_width": _w, "mode": _m,
+                       "constant_values": _cv}, label=f"{_m} values {np.shape(_cv)}"))
+    add("pad_value_adjoint", Sample({"c": R(np.shape(np.pad(np.zeros(_shape), _w))),
+                                     "shape": _shape, "pad_width": _w,
+                                     "value_shape": np.shape(_cv), "mode": _m}))
+each("zeros_shaped", [{"shape": (2, 3), "like": R(())}])
