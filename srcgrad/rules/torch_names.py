@@ -66,6 +66,15 @@ def _clip(tensors: tuple[bool, ...] = (True, False, False), **_: Any) -> tuple[s
     return "ClampBackward1", 1
 
 
+def _tensor_edges(name: str) -> Namer:
+    """An edge per Tensor argument only (``np.diff``'s absent ``prepend`` has none)."""
+
+    def namer(tensors: tuple[bool, ...] = (True,), **_: Any) -> tuple[str, int]:
+        return name, max(sum(tensors), 1)
+
+    return namer
+
+
 def _atleast(ndims: tuple[int, ...] = (1,), **_: Any) -> tuple[str, int]:
     """``torch.atleast_Nd`` views a 0-d tensor and unsqueezes a 1-d or 2-d one."""
     return ("ViewBackward0" if ndims and ndims[0] == 0 else "UnsqueezeBackward0"), 1
@@ -220,7 +229,7 @@ NAMERS: dict[str, Namer] = {
     "fliplr": _fixed("FlipBackward0", 1),
     "rollaxis": _fixed("PermuteBackward0", 1),
     "take_along_axis": _fixed("GatherBackward0", 1),
-    "diff": _fixed("SubBackward0", 1),
+    "diff": _tensor_edges("SubBackward0"),
     "kron": _fixed("UnsafeViewBackward0"),
     "tensordot": _fixed("ViewBackward0"),
     "cross": _fixed("LinalgCrossBackward0"),

@@ -40,14 +40,6 @@ def _own(out: Any) -> Any:
     return out
 
 
-def _constant(value: Any, name: str, func: str) -> Any:
-    if isinstance(value, _ops._tm.Tensor) and _ops.requires(value):
-        raise RuntimeError(f"{func}: srcgrad differentiates it only in its input; `{name}` "
-                           f"requires grad (pass {name}.detach(), or torch.cat it onto the "
-                           "input first)")
-    return _values(value)
-
-
 def _at_least_2d(t: Any, func: str) -> None:
     if t._data.ndim < 2:
         raise RuntimeError(f"{func}: input tensor must have at least 2 dimensions.")
@@ -69,9 +61,8 @@ class ArrangeMethods:
         return _record(rule_named("roll"), (self,), {"shift": shifts, "axis": dims})
 
     def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Any:
-        return _record(rule_named("diff"), (self,), {
-            "n": int(n), "axis": int(dim), "prepend": _constant(prepend, "prepend", "diff"),
-            "append": _constant(append, "append", "diff")})
+        return _record(rule_named("diff"), (self, prepend, append),
+                       {"n": int(n), "axis": int(dim)})
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
         out = _record(rule_named("diagonal"), (self,),

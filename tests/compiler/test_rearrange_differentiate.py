@@ -5,15 +5,15 @@
 
 Before they had rules a traced array passed to them was refused as a call without a rule.
 Each program is checked against central finite differences in reverse, forward and second
-order, on the runtime too (NumPy functions applied to Tensors); a differentiated value
-passed as ``np.diff``'s ``prepend`` is refused in both.
+order, on the runtime too (NumPy functions applied to Tensors), ``np.diff``'s ``prepend`` /
+``append`` included.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from allmodes import assert_refused, check_all_modes
+from allmodes import check_all_modes
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
@@ -105,15 +105,25 @@ def test_rearranging_tensors_records_its_derivative(fn):
     assert_close(x.grad.numpy(), numeric_gradient(fn, [X], {}, 0))
 
 
-def diff_with_traced_prepend(x):
-    return np.sum(np.diff(x, prepend=x[0] * 2.0))  # <- error
+def diff_with_traced_ends(x):
+    return np.sum(np.diff(x ** 2, 2, prepend=x[0] * 2.0, append=x[1:3]) ** 2)
 
 
-@pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_traced_diff_prepend_is_refused(mode):
-    assert_refused(diff_with_traced_prepend, X, ["prepend", "diff"], mode)
+def diff_with_traced_rows(x):
+    return np.sum(np.diff(_m(x), axis=0, append=_m(x)[:1] ** 2) * W[:, :4] ** 2)
 
 
-def test_traced_diff_prepend_on_tensors_is_refused():
-    with pytest.raises(RuntimeError, match="prepend"):
-        diff_with_traced_prepend(sg.tensor(X, requires_grad=True))
+@pytest.mark.parametrize("fn", [diff_with_traced_ends, diff_with_traced_rows],
+                         ids=lambda f: f.__name__)
+def test_diff_with_traced_prepend_and_append_differentiates(fn):
+    check_all_modes(fn, X)
+    x = sg.tensor(X, requires_grad=True)
+    fn(x).backward()
+    assert_close(x.grad.numpy(), numeric_gradient(fn, [X], {}, 0))
+
+
+def test_tensor_in_a_static_slot_of_a_numpy_function_is_read_as_its_values():
+    # np.take's indices as an int Tensor: the runtime recursed into itself before
+    x = sg.tensor(X, requires_grad=True)
+    np.sum(np.take(x, sg.tensor([3, 0, 3])) ** 2).backward()
+    assert_close(x.grad.numpy(), np.array([2 * X[0], 0.0, 0.0, 4 * X[3]]))

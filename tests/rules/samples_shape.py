@@ -67,14 +67,22 @@ for _shape, _idx, _axis in _ALONG:
 _DIFFS = [((5,), 1, -1, None, None), ((10, 5), 2, -1, None, None), ((10, 5), 1, 0, None, None),
           ((3, 1, 5), 3, 2, None, None), ((5,), 1, 0, 1.5, None),
           ((10, 5), 2, 0, np.ones((2, 5)), np.array([[0.5, 1.0, -1.0, 2.0, 0.0]])),
-          ((10, 5), 1, -1, None, 2.0), ((5,), 0, -1, None, None)]
+          ((10, 5), 1, -1, None, 2.0), ((5,), 0, -1, None, None),
+          ((5,), 2, 0, R(()), R((2,))), ((10, 5), 1, 0, R((1, 5)), None),
+          ((3, 1, 5), 2, -1, None, R((3, 1, 2))), ((10, 5), 3, 1, R((10, 2)), R(()))]
 for _shape, _n, _axis, _pre, _app in _DIFFS:
     _x = R(_shape)
-    _params = {"n": _n, "axis": _axis, "prepend": _pre, "append": _app}
     _out = np.diff(_x, _n, _axis, **{k: v for k, v in (("prepend", _pre), ("append", _app))
                                      if v is not None})
-    add("diff", Sample({"a": _x, **_params}))
-    add("diff_adjoint", Sample({"c": R(np.shape(_out)), "shape": _shape, **_params}))
+    add("diff", Sample({"a": _x, "n": _n, "axis": _axis, "prepend": _pre, "append": _app}))
+    _ax = _axis % len(_shape)
+    _b1 = 0 if _pre is None else (1 if np.ndim(_pre) == 0 else np.shape(_pre)[_ax])
+    _span = {"n": _n, "axis": _axis, "start": _b1, "stop": _b1 + _shape[_ax]}
+    add("diff_adjoint", Sample({"c": R(np.shape(_out)), **_span}))
+    add("diff_embedded", Sample({"c": R(_shape), **_span, "out_shape": np.shape(_out)}))
+each("diff_bound", [{"prepend": None, "append": R((2, 3)), "a_shape": (4, 3), "axis": 0,
+                     "k": 3}, {"prepend": 1.5, "append": None, "a_shape": (5,), "axis": -1,
+                               "k": 2}])
 each("zeroed", [{"value": None, "like": R((5,))}, {"value": np.ones((2, 3)), "like": R(())},
                 {"value": 1.5, "like": R((2,))}])
 
