@@ -21,6 +21,16 @@ from .primitives import stop_gradient
 VIEW_PRIMS = frozenset({
     "getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
     "swapaxes", "moveaxis", "diagonal", "stop_gradient", "real",
+    # shape (issue 14): NumPy returns views (atleast_*: the array itself when it has the
+    # dims); a write through one was not seen by reads of the other (silently wrong)
+    "flip",
+    "flipud",
+    "fliplr",
+    "rot90",
+    "rollaxis",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
 })
 # Primitives whose result is a new array nobody else refers to.
 FRESH_PRIMS = frozenset({

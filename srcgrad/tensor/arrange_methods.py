@@ -34,9 +34,11 @@ def _values(value: Any) -> Any:
 
 
 def _own(out: Any) -> Any:
-    """``out`` with storage of its own (PyTorch's result is a copy, NumPy's a view)."""
-    out._data = np.ascontiguousarray(out._data)
-    out._base = None
+    """``out`` with storage of its own (PyTorch's result is a copy, NumPy's a view): no
+    longer a view, with a version counter of its own."""
+    out._data = np.array(out._data, copy=True)
+    out._base = out._view_fn = out._base_fn = None
+    out._vc = [0]
     return out
 
 

@@ -24,7 +24,17 @@ _F32 = np.dtype(np.float32)
 # Rules whose result may share memory with their first input: the result is a view.
 # (they are views only when NumPy's result shares memory, which ``record`` checks)
 VIEW_RULES = {"select", "slice", "reshape", "squeeze", "transpose", "expand_dims",
-              "broadcast_to", "getitem", "swapaxes", "moveaxis", "ravel"}
+              "broadcast_to", "getitem", "swapaxes", "moveaxis", "ravel",
+              # shape (issue 14): NumPy's views, reached as np.flip(t), np.rot90(t), ...
+              "flip",
+              "flipud",
+              "fliplr",
+              "rot90",
+              "rollaxis",
+              "atleast_1d",
+              "atleast_2d",
+              "atleast_3d",
+              }
 # Rules that compute in floating point even on integer inputs (like PyTorch).
 FLOAT_RESULT = {"divide", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt",
                 "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from allmodes import check_all_modes
+from allmodes import assert_refused, check_all_modes
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
@@ -127,3 +127,39 @@ def test_tensor_in_a_static_slot_of_a_numpy_function_is_read_as_its_values():
     x = sg.tensor(X, requires_grad=True)
     np.sum(np.take(x, sg.tensor([3, 0, 3])) ** 2).backward()
     assert_close(x.grad.numpy(), np.array([2 * X[0], 0.0, 0.0, 4 * X[3]]))
+
+
+def write_into_flipud(x):
+    a = x * 1.0
+    b = np.flipud(a)
+    b[0] = 0.0  # <- error
+    return np.sum(a * x)
+
+
+def write_into_rot90(x):
+    a = np.outer(x, x)
+    b = np.rot90(a)
+    b[0] = 0.0  # <- error
+    return np.sum(a * x)
+
+
+def write_into_atleast_2d(x):
+    a = x * 1.0
+    b = np.atleast_2d(a)
+    b[0, 0] = 3.0  # <- error
+    return np.sum(a * x)
+
+
+def write_into_flip(x):
+    a = x * 1.0
+    b = np.flip(a)
+    b[0] = 0.0  # <- error
+    return np.sum(a * x)
+
+
+@pytest.mark.parametrize("fn", [write_into_flipud, write_into_rot90, write_into_atleast_2d,
+                                write_into_flip], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_write_into_a_numpy_view_is_refused_not_silently_wrong(fn, mode):
+    # NumPy returns a view: the write changes `a`, which the derivative read as unchanged
+    assert_refused(fn, X, ["view"], mode)

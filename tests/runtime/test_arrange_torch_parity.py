@@ -166,3 +166,34 @@ def test_numpy_function_on_tensors_matches_torch_gradient(name):
         (out * w).sum().backward()
         grads.append(a.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("spell", ["np.flip", "np.flipud", "np.fliplr", "np.rot90",
+                                   "np.rollaxis", "np.atleast_2d"])
+def test_in_place_write_through_a_numpy_view_of_a_tensor_reaches_the_gradient(spell):
+    # NumPy returns views here: an in-place change of the result changes the array it views,
+    # which the gradient must see (it was computed from the old values)
+    fn = {"np.flip": lambda a: np.flip(a), "np.flipud": np.flipud, "np.fliplr": np.fliplr,
+          "np.rot90": np.rot90, "np.rollaxis": lambda a: np.rollaxis(a, 1),
+          "np.atleast_2d": lambda a: np.atleast_2d(a[0])}[spell]
+    x = sg.tensor(A, requires_grad=True)
+    a = x * 1.0
+    fn(a).mul_(3.0)
+    (a * x).sum().backward()
+    want = np.array(A)
+    want_view = fn(want)
+    want_view *= 3.0  # the same write on plain arrays: want is now a after the write
+    np.testing.assert_allclose(a.detach().numpy(), want)
+    np.testing.assert_allclose(x.grad.numpy(), want + A * (want / A))
+
+
+@pytest.mark.parametrize("spell", ["t.flip", "sg.fliplr", "sg.flipud", "sg.rot90"])
+def test_torch_spelled_flips_are_copies_with_their_own_version(spell):
+    fn = {"t.flip": lambda t: t.flip(0), "sg.fliplr": sg.fliplr, "sg.flipud": sg.flipud,
+          "sg.rot90": sg.rot90}[spell]
+    x = sg.tensor(A, requires_grad=True)
+    a = x * 1.0
+    y = a.exp()  # saves a's version
+    fn(a).mul_(2.0)
+    y.sum().backward()  # a's data and version are untouched: no in-place error
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(A))
