@@ -3,7 +3,8 @@
 Importing this package registers every rule. Read :mod:`.registry` for the record format
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
-:mod:`.einsum`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.joining`,
+:mod:`.einsum`, :mod:`.tensor_products`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`,
+:mod:`.joining`, :mod:`.rearrange`, :mod:`.gather`, :mod:`.differences`, :mod:`.padding`,
 :mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`. :mod:`.methods` maps
 array methods onto rules, :mod:`.forward` derives forward mode from a rule, and :mod:`.user`
 registers ``sg.defvjp`` / ``sg.defjvp`` rules.
