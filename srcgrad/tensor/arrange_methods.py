@@ -72,8 +72,10 @@ class ArrangeMethods:
         return _own(out)
 
     def take_along_dim(self, indices: Any, dim: Any = None) -> Any:
-        return _record(rule_named("take_along_axis"), (self,),
-                       {"indices": _values(indices), "axis": dim})
+        index = _values(indices)
+        if dim is None:  # PyTorch reads the flattened input through the flattened indices
+            index = np.ravel(index)
+        return _record(rule_named("take_along_axis"), (self,), {"indices": index, "axis": dim})
 
     def movedim(self, source: Any, destination: Any) -> Any:
         return _record(rule_named("moveaxis"), (self,),

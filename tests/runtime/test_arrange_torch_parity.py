@@ -58,6 +58,8 @@ PROGRAMS: dict[str, tuple[Callable[..., Any], Any, Any]] = {
         _idx(lib, [[0, 3, 3], [1, 1, 2], [2, 0, 0]]), 1) ** 2, A, None),
     "take_along_dim flat": (lambda lib, a, b: lib.take_along_dim(a, _idx(lib, [1, 1, 7]))
                             ** 2, A, None),
+    "take_along_dim flat, 2-d indices": (lambda lib, a, b: lib.take_along_dim(
+        a, _idx(lib, [[1, 1], [7, 0]])) ** 2, A, None),
     "take": (lambda lib, a, b: lib.take(a, _idx(lib, [[5, 5], [0, 11]])) ** 2, A, None),
     "t.movedim": (lambda lib, a, b: a[None].movedim(0, 2) ** 2, A, None),
     "moveaxis": (lambda lib, a, b: lib.moveaxis(a[None], (0, 1), (2, 0)) ** 2, A, None),
