@@ -91,6 +91,21 @@ defrule("append", np.append, inputs=("arr", "values"), params=("axis",), kind=LI
              "values": lambda g, arr_shape, values_shape, axis: np.reshape(
                  getitem(g, append_index(arr_shape, values_shape, axis, 1)), values_shape)})
 
+def _one_array(name: str) -> Any:
+    """``np.atleast_Nd(a, b)`` returns a tuple: refused by name when the call is bound
+    (shape, issue 14), rather than as a call with too many arguments."""
+
+    def canonical(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if len(args) > 1:
+            raise ValueError(f"np.{name} of several arrays returns a tuple of arrays, which "
+                             f"srcgrad does not differentiate; call np.{name} once per "
+                             "array")
+        return list(args), kwargs
+
+    return canonical
+
+
 for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
     defrule(_fn.__name__, _fn, inputs=("x",), kind=LINEAR,
+            canonical=_one_array(_fn.__name__),
             vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
