@@ -7,9 +7,10 @@ Layers, bottom to top (each imports only those below it):
 
 from __future__ import annotations
 
-from . import autograd, linalg, optim, rules, viz  # linalg: sg.linalg.cross
+from . import autograd, optim, rules, viz
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .compiler.api import (
+    checkpoint,
     clear_cache,
     grad,
     hessian,
@@ -26,6 +27,7 @@ from .errors import SrcGradError
 from .rules.user import defjvp, defvjp
 from .tensor import *  # noqa: F403  (Tensor, dtypes, tensor(), zeros(), ...: its __all__)
 from .tensor import __all__ as _tensor_names
+from .tensor import linalg  # sg.linalg: torch.linalg's spellings (and cross)
 from .tensor.arrange_methods import *  # noqa: F403  (sg.kron, sg.rot90, ...: its __all__)
 from .tensor.arrange_methods import __all__ as _arrange_names
 from .tensor.functions import *  # noqa: F403  (sg.sin, sg.sum, sg.cat, ...: its __all__)
@@ -36,10 +38,10 @@ __version__ = "0.1.0"
 __all__ = [
     # the compiler (API.md section 1)
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source",
-    "defvjp", "defjvp", "stop_gradient", "clear_cache", "SrcGradError",
+    "defvjp", "defjvp", "stop_gradient", "checkpoint", "clear_cache", "SrcGradError",
     "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
     "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", *_tensor_names, *_function_names, *_arrange_names, "linalg",
+    "is_grad_enabled", "linalg", *_tensor_names, *_function_names, *_arrange_names,
     "rules", "__version__",
 ]

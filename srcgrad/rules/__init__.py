@@ -5,12 +5,17 @@ Importing this package registers every rule. Read :mod:`.registry` for the recor
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
 :mod:`.einsum`, :mod:`.tensor_products`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`,
 :mod:`.joining`, :mod:`.rearrange`, :mod:`.gather`, :mod:`.differences`, :mod:`.padding`,
-:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`. :mod:`.methods` maps
-array methods onto rules, :mod:`.forward` derives forward mode from a rule, and :mod:`.user`
-registers ``sg.defvjp`` / ``sg.defjvp`` rules.
+:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`.
+Every per-primitive fact is a keyword of the rule's ``defrule`` line (PyTorch node name
+``torch=``, ``methods=``/``attributes=`` spellings, ``view``/``fresh``, ``operator=``,
+``runtime_only``, ``kinks=``; see :class:`.registry.Rule`): :mod:`.methods` only indexes
+the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node names,
+:mod:`.forward` derives forward mode from a rule, and :mod:`.user` registers
+``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
 from . import (  # noqa: F401
+    decompositions,  # linalg
     differences,
     einsum,
     elementwise,
@@ -19,6 +24,10 @@ from . import (  # noqa: F401
     helpers,
     joining,
     linalg,
+    linalg_tuples,  # linalg
+    matrix_functions,  # linalg
+    meshgrid,
+    multi,
     nondiff,
     norms,
     padding,
@@ -27,7 +36,10 @@ from . import (  # noqa: F401
     reductions,
     setitem,
     shape,
+    sorting,
+    splitting,
     tensor_products,
+    triangular,  # linalg
 )
 from .dispatch import dispatching
 from .forward import forward_tangent
@@ -52,4 +64,4 @@ __all__ = [
     "rule_for", "rule_named",
 ]
 
-from . import runtime_ops, torch_names  # noqa: E402,F401  (runtime rules; then PyTorch's node names)
+from . import runtime_ops  # noqa: E402,F401  (the runtime's own rules)

@@ -29,6 +29,7 @@ from .dispatch import dispatching
 from .helpers import unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
+from .torch_names import tensor_edges
 
 Shape = tuple[int, ...]
 
@@ -121,7 +122,7 @@ defrule("zeroed", zeroed, inputs=("like",), params=("value",), kind=NONDIFF,
 defrule("diff_bound", diff_bound, inputs=("prepend", "append"),
         params=("a_shape", "axis", "k"), kind=NONDIFF)
 defrule("diff_adjoint", diff_adjoint, inputs=("c",), params=("n", "axis", "start", "stop"),
-        kind=LINEAR,
+        kind=LINEAR, view=True,  # n=0: a slice of c
         vjp={"c": lambda g, c_shape, n, axis, start, stop:
              diff_embedded(g, n, axis, start, stop, c_shape)})
 defrule("diff_embedded", diff_embedded, inputs=("c",),
@@ -129,6 +130,8 @@ defrule("diff_embedded", diff_embedded, inputs=("c",),
         vjp={"c": lambda g, n, axis, start, stop: diff_adjoint(g, n, axis, start, stop)})
 defrule("diff", diff, inputs=("a", "prepend", "append"), params=("n", "axis"),
         form="a, n=1, axis=-1, prepend=None, append=None", aliases=(np.diff,),
+        torch=tensor_edges("SubBackward0"), pytorch=("t.diff", "sg.diff"),
+        view=True,  # np.diff(a, n=0) returns a itself
         vjp={"a": _diff_a_vjp, "prepend": _diff_prepend_vjp, "append": _diff_append_vjp},
         jvp={"a": lambda t, n, axis, prepend, append:
              diff(t, n, axis, zeroed(prepend, t), zeroed(append, t)),

@@ -104,8 +104,14 @@ defrule("take_along_adjoint", take_along_adjoint, inputs=("c",),
 defrule("take", np.take, inputs=("a",), params=("indices", "axis", "mode"), kind=LINEAR,
         form="a, indices, axis=None, *, mode='raise'",
         vjp={"a": lambda g, a_shape, indices, axis, mode:
-             take_adjoint(g, a_shape, indices, axis, mode)})
+             take_adjoint(g, a_shape, indices, axis, mode)},
+        methods=("take",), pytorch=("sg.take",),
+        kinks="An index taken more than once gets the sum of its cotangents; with "
+              "mode='clip' or 'wrap' an out-of-range index reads, and so receives the "
+              "gradient of, the edge or wrapped element.")
 defrule("take_along_axis", np.take_along_axis, inputs=("arr",), params=("indices", "axis"),
         kind=LINEAR, form="arr, indices, axis=-1",
         vjp={"arr": lambda g, arr_shape, indices, axis:
-             take_along_adjoint(g, arr_shape, indices, axis)})
+             take_along_adjoint(g, arr_shape, indices, axis)},
+        torch=("GatherBackward0", 1), pytorch=("t.take_along_dim", "sg.take_along_dim"),
+        kinks="An index taken more than once gets the sum of its cotangents.")

@@ -29,6 +29,7 @@ from .dispatch import dispatching
 from .helpers import getitem
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import concat_index
+from .torch_names import atleast_node
 
 Shape = tuple[int, ...]
 
@@ -73,8 +74,8 @@ defrule("append_index", append_index, inputs=(),
         params=("arr_shape", "values_shape", "axis", "i"), kind=NONDIFF)
 
 
-def _joining(name: str, impl: Any, how: str) -> None:
-    defrule(name, impl, inputs=("tup",), variadic="tup", kind=LINEAR, form="tup",
+def _joining(name: str, impl: Any, how: str, **fields: Any) -> None:
+    defrule(name, impl, inputs=("tup",), variadic="tup", kind=LINEAR, form="tup", **fields,
             vjp={"tup": lambda g, tup_shape, i:
                  np.reshape(getitem(g, joined_index(tup_shape, how, i)), tup_shape[i])})
 
@@ -105,7 +106,9 @@ def _one_array(name: str) -> Any:
     return canonical
 
 
+# views of their argument, as reshape is (the array itself when it has the dims)
 for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
-    defrule(_fn.__name__, _fn, inputs=("x",), kind=LINEAR,
+    defrule(_fn.__name__, _fn, inputs=("x",), kind=LINEAR, view=True,
             canonical=_one_array(_fn.__name__),
-            vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
+            vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)},
+            torch=atleast_node, pytorch=(f"sg.{_fn.__name__}",))

@@ -78,27 +78,38 @@ defrule("diagonal_adjoint", diagonal_adjoint, inputs=("c",),
         vjp={"c": lambda g, offset, axis1, axis2: np.diagonal(g, offset, axis1, axis2)})
 
 
-def _linear(name: str, impl: Any, params: tuple[str, ...], form: str, vjp: Any) -> None:
-    # every rule here reads its array as NumPy names it (``a`` or ``m``): the form's first name
+def _linear(name: str, impl: Any, params: tuple[str, ...], form: str, vjp: Any,
+            **record: Any) -> None:
+    # every rule here reads its array as NumPy names it (``a`` or ``m``): the form's first
+    # name; ``record``: the rule's other fields (torch=, pytorch=, view=, methods=)
     first = form.split(",")[0].strip()
     defrule(name, impl, inputs=(first,), params=params, kind=LINEAR, form=form,
-            vjp={first: vjp})
+            vjp={first: vjp}, **record)
 
 
 _linear("roll", np.roll, ("shift", "axis"), "a, shift, axis=None",
-        lambda g, shift, axis: np.roll(g, negated(shift), axis))
+        lambda g, shift, axis: np.roll(g, negated(shift), axis),
+        pytorch=("t.roll", "sg.roll"))
 _linear("rot90", np.rot90, ("k", "axes"), "m, k=1, axes=(0, 1)",
-        lambda g, k, axes: np.rot90(g, -k, axes))
-_linear("flipud", np.flipud, (), "m", lambda g: np.flipud(g))
-_linear("fliplr", np.fliplr, (), "m", lambda g: np.fliplr(g))
+        lambda g, k, axes: np.rot90(g, -k, axes),
+        view=True, pytorch=("sg.rot90",))  # NumPy's is a view; sg.rot90 copies, as PyTorch
+_linear("flipud", np.flipud, (), "m", lambda g: np.flipud(g),
+        torch=("FlipBackward0", 1), view=True, pytorch=("sg.flipud",))
+_linear("fliplr", np.fliplr, (), "m", lambda g: np.fliplr(g),
+        torch=("FlipBackward0", 1), view=True, pytorch=("sg.fliplr",))
 _linear("rollaxis", np.rollaxis, ("axis", "start"), "a, axis, start=0",
         lambda g, a_shape, axis, start: np.transpose(
-            g, inverse_permutation(rollaxis_permutation(a_shape, axis, start))))
+            g, inverse_permutation(rollaxis_permutation(a_shape, axis, start))),
+        torch=("PermuteBackward0", 1), view=True)
 _linear("tril", np.tril, ("k",), "m, k=0",
-        lambda g, m_shape, k: unbroadcast(np.tril(g, k), m_shape))
+        lambda g, m_shape, k: unbroadcast(np.tril(g, k), m_shape),
+        pytorch=("t.tril", "sg.tril"))
 _linear("triu", np.triu, ("k",), "m, k=0",
-        lambda g, m_shape, k: unbroadcast(np.triu(g, k), m_shape))
+        lambda g, m_shape, k: unbroadcast(np.triu(g, k), m_shape),
+        pytorch=("t.triu", "sg.triu"))
 _linear("diagonal", np.diagonal, ("offset", "axis1", "axis2"),
         "a, offset=0, axis1=0, axis2=1",
         lambda g, a_shape, offset, axis1, axis2:
-        diagonal_adjoint(g, a_shape, offset, axis1, axis2))
+        diagonal_adjoint(g, a_shape, offset, axis1, axis2),
+        methods=("diagonal",), view=True,  # read-only view; t.diagonal copies here
+        pytorch=("t.diagonal", "sg.diagonal"))

@@ -176,7 +176,10 @@ def cross_adjoint_b(a: Any, c: Any, shape: Shape, axisa: int = -1, axisb: int = 
 defrule("tensordot", np.tensordot, inputs=("a", "b"), params=("axes",), kind=BILINEAR,
         form="a, b, axes=2",
         vjp={"a": lambda g, b, a_shape, axes: tensordot_adjoint_a(g, b, a_shape, axes),
-             "b": lambda g, a, b_shape, axes: tensordot_adjoint_b(a, g, b_shape, axes)})
+             "b": lambda g, a, b_shape, axes: tensordot_adjoint_b(a, g, b_shape, axes)},
+        # PyTorch ends in a view (one edge); here the node is the product's own, an edge
+        # per operand
+        torch="ViewBackward0", pytorch=("sg.tensordot",))
 defrule("tensordot_adjoint_a", tensordot_adjoint_a, inputs=("c", "b"),
         params=("shape", "axes"), kind=BILINEAR, form="c, b, shape, axes=2",
         vjp={"c": lambda g, b, axes: np.tensordot(g, b, axes),
@@ -188,7 +191,8 @@ defrule("tensordot_adjoint_b", tensordot_adjoint_b, inputs=("a", "c"),
 
 defrule("kron", np.kron, inputs=("a", "b"), kind=BILINEAR,
         vjp={"a": lambda g, b, a_shape: kron_adjoint_a(g, b, a_shape),
-             "b": lambda g, a, b_shape: kron_adjoint_b(a, g, b_shape)})
+             "b": lambda g, a, b_shape: kron_adjoint_b(a, g, b_shape)},
+        torch="UnsafeViewBackward0", pytorch=("sg.kron",))
 defrule("kron_adjoint_a", kron_adjoint_a, inputs=("c", "b"), params=("shape",),
         kind=BILINEAR,
         vjp={"c": lambda g, b: np.kron(g, b),
@@ -205,7 +209,8 @@ defrule("cross", cross, inputs=("a", "b"), params=_AXES, kind=BILINEAR,
         vjp={"a": lambda g, b, a_shape, axisa, axisb, axisc, axis:
              cross_adjoint_a(g, b, a_shape, axisa, axisb, axisc, axis),
              "b": lambda g, a, b_shape, axisa, axisb, axisc, axis:
-             cross_adjoint_b(a, g, b_shape, axisa, axisb, axisc, axis)})
+             cross_adjoint_b(a, g, b_shape, axisa, axisb, axisc, axis)},
+        torch="LinalgCrossBackward0", pytorch=("sg.cross", "sg.linalg.cross"))
 defrule("cross_adjoint_a", cross_adjoint_a, inputs=("c", "b"), params=("shape", *_AXES),
         kind=BILINEAR, form=f"c, b, shape, {_AXES_FORM}",
         vjp={"c": lambda g, b, axisa, axisb, axisc, axis:

@@ -3,11 +3,12 @@
 Tensor methods ``tril triu roll diff diagonal take_along_dim movedim moveaxis`` (a mixin
 of :class:`~.tensor.Tensor`) and the functions ``sg.fliplr flipud rot90 kron tensordot
 cross take take_along_dim movedim moveaxis diff tril triu roll diagonal atleast_1d/2d/3d``
-and ``sg.linalg.cross``. Each records the table's rule (the one NumPy's spelling records:
-``np.tril``, ``np.roll``, ``np.kron``, ...) with PyTorch's argument names and defaults
-translated to NumPy's; the node names are PyTorch's (:mod:`..rules.torch_names`). Results
-PyTorch returns as copies (``fliplr``, ``rot90``) are copies here too, never views of
-the input's storage; ``diagonal`` is a copy here (a view in PyTorch).
+and ``sg.linalg.cross`` (re-exported by :mod:`.linalg`). Each records the table's rule
+(the one NumPy's spelling records: ``np.tril``, ``np.roll``, ``np.kron``, ...) with
+PyTorch's argument names and defaults translated to NumPy's; the node names are
+PyTorch's (each rule's ``torch=`` field). Results PyTorch returns as copies (``fliplr``,
+``rot90``) are copies here too, never views of the input's storage; ``diagonal`` is a
+copy here (a view in PyTorch).
 """
 
 from __future__ import annotations
