@@ -110,7 +110,8 @@ def _check_mode(params: dict[str, Any], ndims: dict[str, int | None]) -> dict[st
 defrule("zeros_shaped", zeros_shaped, inputs=("like",), params=("shape",), kind=NONDIFF,
         form="shape, like")
 defrule("pad_adjoint", pad_adjoint, inputs=("c",), params=("shape", "pad_width", "mode"),
-        kind=LINEAR, view=True,  # mode='constant': a slice of c form="c, shape, pad_width, mode='constant'",
+        kind=LINEAR, form="c, shape, pad_width, mode='constant'",
+        view=True,  # mode='constant': a slice of c
         vjp={"c": lambda g, pad_width, mode: pad(g, pad_width, mode)})
 defrule("pad_value_adjoint", pad_value_adjoint, inputs=("c",),
         params=("shape", "pad_width", "value_shape", "mode"), kind=LINEAR,

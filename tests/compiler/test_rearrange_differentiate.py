@@ -157,9 +157,39 @@ def write_into_flip(x):
     return np.sum(a * x)
 
 
+def write_into_fliplr(x):
+    a = np.outer(x, x)
+    b = np.fliplr(a)
+    b[0, 0] = 0.0  # <- error
+    return np.sum(a * x)
+
+
+def write_into_rollaxis(x):
+    a = np.outer(x, x)
+    b = np.rollaxis(a, 1)
+    b[0, 1] = 0.0  # <- error
+    return np.sum(a * x)
+
+
+def write_into_diagonal_source(x):
+    a = np.outer(x, x)
+    d = np.diagonal(a)  # NumPy's read-only view of a
+    a[0, 0] = 0.0  # <- error
+    return np.sum(d * x)
+
+
+def write_into_diff_of_order_zero(x):
+    a = x * 1.0
+    b = np.diff(a, 0)  # n=0: NumPy returns a itself
+    b[0] = 0.0  # <- error
+    return np.sum(a * x)
+
+
 @pytest.mark.parametrize("fn", [write_into_flipud, write_into_rot90, write_into_atleast_2d,
-                                write_into_flip], ids=lambda f: f.__name__)
+                                write_into_flip, write_into_fliplr, write_into_rollaxis,
+                                write_into_diagonal_source, write_into_diff_of_order_zero],
+                         ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_write_into_a_numpy_view_is_refused_not_silently_wrong(fn, mode):
     # NumPy returns a view: the write changes `a`, which the derivative read as unchanged
-    assert_refused(fn, X, ["view"], mode)
+    assert_refused(fn, X, ["view", "shares its array"], mode)
