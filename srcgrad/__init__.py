@@ -27,7 +27,9 @@ from .errors import SrcGradError
 from .rules.user import defjvp, defvjp
 from .tensor import *  # noqa: F403  (Tensor, dtypes, tensor(), zeros(), ...: its __all__)
 from .tensor import __all__ as _tensor_names
-from .tensor import linalg  # sg.linalg: torch.linalg's spellings
+from .tensor import linalg  # sg.linalg: torch.linalg's spellings (and cross)
+from .tensor.arrange_methods import *  # noqa: F403  (sg.kron, sg.rot90, ...: its __all__)
+from .tensor.arrange_methods import __all__ as _arrange_names
 from .tensor.functions import *  # noqa: F403  (sg.sin, sg.sum, sg.cat, ...: its __all__)
 from .tensor.functions import __all__ as _function_names
 
@@ -40,6 +42,6 @@ __all__ = [
     "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
     "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "linalg", *_tensor_names, *_function_names,
+    "is_grad_enabled", "linalg", *_tensor_names, *_function_names, *_arrange_names,
     "rules", "__version__",
 ]

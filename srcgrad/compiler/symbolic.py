@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules import Rule, rule_for, rule_named
+from srcgrad.rules import ELEMENTWISE, Rule, rule_for, rule_named
 
 from .ir import types as T
 from .ir.builder import current
@@ -273,7 +273,7 @@ def _resolve(rule: Rule, env: dict[str, Any]) -> dict[str, Any]:
     try:
         resolved = rule.resolve(params, {k: ndim(env[k]) for k in rule.inputs})
     except ValueError as e:
-        raise SrcGradError(str(e)) from None
+        raise SrcGradError(str(e), advice="Check the call's arguments.") from None
     return {**env, **resolved}
 
 
@@ -399,6 +399,9 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     constant array of any size (``x * W`` with a captured W of 4 rows).
     """
     t = _infer_on_examples(rule, operands, 2)
+    if t.known_ndim is not None and rule.kind != ELEMENTWISE and not _rank_of_examples_holds(
+            rule, operands, t):
+        return T.ANY
     if t == T.ANY:
         size = _fitting_size(operands)
         if size is not None:
@@ -413,6 +416,14 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
             (const_value(v) for v in operands.values() if isinstance(v, Value)) if ok):
         t = _infer_on_examples(rule, operands, 1)
     return t
+
+
+def _rank_of_examples_holds(rule: Rule, operands: dict[str, Any], t: T.AType) -> bool:
+    """Whether examples of 3 elements per axis give the rank examples of 2 gave: a
+    primitive whose result rank depends on an axis length (``np.cross`` of 2-vectors is a
+    scalar, of 3-vectors a vector) has a rank the types cannot know, so it stays unknown."""
+    t3 = _infer_on_examples(rule, operands, 3)
+    return t3.known_ndim is None or t3.known_ndim == t.known_ndim
 
 
 def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.AType:

@@ -3,7 +3,8 @@
 Importing this package registers every rule. Read :mod:`.registry` for the record format
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
-:mod:`.einsum`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.joining`,
+:mod:`.einsum`, :mod:`.tensor_products`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`,
+:mod:`.joining`, :mod:`.rearrange`, :mod:`.gather`, :mod:`.differences`, :mod:`.padding`,
 :mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`.
 Every per-primitive fact is a keyword of the rule's ``defrule`` line (PyTorch node name
 ``torch=``, ``methods=``/``attributes=`` spellings, ``view``/``fresh``, ``operator=``,
@@ -15,9 +16,11 @@ the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node 
 
 from . import (  # noqa: F401
     decompositions,  # linalg
+    differences,
     einsum,
     elementwise,
     factories,
+    gather,
     helpers,
     joining,
     linalg,
@@ -27,12 +30,15 @@ from . import (  # noqa: F401
     multi,
     nondiff,
     norms,
+    padding,
     products,
+    rearrange,
     reductions,
     setitem,
     shape,
     sorting,
     splitting,
+    tensor_products,
     triangular,  # linalg
 )
 from .dispatch import dispatching

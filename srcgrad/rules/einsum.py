@@ -13,7 +13,10 @@ which size-1 axes NumPy broadcast), so they are computed at run time by the help
 primitives ``einsum_grad_subscripts`` and ``einsum_grad_shape`` from the subscripts and
 ``operands_shape``: ``...`` becomes explicit letters, and an axis of size 1 that
 broadcast against a longer one becomes a letter of its own operand (summed over in that
-operand's cotangent, then kept as size 1).
+operand's cotangent, then kept as size 1). An index repeated within one operand (a
+diagonal, ``"ii->i"``, ``"lli,..."``) gets a fresh letter for each repeat, tied back by a
+Kronecker delta operand (``einsum_delta``), so the cotangent lands on that diagonal and
+is itself an einsum (``einsum_diagonal_subscripts`` / ``einsum_diagonal_shape``).
 """
 
 from __future__ import annotations
@@ -141,27 +144,93 @@ defrule("einsum_grad_shape", einsum_grad_shape, inputs=(),
         params=("subscripts", "shapes", "i"), kind=NONDIFF)
 
 
-def _refuse_repeated_index(subscripts: Any) -> None:
-    """An index repeated within one operand (a diagonal) is refused when the subscripts
-    are known (at compile time for the compiler), not first when the derivative runs."""
+def _repeats_in(subscripts: Any, i: int) -> bool:
+    """Does operand ``i``'s subscript text repeat an index (a diagonal, ``"ii->i"``)? Read
+    from the static text, so every interpreter takes the same branch."""
     if not isinstance(subscripts, str):
-        return
-    for s in subscripts.replace(" ", "").partition("->")[0].split(","):
-        letters = s.replace("...", "")
-        if len(set(letters)) != len(letters):
-            raise ValueError(
-                f"einsum {subscripts!r}: srcgrad cannot differentiate an index repeated "
-                f"within one operand ({s!r}); take the diagonal with np.diagonal/np.trace "
-                "first")
+        return False
+    ins = subscripts.replace(" ", "").partition("->")[0].split(",")
+    letters = ins[i].replace("...", "") if i < len(ins) else ""
+    return len(set(letters)) != len(letters)
+
+
+def _diagonal_parts(subscripts: str, shapes: Sequence[Shape], i: int
+                    ) -> tuple[list[str], str, str, list[tuple[str, str]]]:
+    """For operand ``i`` whose subscripts repeat an index: the explicit subscripts, the
+    output's, operand ``i``'s with each repeat renamed to a fresh letter, and the
+    ``(index, fresh)`` pairs a Kronecker delta ties back together."""
+    ins, out = _explicit(subscripts, [tuple(s) for s in shapes])
+    used = set("".join(ins) + out)
+    fresh = iter(c for c in _LETTERS if c not in used)
+    seen: set[str] = set()
+    renamed, pairs = [], []
+    for c in ins[i]:
+        if c in seen:
+            f = next(fresh)
+            pairs.append((c, f))
+            renamed.append(f)
+        else:
+            seen.add(c)
+            renamed.append(c)
+    return ins, out, "".join(renamed), pairs
+
+
+@dispatching
+def einsum_diagonal_subscripts(subscripts: str, shapes: Sequence[Shape], i: int) -> str:
+    """Subscripts of ``einsum(g, *others, delta)`` giving the cotangent of operand ``i``
+    whose subscripts repeat an index: the cotangent lands on that diagonal through the
+    delta (``einsum_delta``), summed-only indices kept as size 1."""
+    ins, out, renamed, pairs = _diagonal_parts(subscripts, shapes, i)
+    others = [s for j, s in enumerate(ins) if j != i]
+    delta = "".join(c + f for c, f in pairs)
+    seen = set(out).union(*others, delta)
+    kept = "".join(c for c in renamed if c in seen)
+    return ",".join([out, *others, delta]) + "->" + kept
+
+
+@dispatching
+def einsum_diagonal_shape(subscripts: str, shapes: Sequence[Shape], i: int) -> Shape:
+    """Operand ``i``'s shape with 1 for the indices only it has (and that it does not
+    repeat): the shape of ``einsum_diagonal_subscripts``' result before broadcasting."""
+    ins, out, renamed, pairs = _diagonal_parts(subscripts, shapes, i)
+    others = [s for j, s in enumerate(ins) if j != i]
+    seen = set(out).union(*others, "".join(c + f for c, f in pairs))
+    return tuple(n if c in seen else 1 for c, n in zip(renamed, tuple(shapes[i])))
+
+
+@dispatching
+def einsum_delta(like: Any, subscripts: str, shapes: Sequence[Shape], i: int) -> Any:
+    """The Kronecker delta ``d[a, a', b, b', ...]`` (1 where each index equals its renamed
+    repeat) for operand ``i``'s repeated indices, in ``like``'s dtype."""
+    ins, _, _, pairs = _diagonal_parts(subscripts, shapes, i)
+    size = dict(zip(ins[i], tuple(shapes[i])))
+    dtype = np.result_type(like)
+    delta = np.ones((), dtype=dtype)
+    for c, _ in pairs:
+        delta = np.multiply.outer(delta, np.eye(size[c], dtype=dtype))
+    return delta
+
+
+defrule("einsum_diagonal_subscripts", einsum_diagonal_subscripts, inputs=(),
+        params=("subscripts", "shapes", "i"), kind=NONDIFF)
+defrule("einsum_diagonal_shape", einsum_diagonal_shape, inputs=(),
+        params=("subscripts", "shapes", "i"), kind=NONDIFF)
+defrule("einsum_delta", einsum_delta, inputs=("like",), params=("subscripts", "shapes", "i"),
+        kind=NONDIFF)
 
 
 def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
                 subscripts: str, i: int, optimize: Any) -> Any:
-    _refuse_repeated_index(subscripts)
     others = [op for j, op in enumerate(operands) if j != i]
+    shape = operands_shape[i]
+    if _repeats_in(subscripts, i):  # a diagonal: the cotangent goes back onto it
+        delta = einsum_delta(g, subscripts, operands_shape, i)
+        kept = np.einsum(einsum_diagonal_subscripts(subscripts, operands_shape, i), g,
+                         *others, delta, optimize=optimize)
+        return rebroadcast(np.reshape(
+            kept, einsum_diagonal_shape(subscripts, operands_shape, i)), shape)
     kept = np.einsum(einsum_grad_subscripts(subscripts, operands_shape, i), g, *others,
                      optimize=optimize)
-    shape = operands_shape[i]
     return rebroadcast(np.reshape(kept, einsum_grad_shape(subscripts, operands_shape, i)),
                        shape)
 

@@ -29,6 +29,7 @@ from .dispatch import dispatching
 from .helpers import getitem
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import concat_index
+from .torch_names import atleast_node
 
 Shape = tuple[int, ...]
 
@@ -91,10 +92,23 @@ defrule("append", np.append, inputs=("arr", "values"), params=("axis",), kind=LI
              "values": lambda g, arr_shape, values_shape, axis: np.reshape(
                  getitem(g, append_index(arr_shape, values_shape, axis, 1)), values_shape)})
 
-# (views of their argument, as reshape is)
-defrule("atleast_1d", np.atleast_1d, inputs=("x",), kind=LINEAR, view=True,
-        vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
-defrule("atleast_2d", np.atleast_2d, inputs=("x",), kind=LINEAR, view=True,
-        vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
-defrule("atleast_3d", np.atleast_3d, inputs=("x",), kind=LINEAR, view=True,
-        vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
+def _one_array(name: str) -> Any:
+    """``np.atleast_Nd(a, b)`` returns a tuple: refused by name when the call is bound
+    (shape, issue 14), rather than as a call with too many arguments."""
+
+    def canonical(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if len(args) > 1:
+            raise ValueError(f"np.{name} of several arrays returns a tuple of arrays, which "
+                             f"srcgrad does not differentiate; call np.{name} once per "
+                             "array")
+        return list(args), kwargs
+
+    return canonical
+
+
+# views of their argument, as reshape is (the array itself when it has the dims)
+for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    defrule(_fn.__name__, _fn, inputs=("x",), kind=LINEAR, view=True,
+            canonical=_one_array(_fn.__name__),
+            vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)},
+            torch=atleast_node, pytorch=(f"sg.{_fn.__name__}",))

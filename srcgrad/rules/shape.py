@@ -145,7 +145,8 @@ _linear("broadcast_to", np.broadcast_to, ("shape",),
         pytorch=("t.expand", "t.expand_as"))
 _linear("moveaxis", np.moveaxis, ("source", "destination"),
         vjp=lambda g, source, destination: np.moveaxis(g, destination, source),
-        torch=("PermuteBackward0", 1), view=True)
+        torch=("PermuteBackward0", 1), view=True,
+        pytorch=("t.movedim", "t.moveaxis", "sg.movedim", "sg.moveaxis"))
 _linear("swapaxes", np.swapaxes, ("axis1", "axis2"),
         vjp=lambda g, axis1, axis2: np.swapaxes(g, axis1, axis2),
         torch=("TransposeBackward0", 1), methods=("swapaxes",), view=True,

@@ -118,3 +118,18 @@ def matrix_power_node(n: int = 2, **_: Any) -> tuple[str, int]:
     if n == 0:
         return "CopyBackwards", 1
     return "MmBackward0", 1
+
+
+# shape (issue 14)
+def tensor_edges(name: str) -> Namer:
+    """An edge per Tensor argument only (``np.diff``'s absent ``prepend`` has none)."""
+
+    def namer(tensors: tuple[bool, ...] = (True,), **_: Any) -> tuple[str, int]:
+        return name, max(sum(tensors), 1)
+
+    return namer
+
+
+def atleast_node(ndims: tuple[int, ...] = (1,), **_: Any) -> tuple[str, int]:
+    """``torch.atleast_Nd`` views a 0-d tensor and unsqueezes a 1-d or 2-d one."""
+    return ("ViewBackward0" if ndims and ndims[0] == 0 else "UnsqueezeBackward0"), 1

@@ -18,6 +18,7 @@ from typing import Any
 from ..rules import rule_named
 from ..rules.multi import Item
 from . import ops as _ops
+from .arrange_methods import linalg_cross as cross  # (shape, issue 14)
 
 # torch.return_types.linalg_eigh, linalg_svd, linalg_qr, linalg_slogdet
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -136,6 +137,7 @@ def matrix_norm(A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = F
     return norm(A, ord, tuple(dim), keepdim)
 
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det", "eigh",
+__all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cross", "det",
+           "eigh",
            "eigvalsh", "inv", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr",
            "slogdet", "solve", "svd", "svdvals", "vector_norm"]

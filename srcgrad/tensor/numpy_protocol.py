@@ -123,5 +123,16 @@ class NumpyProtocol:
                 plain = {k: _unwrap(v) for k, v in env.items()}
                 return _rewrap(rule.apply(plain))
         inputs = tuple(env[n] for n in rule.inputs)
-        params = {p: env[p] for p in rule.params}
+        params = {p: _static(rule.name, p, env[p]) for p in rule.params}
         return _ops.record(rule, inputs, params)
+
+
+def _static(func: str, name: str, value: Any) -> Any:
+    """A static parameter's value: a Tensor there (``np.take(t, index_tensor)``) is read as
+    its values, unless it requires grad, which would silently get none."""
+    if _any_requires((value,)):
+        raise RuntimeError(
+            f"numpy.{func}: its argument `{name}` requires grad, but srcgrad differentiates "
+            f"{func} only in its array arguments; pass `{name}` detached (t.detach()) or "
+            "join it into the array first (np.concatenate)")
+    return _unwrap(value)

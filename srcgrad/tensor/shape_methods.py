@@ -160,8 +160,9 @@ class ShapeMethods:
     def flip(self, dims: Any) -> Any:
         axes = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
         out = _record(rule_named("flip"), (self,), {"axis": axes})
-        out._data = np.ascontiguousarray(out._data)  # PyTorch's flip copies
-        out._base = None
+        out._data = np.array(out._data, copy=True)  # PyTorch's flip copies
+        out._base = out._view_fn = out._base_fn = None  # (NumPy's flip is a view)
+        out._vc = [0]
         return out
 
     def unbind(self, dim: int = 0) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from allmodes import check_all_modes
 from fd import numeric_gradient
 
 import srcgrad as sg
@@ -110,8 +111,23 @@ def test_einsum_whose_sublists_are_all_run_time_values_is_refused_not_zero():
         sg.grad(all_sublists_read_at_run_time)(A, np.array([0, 1]), np.array([1, 2]))
 
 
-def test_einsum_with_an_index_repeated_in_one_operand_is_refused_at_compile_time():
-    sg.clear_cache()
-    with pytest.raises(sg.SrcGradError,
-                       match=r"test_einsum_forms\.py:\d+: .*repeated within one operand"):
-        sg.grad(diagonal_inside_einsum)(A[:3, :3])
+def test_einsum_with_an_index_repeated_in_one_operand_differentiates():
+    check_all_modes(diagonal_inside_einsum, np.array([[0.5, -1.2, 0.3], [0.7, 1.1, -0.4],
+                                                      [2.0, 0.2, -0.9]]))
+
+
+def diagonals_inside_einsum(x):
+    a = np.reshape(np.outer(x[:3], np.outer(x, x)), (3, 4, 4))
+    b = np.reshape(np.outer(x, np.outer(x, x[:3])), (4, 4, 3))
+    return np.sum(np.einsum("ijk,lji,lli->lki", a, b, np.sin(b)) ** 2)
+
+
+def trace_like_einsum(x):
+    m = np.outer(x, x)
+    return np.einsum("ii", m * m) + np.sum(np.einsum("iij->j", np.reshape(m, (2, 2, 4))) ** 2)
+
+
+@pytest.mark.parametrize("fn", [diagonals_inside_einsum, trace_like_einsum],
+                         ids=lambda f: f.__name__)
+def test_einsum_diagonals_differentiate(fn):
+    check_all_modes(fn, np.array([0.6, -1.3, 0.7, 1.1]))

@@ -98,3 +98,14 @@ def block_has_no_rule(x):
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_joining_function_without_rule_is_refused(mode):
     assert_refused(block_has_no_rule, np.array([0.6, -1.3]), ["np.block"], mode)
+
+
+def atleast_2d_of_two_arrays(x):
+    a, b = np.atleast_2d(x, x * 2.0)  # <- error
+    return np.sum(a * b)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_atleast_of_several_arrays_is_refused_naming_the_tuple(mode):
+    assert_refused(atleast_2d_of_two_arrays, np.array([0.6, -1.3]),
+                   ["np.atleast_2d of several arrays returns a tuple"], mode)

@@ -25,6 +25,9 @@ CALLS = [
     ("clip", (0.3, 1.2)), ("round", (1,)), ("argmax", ()), ("argmin", (), {"axis": 0}),
     ("all", ()), ("any", (0,)),
 ]
+# shape (issue 14)
+CALLS += [("diagonal", (1,)), ("diagonal", (), {"axis1": 1, "axis2": 0}),
+          ("take", ([0, 5, 5],)), ("take", ([2, 0],), {"axis": 1})]
 
 
 def _call(entry):
