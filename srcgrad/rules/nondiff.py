@@ -98,3 +98,10 @@ defrule("ndim", np.ndim, inputs=("x",), kind=NONDIFF)
 defrule("size", np.size, inputs=("x",), params=("axis",), kind=NONDIFF, form="x, axis=None")
 defrule("len", len, inputs=("x",), kind=NONDIFF)
 defrule("dtype", dtype_of, inputs=("x",), kind=NONDIFF)
+
+# forms: more constant factories, so a rule body or a function may build a mask of a size
+# known only at run time (``np.tri(np.shape(L)[-1])`` in a Cholesky rule)
+defrule("tri", np.tri, inputs=(), params=("N", "M", "k", "dtype"), kind=NONDIFF,
+        form="N, M=None, k=0, dtype=None")
+defrule("identity", np.identity, inputs=(), params=("n", "dtype"), kind=NONDIFF,
+        form="n, dtype=None")

@@ -111,8 +111,12 @@ def _no_rule(fn: Function, op: Op, mode: str) -> SrcGradError:
     register = "sg.defvjp" if mode == "reverse" else "sg.defjvp"
     instead = _EQUIVALENTS.get(getattr(callee, "__name__", ""))
     alternative = f"write it with {instead}, " if instead else ""
+    inside = op.attrs.get("rule_body")  # frontend.rule_bodies.RULE_BODY
+    within = (f" It is called in the derivative rule {inside[0]} ({inside[1]}:{inside[2]}), "
+              "whose body is differentiated again here." if inside else "")
     return SrcGradError(
-        f"the call to {name} has no derivative rule and no Python source to differentiate.",
+        f"the call to {name} has no derivative rule and no Python source to differentiate."
+        f"{within}",
         advice=f"Register its derivative with {register}({name}, ...), {alternative}or wrap "
                "the value in sg.stop_gradient if no gradient should flow through it.",
         **_where(fn, op))
