@@ -48,7 +48,7 @@ def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> 
     """Raise where a varied value reaches a useful op that has no derivative for it."""
     for op in _ops(fn.body):
         if op.prim == "call":
-            if any(v.id in varied for v in op.operands()) and _reaches_result(op, useful):
+            if any(v.id in varied for v in op.operands()) and reaches_result(op, useful):
                 raise _no_rule(fn, op, mode)
             continue
         if not any(o.id in useful for o in op.outputs):
@@ -66,7 +66,7 @@ def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> 
                     raise _packed(fn, op, rule, name, v.op.prim)
 
 
-def _reaches_result(op: Op, useful: set[int]) -> bool:
+def reaches_result(op: Op, useful: set[int]) -> bool:
     """Can what an opaque call does reach a result? Through its own output, or through an
     operand the results read afterwards: a call whose output is dropped may still have
     written into that operand (``np.copyto(y, x)``, ``np.put``, ``np.add.at``), and
