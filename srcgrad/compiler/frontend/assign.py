@@ -17,6 +17,7 @@ from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
 from .context import Context
 from .expressions import BINOPS
+from .syntax_names import describe
 
 # How the user wrote an augmented operator, for messages
 _SPELLING = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -46,7 +47,9 @@ class AssignMixin:
                            "an object outside the function).",
                            "Keep the value in a local variable and return it.")
         else:
-            raise self.err(node, f"cannot assign to {type(target).__name__}.")
+            raise self.err(node, f"assigning to a {describe(target)} is not supported in a "
+                           "differentiated function.",
+                           "Assign to plain names, or index the value: a, b = x[0], x[1:].")
 
     def named(self, value: Sym, name: str) -> Sym:
         """Give ``value`` the user's name (``b = a`` simply binds ``b`` to ``a``'s value)."""

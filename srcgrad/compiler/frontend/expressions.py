@@ -23,6 +23,7 @@ from .identity import is_identity
 from .policy import POLICY
 from .resolve import MISSING, Scope
 from .source import Parsed
+from .syntax_names import describe, operator_spelling
 from .unbound import MaybeUnbound, OnSomePathsOnly
 
 if TYPE_CHECKING:
@@ -63,8 +64,8 @@ class ExpressionsMixin:
     def expr(self, node: Any) -> Any:
         method = getattr(self, f"expr_{type(node).__name__}", None)
         if method is None:
-            raise self.err(node, f"the expression `{type(node).__name__}` is not supported in "
-                           "a differentiated function.",
+            raise self.err(node, f"the {describe(node)} is not supported in a differentiated "
+                           "function.",
                            "Rewrite it with plain assignments, operators and NumPy calls.")
         return method(node)
 
@@ -113,7 +114,10 @@ class ExpressionsMixin:
     def expr_BinOp(self, node: Any) -> Any:
         op = BINOPS.get(type(node.op))
         if op is None:
-            raise self.err(node, f"the operator {type(node.op).__name__} is not supported.")
+            raise self.err(node, f"the operator {operator_spelling(node.op)} is not supported in a "
+                           "differentiated function.",
+                           "For boolean masks use np.logical_and / np.logical_or / "
+                           "np.logical_xor; do integer bit arithmetic outside the function.")
         return self.binop(op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: Any, a: Any, b: Any, node: Any) -> Any:
@@ -310,6 +314,20 @@ class ExpressionsMixin:
         return comprehensions.lower_comprehension(self.lowerer, node)
 
     expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node: Any) -> Any:
+        return comprehensions.lower_keyed_comprehension(self.lowerer, node)
+
+    expr_SetComp = expr_DictComp
+
+    def expr_Set(self, node: Any) -> Any:
+        items = [self.expr(e) for e in node.elts]
+        if any(is_symbolic(i) for i in items):  # a set hashes its members while compiling
+            raise self.err(node, "a set display {a, b} of values known only at run time is "
+                           "not supported in a differentiated function.",
+                           "Use a list or a tuple, or np.unique(np.array([...])) for "
+                           "distinct values.")
+        return set(items)
 
     def expr_Lambda(self, node: Any) -> Any:
         defaults = [self.expr(d) for d in node.args.defaults]
