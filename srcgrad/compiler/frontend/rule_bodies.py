@@ -65,12 +65,12 @@ def trace_rule_body(rule: Callable[..., Any], args: list[Any], kwargs: dict[str,
     ctx = Context(builder, entry=builder.block, call_line=builder.line)
     ctx.code_stack.append(rule.__code__)
     lowerer = Lowerer(ctx, parsed, Scope.of(rule), dict(bound.arguments))
-    start = len(builder.block.ops)
+    before = {id(op) for op in builder.block.ops}  # (captured reads go first: not a slice)
     if isinstance(parsed.node, gast.Lambda):
         result = lowerer.run_lambda(parsed.node)
     else:
         result = lowerer.run_body(parsed.node.body)
-    _mark_opaque_calls(builder.block.ops[start:], rule, parsed)
+    _mark_opaque_calls([op for op in builder.block.ops if id(op) not in before], rule, parsed)
     return result
 
 
