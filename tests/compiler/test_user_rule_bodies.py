@@ -235,3 +235,19 @@ def test_a_rule_body_calling_a_function_without_a_rule_is_refused_at_second_orde
     assert "cube_vjp_calling_something_without_a_rule" in text, text
     assert f"test_user_rule_bodies.py:{line}" in text, text
     assert info.value.advice, text
+
+
+def cube_vjp_with_shape_queries(g, out, x):
+    n = np.ndim(x) + 3  # 3 for a float: Python int arithmetic on queries
+    return g * (n - len(np.shape(x)) - np.ndim(x)) * x ** 2
+
+
+def twice_cube(x):
+    return cube(x) * 2.0 + np.sin(x)
+
+
+def test_a_rule_body_with_shape_queries_differentiates_again_with_grad_of_grad():
+    sg.defvjp(cube, cube_vjp_with_shape_queries)
+    grad = sg.grad(twice_cube)
+    assert_close(grad(0.7), numeric_gradient(twice_cube, [0.7], {}, 0), rtol=1e-6)
+    assert_close(sg.grad(grad)(0.7), numeric_gradient(grad, [0.7], {}, 0), rtol=1e-5)
