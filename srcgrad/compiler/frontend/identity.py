@@ -75,8 +75,10 @@ def is_instance(lw: Lowerer, value: Any, classes: Any, node: Any) -> bool:
             raise lw.err(node, f"isinstance(): {e}") from None
     t = value.value.type or T.ANY
     if t.kind not in _KNOWN_NOT_NONE:
+        what = ("the generic version, for array types srcgrad does not specialise on"
+                if t.kind == "any" else str(t))
         raise lw.err(node, "isinstance() on a value whose type is not known when compiling "
-                           f"(here: {t}) is not supported in a differentiated function.",
+                           f"({what}) is not supported in a differentiated function.",
                      "Pass a float or an ndarray, or decide outside the function.")
     try:
         return isinstance(T.example(t), classes)
