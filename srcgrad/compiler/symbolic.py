@@ -96,6 +96,14 @@ class Sym:
     def __float__(self) -> float:
         raise SrcGradError("float() of a value known only at run time at trace time")
 
+    @staticmethod
+    def __srcgrad_rule_body__(rule: Callable[..., Any], args: list[Any],
+                              kwargs: dict[str, Any]) -> Any:
+        """Run a user's derivative rule (``sg.defvjp``) on symbolic values: lowered by the
+        frontend, which knows ``x.T``, ``len(x)``, ``np.eye(n)``... (see ``rules/user.py``)."""
+        from .frontend.rule_bodies import trace_rule_body  # the frontend imports this module
+        return trace_rule_body(rule, args, kwargs)
+
 
 class CapturedSym(Sym):
     """A captured value read at run time (frontend/captured.py) that a rule may also need

@@ -15,7 +15,8 @@ logical_*, bitwise_*   boolean algebra (``& | ^ ~`` on boolean arrays are the bi
 floor_divide           ``//``
 argmax argmin          indices
 zeros_like ...         ``zeros_like ones_like empty_like``
-zeros ones eye         constant factories (no array input, so never dispatched)
+zeros ones eye tri     constant factories (no array input, so never dispatched;
+identity               ``tri`` and ``identity`` let rule bodies build masks at run time)
 shape ndim size len    queries (``len`` is the builtin)
 dtype                  the dtype of an array or a Python scalar (the ``.dtype`` attribute)
 all any                reductions of truth values
@@ -136,3 +137,13 @@ defrule("size", np.size, inputs=("x",), params=("axis",), kind=NONDIFF, form="x,
         attributes=("size",))
 defrule("len", len, inputs=("x",), kind=NONDIFF)
 defrule("dtype", dtype_of, inputs=("x",), kind=NONDIFF, attributes=("dtype",))
+
+# forms: more constant factories, so a rule body or a function may build a mask of a size
+# known only at run time (``np.tri(np.shape(L)[-1])`` in a Cholesky rule). PyTorch has no
+# ``tri`` (it spells it ``torch.ones(n, m).tril(k)``), so that record lists no spelling;
+# ``np.identity(n)`` is ``torch.eye(n)``.
+defrule("tri", np.tri, inputs=(), params=("N", "M", "k", "dtype"), kind=NONDIFF,
+        form="N, M=None, k=0, dtype=None", fresh=True)
+defrule("identity", np.identity, inputs=(), params=("n", "dtype"), kind=NONDIFF,
+        form="n, dtype=None", fresh=True,
+        pytorch=("sg.eye",))

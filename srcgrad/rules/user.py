@@ -131,7 +131,16 @@ def _adapt(rule: Callable[..., Any], lead: str, inputs: tuple[str, ...],
     def adapted(**env: Any) -> Any:
         args = [env[n] for n in inputs[:count]]
         kwargs = {p: env[p] for p in params if names is None or p in names}
-        return rule(env[lead], env["out"], *args, **kwargs)
+        args = [env[lead], env["out"], *args]
+        # a symbolic value (the compiler's) traces the body its own way: user code reads
+        # x.T, len(x), np.eye(n) with n known only at run time, which Python on a
+        # stand-in cannot run. Tensors and arrays just run it.
+        trace = next((type(v).__srcgrad_rule_body__ for v in
+                      (*args, *kwargs.values())
+                      if hasattr(type(v), "__srcgrad_rule_body__")), None)
+        if trace is not None:
+            return trace(rule, args, kwargs)
+        return rule(*args, **kwargs)
 
     adapted.__name__ = getattr(rule, "__name__", "rule")
     adapted.__wrapped_rule__ = rule  # type: ignore[attr-defined]

@@ -22,12 +22,13 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
 
 from ..ir import types as T
-from ..ir.builder import Builder, clone_function
+from ..ir.builder import Builder, clone_function, current
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
-from .activity import can_carry, checked_varied_values, rule_of
+from .activity import can_carry, checked_varied_values, rule_of, useful_values
 from .checkpoint import strip_primal_marks
+from .soundness import reaches_result
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
@@ -42,6 +43,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     fn.params.append(tangent)
     fn.meta["varied"] = checked_varied_values(fn, [fn.params[i] for i in wrt])
     fn.meta["tapes"] = pair_tapes(fn)
+    fn.meta["useful"] = useful_values(fn)
     tangents: dict[int, Value] = {}
     prelude = Block()
     with Builder(prelude):
@@ -77,7 +79,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     # a (nested) tuple or list result has a tangent of the same structure
     result_tree = fn.meta.get("returns", 0)
     tangent_tree = _shift(result_tree, len(outputs))
-    del fn.meta["varied"], fn.meta["tapes"]
+    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
                    returns=[result_tree, tangent_tree], tuple_result=True)
     return fn
@@ -136,7 +138,11 @@ def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
 
 def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     if op.prim == "call":  # (a call whose results are ints or bools needs no derivative)
-        if any(v.id in tangents for v in op.operands()) and any(map(can_carry, op.outputs)):
+        # (a tangent may reach a call whose result nothing uses, through a packed list:
+        # np.select([x > 0], [x]) assigned and dropped; the soundness check has already
+        # refused every call a result depends on)
+        if any(v.id in tangents for v in op.operands()) and any(map(can_carry, op.outputs)) \
+                and reaches_result(op, fn.meta["useful"]):
             name = getattr(op.attrs["fn"], "__qualname__", repr(op.attrs["fn"]))
             raise SrcGradError(f"the call to {name} has no derivative rule and no Python "
                                "source to differentiate.", filename=fn.filename,
@@ -145,6 +151,16 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         return
     if op.prim in TAPE_PRIMS:
         forward_tape_op(op, tangents, fn.meta["tapes"])
+        return
+    if op.prim in ("make_tuple", "make_list") and any(
+            v.id in tangents for v in op.args["items"]):
+        # a tuple or list of run-time values (one appended in a run-time loop, or handed
+        # to a derived function): its tangent is the same container of the items' tangents
+        items = [tangents[v.id] if v.id in tangents else
+                 record_rule(STRUCTURAL["zeros_of"], [Sym(v)], {}).value
+                 for v in op.args["items"]]
+        packed = current().emit(op.prim, {"items": tuple(items)}, types=[op.outputs[0].type])
+        _add(tangents, op.outputs[0], packed.out)
         return
     rule = rule_of(op)
     if rule is None:

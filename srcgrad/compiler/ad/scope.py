@@ -138,8 +138,11 @@ class Scope:
                        "value in sg.stop_gradient if no gradient should flow through it.")
         rule = rule_of(op)
         if rule is None:
-            if op.prim in ("const", "make_tuple", "make_list", "make_slice"):
-                return  # containers of static data: nothing flows back through them
+            if op.prim in ("make_tuple", "make_list"):
+                self._unpack(op)
+                return
+            if op.prim in ("const", "make_slice"):
+                return  # static data: nothing flows back through it
             raise SrcGradError(f"internal: no reverse rule for the IR op {op.prim}",
                                filename=self.fn.filename, lineno=op.line)
         g = self.table[op.outputs[0].id]
@@ -158,6 +161,18 @@ class Scope:
                     ct = record_rule(rule_named("unbroadcast"), [Sym(ct)],
                                      {"shape": self.shape_of(arg)}).value
                 self.accumulate(arg, ct)
+
+    def _unpack(self, op: Op) -> None:
+        """A tuple or list of run-time values (appended in a run-time loop, or handed to a
+        derived function): item k's cotangent is item k of the container's, whether that
+        arrived as a list or as a row of the array ``np.array(items)`` made of it."""
+        g = self.table.get(op.outputs[0].id)
+        if g is None:
+            return
+        for k, item in enumerate(op.args["items"]):
+            if item.id in self.active:
+                self.accumulate(item, record_rule(rule_named("getitem"), [Sym(g)],
+                                                  {"index": k}).value)
 
     def _call_vjp(self, rule: Rule, name: str, op: Op, g: Value, i: int | None) -> Value:
         env: dict[str, Any] = {}

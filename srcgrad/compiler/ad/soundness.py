@@ -48,7 +48,7 @@ def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> 
     """Raise where a varied value reaches a useful op that has no derivative for it."""
     for op in _ops(fn.body):
         if op.prim == "call":
-            if any(v.id in varied for v in op.operands()) and _reaches_result(op, useful):
+            if any(v.id in varied for v in op.operands()) and reaches_result(op, useful):
                 raise _no_rule(fn, op, mode)
             continue
         if not any(o.id in useful for o in op.outputs):
@@ -66,7 +66,7 @@ def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> 
                     raise _packed(fn, op, rule, name, v.op.prim)
 
 
-def _reaches_result(op: Op, useful: set[int]) -> bool:
+def reaches_result(op: Op, useful: set[int]) -> bool:
     """Can what an opaque call does reach a result? Through its own output, or through an
     operand the results read afterwards: a call whose output is dropped may still have
     written into that operand (``np.copyto(y, x)``, ``np.put``, ``np.add.at``), and
@@ -111,8 +111,12 @@ def _no_rule(fn: Function, op: Op, mode: str) -> SrcGradError:
     register = "sg.defvjp" if mode == "reverse" else "sg.defjvp"
     instead = _EQUIVALENTS.get(getattr(callee, "__name__", ""))
     alternative = f"write it with {instead}, " if instead else ""
+    inside = op.attrs.get("rule_body")  # frontend.rule_bodies.RULE_BODY
+    within = (f" It is called in the derivative rule {inside[0]} ({inside[1]}:{inside[2]}), "
+              "whose body is differentiated again here." if inside else "")
     return SrcGradError(
-        f"the call to {name} has no derivative rule and no Python source to differentiate.",
+        f"the call to {name} has no derivative rule and no Python source to differentiate."
+        f"{within}",
         advice=f"Register its derivative with {register}({name}, ...), {alternative}or wrap "
                "the value in sg.stop_gradient if no gradient should flow through it.",
         **_where(fn, op))

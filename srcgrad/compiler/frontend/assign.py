@@ -17,7 +17,8 @@ from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
 from .context import Context
 from .expressions import BINOPS
-from .multicalls import describe
+from .multicalls import describe as describe_made
+from .syntax_names import describe
 
 # How the user wrote an augmented operator, for messages
 _SPELLING = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -59,7 +60,9 @@ class AssignMixin:
                            "an object outside the function).",
                            "Keep the value in a local variable and return it.")
         else:
-            raise self.err(node, f"cannot assign to {type(target).__name__}.")
+            raise self.err(node, f"assigning to a {describe(target)} is not supported in a "
+                           "differentiated function.",
+                           "Assign to plain names, or index the value: a, b = x[0], x[1:].")
 
     def named(self, value: Sym, name: str) -> Sym:
         """Give ``value`` the user's name (``b = a`` simply binds ``b`` to ``a``'s value)."""
@@ -164,7 +167,7 @@ def _unpack_message(ctx: Context, value: Any, n: int, at_least: bool) -> str:
     """Why ``value`` does not unpack into ``n`` names (``at_least``: one name is starred),
     naming the function that made it when it is a tuple-returning call's result."""
     names = f"at least {n} names" if at_least else f"{n} names"
-    made = describe(ctx, value)
+    made = describe_made(ctx, value)
     if made:
         return f"{made}; it cannot be unpacked into {names}."
     return f"cannot unpack {len(value)} values into {names}."

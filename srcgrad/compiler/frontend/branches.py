@@ -119,7 +119,9 @@ def _one_path_only(a: Any, b: Any) -> tuple[Any, Any] | OnSomePathsOnly:
     leaves, shape = flatten(bound)
     if not all(representable(leaf) for leaf in leaves):
         odd = next(leaf for leaf in leaves if not representable(leaf))
-        return OnSomePathsOnly(f"a {type(odd).__name__}")
+        # a frontend stand-in (a list built at run time) says what it stands for
+        return OnSomePathsOnly(getattr(type(odd), "srcgrad_unpassable", None) or
+                               f"a {type(odd).__name__}")
     unbound = unflatten([UNBOUND] * len(leaves), shape)
     return (unbound if a is _MISSING else a), (unbound if b is _MISSING else b)
 

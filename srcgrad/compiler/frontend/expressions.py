@@ -23,6 +23,7 @@ from .identity import is_identity
 from .policy import POLICY
 from .resolve import MISSING, Scope
 from .source import Parsed
+from .syntax_names import describe, operator_spelling
 from .unbound import MaybeUnbound, OnSomePathsOnly
 
 _UNARY = {gast.USub: "-", gast.UAdd: "+", gast.Invert: "~"}
@@ -34,10 +35,16 @@ BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
     gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    # forms: & | ^ (masks combined: (x > 0) & (x < 1)); NumPy's bitwise ufuncs, which are
+    # the logical ones on booleans and keep integer semantics on ints
+    gast.BitAnd: operator.and_, gast.BitOr: operator.or_, gast.BitXor: operator.xor,
 }
+_BITWISE = {operator.and_: "bitwise_and", operator.or_: "bitwise_or",
+            operator.xor: "bitwise_xor"}
 _SYMBOLS = {
     operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
     operator.pow: "**", operator.matmul: "@", operator.floordiv: "//", operator.mod: "%",
+    operator.and_: "&", operator.or_: "|", operator.xor: "^",
 }
 CMPOPS = {
     gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
@@ -65,8 +72,8 @@ class ExpressionsMixin:
     def expr(self, node: Any) -> Any:
         method = getattr(self, f"expr_{type(node).__name__}", None)
         if method is None:
-            raise self.err(node, f"the expression `{type(node).__name__}` is not supported in "
-                           "a differentiated function.",
+            raise self.err(node, f"the {describe(node)} is not supported in a differentiated "
+                           "function.",
                            "Rewrite it with plain assignments, operators and NumPy calls.")
         return method(node)
 
@@ -115,7 +122,10 @@ class ExpressionsMixin:
     def expr_BinOp(self, node: Any) -> Any:
         op = BINOPS.get(type(node.op))
         if op is None:
-            raise self.err(node, f"the operator {type(node.op).__name__} is not supported.")
+            raise self.err(node, f"the operator {operator_spelling(node.op)} is not supported in a "
+                           "differentiated function.",
+                           "Do integer bit shifts outside the differentiated function and "
+                           "pass the result in.")
         return self.binop(op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: Any, a: Any, b: Any, node: Any) -> Any:
@@ -131,6 +141,14 @@ class ExpressionsMixin:
             if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
                 name = "floor_divide" if op is operator.floordiv else "remainder"
                 return calls.call_numpy_name(self.lowerer, name, [a, b], {}, node)
+            if op in _BITWISE and (is_symbolic(a) or is_symbolic(b)):
+                if any(map(_floating, (a, b))):  # Python and NumPy raise TypeError here
+                    raise self.err(node, f"unsupported operand types for "
+                                   f"{_SYMBOLS[op]}: a floating-point value (bitwise "
+                                   "operators take ints and bools).",
+                                   "Compare first to get a mask: (x > 0) & (y > 0).")
+                # (a run-time value's own & is logical_and, wrong on ints)
+                return calls.call_numpy_name(self.lowerer, _BITWISE[op], [a, b], {}, node)
             try:
                 return op(a, b)
             except TypeError as e:
@@ -322,6 +340,20 @@ class ExpressionsMixin:
 
     expr_GeneratorExp = expr_ListComp
 
+    def expr_DictComp(self, node: Any) -> Any:
+        return comprehensions.lower_keyed_comprehension(self.lowerer, node)
+
+    expr_SetComp = expr_DictComp
+
+    def expr_Set(self, node: Any) -> Any:
+        items = [self.expr(e) for e in node.elts]
+        if any(is_symbolic(i) for i in items):  # a set hashes its members while compiling
+            raise self.err(node, "a set display {a, b} of values known only at run time is "
+                           "not supported in a differentiated function.",
+                           "Use a list or a tuple, or np.unique(np.array([...])) for "
+                           "distinct values.")
+        return set(items)
+
     def expr_Lambda(self, node: Any) -> Any:
         defaults = [self.expr(d) for d in node.args.defaults]
         return LocalFunction(node, self.parsed, self.scope, [self.env, *self.enclosing],
@@ -350,6 +382,19 @@ class ExpressionsMixin:
         raise self.err(node, "the walrus operator `:=` is not supported.",
                        "Assign in a separate statement.")
 
+
+
+def _floating(v: Any) -> bool:
+    """Is ``v`` known to be a float (or complex) number or array?"""
+    if isinstance(v, float):
+        return True
+    if not isinstance(v, Sym) or v.value.type is None:
+        return False
+    t = v.value.type
+    if t.kind == "float":
+        return True
+    return t.kind in ("scalar", "array") and t.dtype is not None and \
+        np.dtype(t.dtype).kind in "fc"
 
 
 def _may_be_view(index: Any, result: AType | None) -> bool:

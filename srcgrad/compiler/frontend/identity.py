@@ -13,7 +13,8 @@ answer a question about the stand-in (always "not None"), a silently wrong branc
   arrays are the same object is not something a derivative can depend on;
 - ``isinstance`` folds where the abstract type fixes the run-time class (a Python float,
   int or bool, a NumPy scalar of a dtype, an ndarray): it is asked of an example value of
-  that type. Where the type is unknown it is refused.
+  that type; on a container (a dict or tuple argument, a list built while compiling) Python
+  answers. Where the type is unknown it is refused.
 """
 
 from __future__ import annotations
@@ -54,14 +55,30 @@ def is_identity(lw: Lowerer, left: Any, right: Any, negate: bool, node: Any) -> 
 
 def is_instance(lw: Lowerer, value: Any, classes: Any, node: Any) -> bool:
     """``isinstance(value, classes)`` for a symbolic ``value`` of known type."""
-    if is_symbolic(classes) or not isinstance(value, Sym):
-        raise lw.err(node, "isinstance() with a class known only at run time, or on a "
-                           "container of run-time values, is not supported in a "
-                           "differentiated function.", "Test one value against a class.")
+    if is_symbolic(classes):
+        raise lw.err(node, "isinstance() with a class known only at run time is not "
+                           "supported in a differentiated function.",
+                     "Test against a class named in the code (np.ndarray, float, dict...).")
+    if not isinstance(value, Sym):
+        # a container the function was given or built (a dict of parameters, a tuple): a
+        # compile-time object of the user's own class, so Python answers exactly. The
+        # frontend's stand-ins (a list built at run time, enumerate()/zip() over run-time
+        # values, a nested def) are not what the user's object will be at run time.
+        if type(value).__module__.startswith("srcgrad."):
+            raise lw.err(node, "isinstance() on a value whose class is known only at run "
+                               "time (a list built by a run-time loop, enumerate()/zip() "
+                               "over run-time values, a local function) is not supported.",
+                         "Decide outside the differentiated function, or test the items.")
+        try:
+            return isinstance(value, classes)
+        except TypeError as e:
+            raise lw.err(node, f"isinstance(): {e}") from None
     t = value.value.type or T.ANY
     if t.kind not in _KNOWN_NOT_NONE:
+        what = ("the generic version, for array types srcgrad does not specialise on"
+                if t.kind == "any" else str(t))
         raise lw.err(node, "isinstance() on a value whose type is not known when compiling "
-                           f"(here: {t}) is not supported in a differentiated function.",
+                           f"({what}) is not supported in a differentiated function.",
                      "Pass a float or an ndarray, or decide outside the function.")
     try:
         return isinstance(T.example(t), classes)

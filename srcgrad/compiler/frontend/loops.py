@@ -289,7 +289,10 @@ def _iteration(lw: Lowerer, iterable: Any, node: Any) -> tuple[tuple[Any, Any, A
         if any(p[0][0] != 0 or p[0][2] != 1 for p in parts):
             raise lw.err(node, "zip over ranges with a start or step is not supported.")
         return (0, stop, 1), lambda i: tuple(item(i) for _, item in parts)
-    raise lw.err(node, f"cannot loop over {type(iterable).__name__} here.",
+    # a frontend stand-in (a list built at run time) says what it stands for
+    what = getattr(type(iterable), "srcgrad_unpassable", None) or \
+        f"a {type(iterable).__name__}"
+    raise lw.err(node, f"cannot loop over {what} here.",
                  "Loop over range(...), an array, enumerate(...) or zip(...).")
 
 

@@ -32,6 +32,7 @@ from .policy import POLICY
 from .policy import note as record_note
 from .resolve import Scope
 from .source import Parsed
+from .syntax_names import describe, operator_spelling
 
 _UNSUPPORTED = {
     gast.Try: ("try", "Move the error handling outside the differentiated function."),
@@ -121,7 +122,7 @@ class Lowerer(AssignMixin, ExpressionsMixin):
                            advice)
         method = getattr(self, f"stmt_{kind.__name__}", None)
         if method is None:
-            raise self.err(node, f"the statement `{kind.__name__}` is not supported yet in a "
+            raise self.err(node, f"the {describe(node)} is not supported yet in a "
                            "differentiated function.",
                            "Rewrite it as straight-line assignments and NumPy calls.")
         method(node)
@@ -153,7 +154,9 @@ class Lowerer(AssignMixin, ExpressionsMixin):
         target = node.target
         op = BINOPS.get(type(node.op))
         if op is None:
-            raise self.err(node, f"the operator {type(node.op).__name__}= is not supported.")
+            raise self.err(node, f"the augmented assignment {operator_spelling(node.op)}= is not "
+                           "supported in a differentiated function.",
+                           f"Write it out: y = y {operator_spelling(node.op)} v.")
         if isinstance(target, gast.Name):
             current = self.load(target.id, target)
             self.check_inplace(current, target.id, node)

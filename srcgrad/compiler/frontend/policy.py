@@ -75,6 +75,8 @@ def _describe(iterable: Any) -> str | None:
         return "a tuple known while compiling"
     if isinstance(iterable, (dict, KeysView, ValuesView, ItemsView)):
         return "a dict known while compiling"
+    if isinstance(iterable, (set, frozenset)):  # (members are compile-time: hashed)
+        return "a set known while compiling"
     if isinstance(iterable, (enumerate, zip)):
         return f"{type(iterable).__name__}() of values known while compiling"
     if isinstance(iterable, SymEnumerate):

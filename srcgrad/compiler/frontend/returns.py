@@ -20,7 +20,7 @@ from srcgrad.errors import SrcGradError
 from ..ir.core import Value, const_value
 from ..symbolic import Sym
 from .context import error
-from .control import flatten
+from .control import RunList, flatten
 from .source import Parsed
 
 
@@ -35,6 +35,13 @@ def check_result(parsed: Parsed, node: Any, name: str, result: Any) -> None:
                     "Return the value to differentiate, e.g. `return loss`.")
     leaves, _ = flatten(result)
     for leaf in leaves:
+        if isinstance(leaf, RunList):
+            raise error(parsed, _last_return(node) or node,
+                        f"`{name}` returns a list built by a loop whose trip count is known "
+                        "only at run time (a comprehension over an array's rows, or "
+                        "`.append` in such a loop): its length is not known while "
+                        "compiling, so its derivative cannot be given the same structure.",
+                        "Return an array instead: np.stack(items) (or np.array(items)).")
         if isinstance(leaf, Sym):
             where = _none_path(leaf.value, set())
             if where is not None:

@@ -44,6 +44,9 @@ def run_list_call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any
         if func is not np.stack and axis != 0:
             raise lw.err(node, f"np.{func.__name__} takes no axis.")
         return _stacked(args[0])
+    if func is np.concatenate and len(args) == 1 and isinstance(args[0], RunList) \
+            and set(kwargs) <= {"axis"}:
+        return _concatenated(lw, args[0], kwargs.get("axis", 0), node)
     if func is len and len(args) == 1:
         return calls.call_builtin(lw, len, [args[0].value], {}, node)
     if _reads_arrays_at(func, args, kwargs):
@@ -53,6 +56,37 @@ def run_list_call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any
                  "where NumPy reads an array (a NumPy function's array argument), to sum, min, "
                  f"max, math.fsum, math.prod or len, not to {getattr(func, '__name__', func)}.",
                  "Stack it first: arr = np.stack(items).")
+
+
+def _concatenated(lw: Lowerer, items: RunList, axis: Any, node: Any) -> Any:
+    """``np.concatenate(hs, axis)``: the items stacked (a new axis 0), that axis moved next
+    to ``axis`` and the two merged by a reshape, which is what concatenating them is; so
+    it differentiates through ``stack_list``, ``moveaxis`` and ``reshape``."""
+    from . import calls  # calls imports this module
+    stacked = _stacked(items)
+    item = _item_type(items)
+    ndim = None if item is None or item.known_ndim is None else item.known_ndim + 1
+    if ndim is None or ndim < 2 or not isinstance(axis, int) or not -ndim < axis < ndim:
+        raise lw.err(node, "np.concatenate of a list built by a loop with a run-time trip "
+                     "count needs arrays of a known number of dimensions (1 or more) and an "
+                     "int axis.", "Stack it first: arr = np.stack(items), then reshape it.")
+    axis %= ndim - 1
+    shape = calls.call(lw, np.shape, [stacked], {}, node)
+    dims = [shape[k + 1] for k in range(ndim - 1)]
+    dims[axis] = -1
+    moved = calls.call(lw, np.moveaxis, [stacked, 0, axis], {}, node)
+    return calls.call(lw, np.reshape, [moved, tuple(dims)], {}, node)
+
+
+def _item_type(items: RunList) -> Any:
+    """The type of what the loop appends (the body's extra result for this list)."""
+    out = items.value.value
+    op = out.op
+    if op is None or not op.regions:
+        return None
+    k = op.outputs.index(out)
+    results = op.regions[-1].results
+    return results[k].type if k < len(results) else None
 
 
 def _stacked(v: Any) -> Any:
