@@ -6,8 +6,8 @@ The compiler lowers the body with its frontend (``frontend/rule_bodies.py``), so
 differentiates again at second order; the runtime runs it on Tensors. Each is checked
 against central finite differences of the plain NumPy function.
 
-``np.tril`` may not have a rule on this branch: the Cholesky rule masks with ``np.tri(n)``
-(a zero-derivative factory) instead, which is the same lower triangle.
+The Cholesky rule is written twice: masking with ``np.tri(n)`` (a zero-derivative factory)
+and, as the textbook writes it, with ``np.tril`` (a linear rule of its own).
 """
 
 from __future__ import annotations
@@ -115,6 +115,30 @@ def test_user_cholesky_rule_body_differentiates_again_for_the_hessian():
     want = directional_derivative(grad, [A], {0: d})
     got = np.tensordot(H, d, axes=2)
     assert_close(0.5 * (got + got.T), 0.5 * (want + want.T), rtol=1e-4, atol=1e-5)
+
+
+def _phi_tril(X):
+    """Murray's Phi spelled with np.tril: the lower triangle, its diagonal halved."""
+    return np.tril(X) - 0.5 * np.diag(np.diagonal(X))
+
+
+def cholesky_vjp_tril(g, L, A):
+    P = _phi_tril(L.T @ g)
+    Linv = np.linalg.inv(L)
+    S = Linv.T @ P @ Linv
+    return 0.5 * (S + S.T)
+
+
+def test_user_cholesky_rule_written_with_np_tril_differentiates_in_the_compiler_and_runtime():
+    sg.defvjp(my_cholesky, cholesky_vjp_tril)
+    A = _spd(4, seed=5)
+    g = sg.grad(gp_like)(A)
+    for d, want in _fd_gradient_symmetric(gp_like, A):
+        assert_close(np.sum(g * d), want, rtol=1e-5, atol=1e-6)
+    t = sg.tensor(A, requires_grad=True)
+    L = my_cholesky(t)
+    (sg.sum(sg.log(sg.diagonal(L))) * 2.0 + sg.sum(sg.sin(L))).backward()
+    assert_close(t.grad.numpy(), g, rtol=1e-10, atol=1e-12)
 
 
 def cubed_cholesky(A):
