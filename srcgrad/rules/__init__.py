@@ -12,6 +12,7 @@ registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 from . import (  # noqa: F401
     einsum,
     elementwise,
+    elementwise_more,
     factories,
     helpers,
     joining,
@@ -20,6 +21,7 @@ from . import (  # noqa: F401
     norms,
     products,
     reductions,
+    reductions_more,
     setitem,
     shape,
 )

@@ -63,6 +63,8 @@ METHODS: dict[str, tuple[str, Convert]] = {
     "argmin": ("argmin", _array_first),
     "all": ("all", _array_first),
     "any": ("any", _array_first),
+    # elem
+    "cumprod": ("cumprod", _array_first),
 }
 
 ATTRIBUTES: dict[str, tuple[str, Convert]] = {

@@ -208,6 +208,17 @@ NAMERS: dict[str, Namer] = {
     "det": _fixed("LinalgDetBackward0", 1),
     "trace": _fixed("TraceBackward0", 1),
     "diag": _fixed("DiagEmbedBackward0", 1),
+    # elem
+    "fabs": _fixed("AbsBackward0"),  # PyTorch has no fabs; np.fabs is its abs on floats
+    "deg2rad": _fixed("Deg2RadBackward0"),
+    "rad2deg": _fixed("Rad2DegBackward0"),
+    "logaddexp2": _fixed("Logaddexp2Backward0", 2),
+    "fmax": _fixed("FmaxBackward0", 2),
+    "fmin": _fixed("FminBackward0", 2),
+    "nan_to_num": _fixed("NanToNumBackward0", 1),
+    "sinc": _fixed("SincBackward0"),
+    "cumprod": _fixed("CumprodBackward0", 1),
+    "nansum": _fixed("NansumBackward0", 1),
 }
 
 

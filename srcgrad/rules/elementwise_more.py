@@ -1,0 +1,116 @@
+"""More elementwise primitives (contract v3): ``fabs``, angle conversions, ``logaddexp2``,
+``fmax``/``fmin``, ``cbrt``, ``nan_to_num`` and ``sinc``, with their ``math`` twins.
+
+Same shape as :mod:`.elementwise`: one line per rule, ``kind=ELEMENTWISE`` (diagonal
+Jacobian, so forward mode is the VJP formula with the tangent for ``g``). Conventions at
+the special points (checked value by value in ``tests/reliability/kinks_elem.py``):
+
+==========  ==========================================================================
+fabs        ``sign(x)``: 0 at 0, as ``absolute`` and PyTorch's ``abs``
+fmax, fmin  PyTorch's ``fmax``/``fmin``: the gradient goes to the argument whose value is
+            returned; a NaN argument gets none unless both are NaN (then ``x`` gets it);
+            a tie goes entirely to ``x`` (unlike ``maximum``, which splits it)
+cbrt        ``1 / (3 cbrt(x)^2)``: ``inf`` at 0, as ``sqrt``'s ``1 / (2 sqrt(x))`` is and as
+            the power rule ``x ** (1/3)`` gives (PyTorch has no ``cbrt``)
+nan_to_num  1 where ``x`` is finite, 0 where NaN or an infinity was replaced (PyTorch)
+sinc        ``sinc_derivative(x, 1)``: exactly 0 at 0, second derivative ``-pi^2/3`` there
+            (PyTorch's second derivative at 0 is NaN; srcgrad's is the limit)
+==========  ==========================================================================
+
+``sinc_derivative(x, n)`` is the n-th derivative of ``np.sinc``, a primitive whose VJP is
+``sinc_derivative(x, n + 1)``, so sinc differentiates to any order. Near 0 it sums the
+Taylor series (the closed form divides by powers of ``x``); elsewhere it uses Leibniz's
+rule on ``sin(pi x) / pi`` times ``1 / x``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .dispatch import dispatching
+from .registry import ELEMENTWISE, defrule
+
+DEG = math.pi / 180.0  # Python floats: float32 stays float32 (NEP 50)
+RAD = 180.0 / math.pi
+
+
+def _unary(name: str, fn: Any, vjp: Any, *aliases: Any, **fields: Any) -> None:
+    defrule(name, fn, inputs=("x",), kind=ELEMENTWISE, vjp={"x": vjp}, aliases=aliases,
+            **fields)
+
+
+def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any) -> None:
+    defrule(name, fn, inputs=("x", "y"), kind=ELEMENTWISE, broadcasts=True,
+            vjp={"x": vjp_x, "y": vjp_y})
+
+
+# --- fmax / fmin: where the returned value came from ---------------------------------------
+def _takes_x(x: Any, y: Any, keep: Any) -> Any:
+    """Where ``fmax``/``fmin`` (``keep`` = ``greater_equal``/``less_equal``) returns ``x``:
+    ``x`` wins or ties, or ``y`` is NaN (both NaN included, as PyTorch)."""
+    return np.logical_or(keep(x, y), np.isnan(y))
+
+
+# --- sinc and its derivatives -----------------------------------------------------------------
+_SERIES_BELOW = 1.0  # |x| under this: Taylor series; the closed form loses digits near 0
+_SERIES_TERMS = 30  # pi^(2k) / (2k)! is below 1e-17 of the largest term by k = 30 at |x| = 1
+
+
+def _sinc_series(x: np.ndarray, n: int) -> np.ndarray:
+    """``d^n/dx^n sinc(x)`` from ``sinc(x) = sum_k (-1)^k (pi x)^(2k) / (2k+1)!``."""
+    total = np.zeros_like(x)
+    for k in range((n + 1) // 2, (n + 1) // 2 + _SERIES_TERMS):
+        p = 2 * k - n  # power of x left after n derivatives
+        c = (-1.0) ** k * math.pi ** (2 * k) / ((2 * k + 1) * math.factorial(p))
+        total = total + c * x ** p
+    return total
+
+
+def _sinc_closed(x: np.ndarray, n: int) -> np.ndarray:
+    """Leibniz: ``sum_j C(n,j) (d^j sin(pi x) / pi) (d^(n-j) 1/x)``, for ``x`` away from 0."""
+    total = np.zeros_like(x)
+    for j in range(n + 1):
+        sin_part = math.pi ** (j - 1) * np.sin(math.pi * x + j * math.pi / 2)
+        m = n - j
+        inv_part = (-1.0) ** m * math.factorial(m) / x ** (m + 1)
+        total = total + math.comb(n, j) * sin_part * inv_part
+    return total
+
+
+@dispatching
+def sinc_derivative(x: Any, n: int) -> Any:
+    """The ``n``-th derivative of ``np.sinc`` at ``x`` (``n >= 1``), in ``x``'s float dtype."""
+    x = np.asarray(x)
+    work = x if np.issubdtype(x.dtype, np.floating) else x.astype(np.float64)
+    near = np.abs(work) < _SERIES_BELOW
+    with np.errstate(divide="ignore", invalid="ignore"):
+        far = _sinc_closed(np.where(near, 1.0, work).astype(work.dtype), n)
+    result = np.where(near, _sinc_series(np.where(near, work, 0.0).astype(work.dtype), n), far)
+    return result.astype(work.dtype)[()] if result.ndim == 0 else result.astype(work.dtype)
+
+
+# --- the rules ------------------------------------------------------------------------------
+_unary("fabs", np.fabs, lambda g, x: g * np.sign(x))
+_unary("deg2rad", np.deg2rad, lambda g: g * DEG, np.radians, math.radians,
+       safe_python_derivative=True)
+_unary("rad2deg", np.rad2deg, lambda g: g * RAD, np.degrees, math.degrees,
+       safe_python_derivative=True)
+_unary("cbrt", np.cbrt, lambda g, out: g / (3.0 * (out * out)),
+       *[f for f in (getattr(math, "cbrt", None),) if f is not None])  # math.cbrt: 3.11+
+_binary("logaddexp2", np.logaddexp2,
+        lambda g, x, y: g / (np.exp2(y - x) + 1), lambda g, x, y: g / (np.exp2(x - y) + 1))
+_binary("fmax", np.fmax,
+        lambda g, x, y: np.where(_takes_x(x, y, np.greater_equal), g, 0),
+        lambda g, x, y: np.where(_takes_x(x, y, np.greater_equal), 0, g))
+_binary("fmin", np.fmin,
+        lambda g, x, y: np.where(_takes_x(x, y, np.less_equal), g, 0),
+        lambda g, x, y: np.where(_takes_x(x, y, np.less_equal), 0, g))
+defrule("nan_to_num", np.nan_to_num, inputs=("x",), params=("copy", "nan", "posinf", "neginf"),
+        form="x, copy=True, nan=0.0, posinf=None, neginf=None", kind=ELEMENTWISE,
+        vjp={"x": lambda g, x: np.where(np.isfinite(x), g, 0)})
+_unary("sinc", np.sinc, lambda g, x: g * sinc_derivative(x, 1))
+defrule("sinc_derivative", sinc_derivative, inputs=("x",), params=("n",), kind=ELEMENTWISE,
+        vjp={"x": lambda g, x, n: g * sinc_derivative(x, n + 1)})

@@ -1,0 +1,42 @@
+"""Samples for the rules of issue 14 (elementwise, reduction and ``math`` functions):
+``srcgrad/rules/elementwise_more.py``, ``reductions_more.py``, ``special.py``,
+``statistics.py`` and ``math_items.py``. Same conventions as :mod:`.samples` (away from
+kinks; the kink rows are in ``tests/reliability/kinks_elem.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .samples import PAIRS, SHAPES, P, R, S, axes_for, each, reduction_envs
+
+# --- elementwise_more ------------------------------------------------------------------------
+for _name, _make in {"fabs": S, "deg2rad": R, "rad2deg": R, "cbrt": S, "sinc": R}.items():
+    each(_name, [{"x": _make(s)} for s in SHAPES])
+each("sinc", [{"x": R((10, 5), -6.0, 6.0)}])  # both branches: series and closed form
+each("sinc_derivative", [{"x": R(s, -3.0, 3.0), "n": n} for s in SHAPES[1:4] for n in (1, 2, 3)])
+for _name in ("logaddexp2", "fmax", "fmin"):
+    each(_name, [{"x": R(a), "y": R(b)} for a, b in PAIRS])
+each("nan_to_num", [{"x": R(s), "copy": True, "nan": 0.0, "posinf": None, "neginf": None}
+                    for s in SHAPES])
+each("nan_to_num", [{"x": P((5,)), "copy": False, "nan": 1.5, "posinf": 9.0, "neginf": -9.0}])
+
+# --- reductions_more -------------------------------------------------------------------------
+_ZEROS = np.array([[2.0, 0.0, 1.5, -0.5, 0.0], [1.2, -0.7, 0.0, 0.9, 1.1]])
+each("cumprod", [{"x": S(s), "axis": a} for s in SHAPES
+                 for a in [None, *range(len(s)), *([-1] if s else [])]])
+each("cumprod", [{"x": _ZEROS, "axis": a} for a in (None, 0, 1)], label="zeros")
+each("tri_mask", [{"x": R((5,))}, {"x": R((10, 5))}])
+
+
+def _with_nans(x: np.ndarray) -> np.ndarray:
+    x = np.array(x, dtype=np.float64)
+    if x.ndim:
+        x.flat[::3] = np.nan  # (every slice keeps a number, filtered below)
+    return x
+
+
+for _name in ("nansum", "nanmean"):
+    each(_name, reduction_envs())
+    each(_name, [{"x": _with_nans(R(s)), "axis": a, "keepdims": k}
+                 for s in SHAPES[1:] for a in axes_for(s) for k in (False, True)
+                 if not np.isnan(_with_nans(R(s))).all(axis=a).any()], label="nan")
