@@ -24,6 +24,7 @@ from . import (  # noqa: F401
     reductions_more,
     setitem,
     shape,
+    special,
 )
 from .dispatch import dispatching
 from .forward import forward_tangent

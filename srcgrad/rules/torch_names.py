@@ -219,6 +219,10 @@ NAMERS: dict[str, Namer] = {
     "sinc": _fixed("SincBackward0"),
     "cumprod": _fixed("CumprodBackward0", 1),
     "nansum": _fixed("NansumBackward0", 1),
+    "erf": _fixed("ErfBackward0"),
+    "erfc": _fixed("ErfcBackward0"),
+    "lgamma": _fixed("LgammaBackward0"),
+    "polygamma": lambda n=0, **_: ("DigammaBackward0" if n == 0 else "PolygammaBackward0", 1),
 }
 
 

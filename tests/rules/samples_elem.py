@@ -40,3 +40,13 @@ for _name in ("nansum", "nanmean"):
     each(_name, [{"x": _with_nans(R(s)), "axis": a, "keepdims": k}
                  for s in SHAPES[1:] for a in axes_for(s) for k in (False, True)
                  if not np.isnan(_with_nans(R(s))).all(axis=a).any()], label="nan")
+
+# --- special ---------------------------------------------------------------------------------
+for _name in ("erf", "erfc"):
+    each(_name, [{"x": R(s)} for s in SHAPES])
+each("lgamma", [{"x": P(s) * 2.0} for s in SHAPES])
+each("lgamma", [{"x": R((10, 5), -3.9, -3.1)}, {"x": R((5,), 0.01, 0.2)},
+                {"x": R((5,), 20.0, 40.0)}], label="negative-small-large")
+each("polygamma", [{"x": P(s) * 3.0, "n": n} for s in SHAPES[1:4] for n in (0, 1, 2)])
+each("polygamma", [{"x": R((10, 5), -2.9, -2.1), "n": n} for n in (0, 1, 3)],
+     label="reflected-and-shifted")
