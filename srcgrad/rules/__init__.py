@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     helpers,
     joining,
     linalg,
+    math_items,
     nondiff,
     norms,
     products,

@@ -98,8 +98,8 @@ _unary("arctanh", np.arctanh, lambda g, x: g / (1 - x * x), math.atanh)
 _binary("arctan2", np.arctan2,
         lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y),
         math.atan2)
-_binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * y / out,
-        math.hypot)
+# (math.hypot takes any number of coordinates: its own primitive, rules/math_items.py)
+_binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * y / out)
 
 # --- selection: maximum, minimum, clip, where ---------------------------------------
 _binary("maximum", np.maximum,

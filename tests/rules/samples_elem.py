@@ -50,3 +50,10 @@ each("lgamma", [{"x": R((10, 5), -3.9, -3.1)}, {"x": R((5,), 0.01, 0.2)},
 each("polygamma", [{"x": P(s) * 3.0, "n": n} for s in SHAPES[1:4] for n in (0, 1, 2)])
 each("polygamma", [{"x": R((10, 5), -2.9, -2.1), "n": n} for n in (0, 1, 3)],
      label="reflected-and-shifted")
+
+# --- math_items ------------------------------------------------------------------------------
+each("math_prod", [{"x": S((5,)), "start": 1}, {"x": S((4,)), "start": 2.5},
+                   {"x": S((3, 5)), "start": 1}, {"x": np.array([1.5, 0.0, -0.7, 0.0]),
+                                                  "start": 1}])
+each("math_hypot", [{"coords": [S(()) for _ in range(n)]} for n in (1, 2, 3, 5)])
+each("dist", [{"p": R((n,)), "q": R((n,))} for n in (1, 3, 5)])
