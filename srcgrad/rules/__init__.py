@@ -26,6 +26,7 @@ from . import (  # noqa: F401
     setitem,
     shape,
     special,
+    statistics,
 )
 from .dispatch import dispatching
 from .forward import forward_tangent

@@ -222,6 +222,8 @@ NAMERS: dict[str, Namer] = {
     "erf": _fixed("ErfBackward0"),
     "erfc": _fixed("ErfcBackward0"),
     "lgamma": _fixed("LgammaBackward0"),
+    "median": _by_axis("MedianBackward0", "MedianBackward1"),
+    "median_low": _by_axis("MedianBackward0", "MedianBackward1"),
     "polygamma": lambda n=0, **_: ("DigammaBackward0" if n == 0 else "PolygammaBackward0", 1),
 }
 

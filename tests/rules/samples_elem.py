@@ -57,3 +57,26 @@ each("math_prod", [{"x": S((5,)), "start": 1}, {"x": S((4,)), "start": 2.5},
                                                   "start": 1}])
 each("math_hypot", [{"coords": [S(()) for _ in range(n)]} for n in (1, 2, 3, 5)])
 each("dist", [{"p": R((n,)), "q": R((n,))} for n in (1, 3, 5)])
+
+# --- statistics ------------------------------------------------------------------------------
+each("average", [{"a": R(s), "weights": None, "axis": a, "returned": False, "keepdims": k}
+                 for s in SHAPES for a in axes_for(s) for k in (False, True)])
+each("average", [{"a": R(s), "weights": P(s), "axis": a, "returned": False, "keepdims": k}
+                 for s in SHAPES for a in axes_for(s) for k in (False, True)], label="weights")
+each("average", [{"a": R((10, 5)), "weights": P((5,)), "axis": 1, "returned": False,
+                  "keepdims": False},
+                 {"a": R((10, 5)), "weights": P((10,)), "axis": 0, "returned": False,
+                  "keepdims": True},
+                 {"a": R((3, 1, 5)), "weights": P((3, 5)), "axis": (0, 2), "returned": False,
+                  "keepdims": False}], label="weights-along-axis")
+each("weight_array", [{"weights": P((5,)), "a_shape": (10, 5), "a_dtype": np.float64,
+                       "axis": 1},
+                      {"weights": P((10, 5)), "a_shape": (10, 5), "a_dtype": np.float64,
+                       "axis": None}])
+each("aligned_shape", [{"weights_shape": (5,), "a_shape": (10, 5), "axis": -1}])
+for _name in ("median", "median_low"):
+    each(_name, reduction_envs())
+for _name in ("median_weights", "median_low_weights"):
+    each(_name, [{"x": R((10, 5)), "axis": a} for a in (None, 0, -1, (0, 1))])
+each("median_low_index", [{"x": R((10, 5)), "axis": a, "keepdims": k} for a in (0, 1)
+                          for k in (False, True)])
