@@ -224,7 +224,10 @@ NAMERS: dict[str, Namer] = {
     "lgamma": _fixed("LgammaBackward0"),
     "median": _by_axis("MedianBackward0", "MedianBackward1"),
     "median_low": _by_axis("MedianBackward0", "MedianBackward1"),
-    "polygamma": lambda n=0, **_: ("DigammaBackward0" if n == 0 else "PolygammaBackward0", 1),
+    # t.digamma() is the polygamma rule at n=0, told apart by its form (PyTorch's names)
+    "polygamma": lambda form=None, **_: (
+        "DigammaBackward0" if form == "digamma" else "PolygammaBackward0", 1),
+    "nanmean": _fixed("DivBackward0", 1),  # PyTorch: nansum(x) / count, one node here
 }
 
 

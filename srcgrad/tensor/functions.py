@@ -47,6 +47,10 @@ _MIRRORED = (
     "clone", "detach", "mm", "mv", "dot", "outer", "atan2", "eq", "ne", "lt", "le", "gt",
     "ge", "unbind", "split", "chunk", "logical_not",
 )
+_MIRRORED += (  # elem
+    "sinc", "deg2rad", "rad2deg", "erf", "erfc", "lgamma", "digamma", "logaddexp2", "fmax",
+    "fmin", "nan_to_num", "cumprod", "nansum", "nanmean", "median",
+)
 _FUNCTIONS = {name: _method(name) for name in _MIRRORED}
 globals().update(_FUNCTIONS)
 
@@ -86,6 +90,11 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
     return _ops.record(rule_named("where"), (as_tensor(condition), input, other))
 
 
+def polygamma(n: int, input: Any) -> Tensor:  # noqa: A002 (PyTorch's order and name)
+    """``sg.polygamma(n, t)`` is ``t.polygamma(n)``."""
+    return as_tensor(input).polygamma(n)
+
+
 def numel(input: Any) -> int:  # noqa: A002
     return as_tensor(input).numel()
 
@@ -95,4 +104,4 @@ def is_tensor(obj: Any) -> bool:
 
 
 __all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "numel",
-           "stack", "where", *_MIRRORED]
+           "stack", "where", *_MIRRORED, "polygamma"]

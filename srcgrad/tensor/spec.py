@@ -30,6 +30,8 @@ FLOAT_RESULT = {"divide", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10
                 "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
                 "arcsinh", "arccosh", "arctanh", "arctan2", "hypot", "logaddexp", "sigmoid",
                 "reciprocal", "softmax", "log_softmax", "mean", "std", "var"}
+FLOAT_RESULT |= {"deg2rad", "rad2deg", "sinc", "sinc_derivative", "cbrt", "logaddexp2",  # elem
+                 "erf", "erfc", "lgamma", "polygamma", "nanmean", "average"}
 
 
 class Spec:

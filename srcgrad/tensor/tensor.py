@@ -18,6 +18,7 @@ import numpy as np
 
 from ..autograd.graph import AccumulateGrad, RemovableHandle
 from . import dtypes, formatting
+from .elem_methods import ElemMethods
 from .inplace import refresh_view
 from .math_methods import MathMethods
 from .numpy_protocol import NumpyProtocol
@@ -27,7 +28,7 @@ from .shape_methods import ShapeMethods
 _new = object.__new__
 
 
-class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol):
+class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ElemMethods):
     """A multi-dimensional array that records the operations applied to it."""
 
     # Class-level defaults: a new tensor sets only what differs (the hot path is lean).
