@@ -61,8 +61,11 @@ def weight_array(weights: Any, a_shape: Shape, a_dtype: Any, axis: Any) -> Any:
 
 def _resolve_average(params: dict[str, Any], ndims: dict[str, int | None]) -> dict[str, Any]:
     if params.get("returned"):
-        raise ValueError("np.average(..., returned=True) returns a tuple srcgrad does not "
-                         "differentiate; compute the weights' sum yourself with np.sum")
+        error = ValueError("np.average(..., returned=True) returns a tuple (average, sum of "
+                           "weights) that srcgrad does not differentiate.")
+        error.advice = ("Call np.average(a, axis, weights) and compute the sum of the weights "
+                        "yourself with np.sum(weights).")  # type: ignore[attr-defined]
+        raise error
     return params
 
 
