@@ -98,7 +98,9 @@ _unary("deg2rad", np.deg2rad, lambda g: g * DEG, np.radians, math.radians,
        safe_python_derivative=True)
 _unary("rad2deg", np.rad2deg, lambda g: g * RAD, np.degrees, math.degrees,
        safe_python_derivative=True)
-_unary("cbrt", np.cbrt, lambda g, out: g / (3.0 * (out * out)),
+# (out ** -2, not 1 / (out * out): at 0 the product rule of out * out meets inf * 0 = NaN
+# in the second derivative, which is -inf)
+_unary("cbrt", np.cbrt, lambda g, out: g * (np.power(out, -2.0) / 3.0),
        *[f for f in (getattr(math, "cbrt", None),) if f is not None])  # math.cbrt: 3.11+
 _binary("logaddexp2", np.logaddexp2,
         lambda g, x, y: g / (np.exp2(y - x) + 1), lambda g, x, y: g / (np.exp2(x - y) + 1))

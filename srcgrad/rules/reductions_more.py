@@ -9,7 +9,8 @@ cumprod    ``J^T g`` with ``J[i, j] = prod(x[k] for k <= i, k != j)`` for ``j <=
            flattens, as NumPy does
 nansum     ``G`` where ``x`` is not NaN, 0 at the NaNs (they count as 0, as in PyTorch)
 nanmean    ``G / count`` where ``x`` is not NaN (``count``: non-NaN entries reduced),
-           0 at the NaNs; an all-NaN slice has a NaN mean and a zero gradient
+           0 at the NaNs; an all-NaN slice has a NaN mean and a zero gradient (PyTorch's
+           is NaN there: its ``nansum / count`` meets ``0 * inf``), in both modes
 =========  ============================================================================
 
 ``tri_mask(x)`` is the zero-derivative helper: the lower-triangular boolean matrix
@@ -69,6 +70,13 @@ def _masked(x: Any, values: Any) -> Any:
     return np.where(np.isnan(x), 0, values)
 
 
+def _per_count(v: Any, count: Any) -> Any:
+    """``v / count``, 0 where the count is 0 (an all-NaN slice: its mean is the constant
+    NaN, whose tangent is 0; a double where, so no 0/0 at any order)."""
+    empty = np.equal(count, 0)
+    return np.where(empty, 0, v / np.where(empty, 1, count))
+
+
 defrule("cumprod", np.cumprod, inputs=("x",), params=("axis",), form="x, axis=None",
         vjp={"x": _cumprod_vjp}, jvp={"x": _cumprod_jvp})
 defrule("nansum", np.nansum, inputs=("x",), params=("axis", "keepdims"), form=_REDUCE_FORM,
@@ -78,7 +86,8 @@ defrule("nansum", np.nansum, inputs=("x",), params=("axis", "keepdims"), form=_R
              np.sum(_masked(x, t), axis=axis, keepdims=keepdims)})
 defrule("nanmean", np.nanmean, inputs=("x",), params=("axis", "keepdims"), form=_REDUCE_FORM,
         vjp={"x": lambda g, x, x_shape, x_dtype, axis, keepdims: _masked(x, unreduce(
-             g / _finite_count(x, x_dtype, axis, keepdims), x_shape, axis, keepdims))},
+             _per_count(g, _finite_count(x, x_dtype, axis, keepdims)), x_shape, axis,
+             keepdims))},
         jvp={"x": lambda t, x, x_dtype, axis, keepdims:
-             np.sum(_masked(x, t), axis=axis, keepdims=keepdims)
-             / _finite_count(x, x_dtype, axis, keepdims)})
+             _per_count(np.sum(_masked(x, t), axis=axis, keepdims=keepdims),
+                        _finite_count(x, x_dtype, axis, keepdims))})
