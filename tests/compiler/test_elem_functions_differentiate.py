@@ -17,6 +17,9 @@ from allmodes import assert_refused, check_all_modes
 
 import srcgrad as sg
 
+# nan_to_num's program takes the log of negative entries on purpose
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in log:RuntimeWarning")
+
 W = np.array([[0.5, -1.0, 2.0, 0.7], [1.5, 0.25, -0.75, 1.1], [0.3, 0.9, -0.2, 2.0]])
 # NaNs in constants the argument is compared with or added to (a NaN factor would make the
 # product rule's 0 * NaN, in srcgrad as in PyTorch)
