@@ -1,10 +1,13 @@
 """Hand-written gradients of the workloads: the 1.0 baseline every ratio is measured against.
 
-Each is what a careful person writes with plain floats and NumPy: a forward pass keeping
-exactly what the reverse pass reads (a list of the trajectory for the loops, a stack for
-the ``while``), then the reverse pass. Every other system's gradient is checked against
-these before it is timed. No imports beyond numpy and math (the tangent subprocess runs
-them too).
+Each baseline is the best derivative a careful person writes with plain floats and NumPy.
+For a function of one float (W1, W4) that is the forward tangent carried through the loop
+beside the value (``*_tangent``: no stored trajectory, one pass); for the array workloads
+it is the reverse pass (a forward pass keeping exactly what the reverse pass reads, then
+the reverse pass). The reverse sweeps over a stored trajectory of W1 and W4 (``*_grad``)
+are reported beside them (``REVERSE_SWEEPS``) and measure the memory workload. Every other
+system's gradient is checked against the baseline before it is timed. No imports beyond
+numpy and math (the tangent subprocess runs them too).
 """
 
 from __future__ import annotations
@@ -27,6 +30,15 @@ def scalar_loop_grad(x: float, steps: int) -> float:
         dx += dy * y
         dy = dy * (x + math.cos(y))
     return dx + dy  # y starts as x
+
+
+def scalar_loop_tangent(x: float, steps: int) -> float:
+    """d/dx of ``scalar_loop``: the tangent ``dy`` of ``y`` carried through the loop."""
+    y, dy = x, 1.0
+    for _ in range(steps):
+        # y' = y * x + sin(y)  ->  dy' = dy * x + y + cos(y) * dy
+        y, dy = y * x + math.sin(y), dy * (x + math.cos(y)) + y
+    return dy
 
 
 def small_chain_grad(x: np.ndarray) -> np.ndarray:
@@ -110,6 +122,24 @@ def newton_fixed_point_grad(a: float) -> float:
     return da
 
 
+def newton_fixed_point_tangent(a: float) -> float:
+    """dx/da of ``newton_fixed_point``: the tangent of every Newton variable carried along."""
+    x, dx = 1.0, 0.0
+    delta = 1.0
+    steps = 0
+    while abs(delta) >= 1e-10 and steps < 50:
+        s = math.sin(a * x)
+        c = math.cos(a * x)
+        d_ax = x + a * dx  # tangent of a * x
+        fx, dfx_ = x - c, dx + s * d_ax
+        dfx, ddfx = 1.0 + a * s, s + a * c * d_ax  # d(a)/da = 1
+        delta = fx / dfx
+        ddelta = (dfx_ - delta * ddfx) / dfx
+        x, dx = x - delta, dx - ddelta
+        steps += 1
+    return dx
+
+
 def chain_energy_grad(p: np.ndarray) -> np.ndarray:
     """Gradient of ``chain_energy`` (used to check the Hessians' point is right)."""
     u, v = p[:-1], p[1:]
@@ -137,7 +167,15 @@ def chain_energy_hessian(p: np.ndarray) -> np.ndarray:
     return hessian
 
 
-GRADIENTS = {
+GRADIENTS = {  # the baselines
+    "W1": scalar_loop_tangent,
+    "W2": small_chain_grad,
+    "W3": mlp_loss_grad,
+    "W4": newton_fixed_point_tangent,
+}
+# Reverse sweeps over a stored trajectory, reported beside the baseline (for W2 and W3 the
+# baseline is itself the reverse sweep)
+REVERSE_SWEEPS = {
     "W1": scalar_loop_grad,
     "W2": small_chain_grad,
     "W3": mlp_loss_grad,

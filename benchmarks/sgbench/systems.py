@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .handwritten import GRADIENTS
+from .handwritten import GRADIENTS, REVERSE_SWEEPS
 from .workloads import Workload, rebind_numpy
 
 Call = Callable[[], Any]
@@ -78,6 +78,20 @@ class HandWritten(System):
 
     def build(self, fn: Callable[..., Any], workload: Workload) -> tuple[Call, float]:
         gradient, args = GRADIENTS[workload.key], workload.args
+        return _timed_first_call(lambda: lambda: gradient(*args))
+
+
+class HandWrittenReverse(System):
+    """The hand-written reverse sweep over a stored trajectory (for W2 and W3 it is the
+    baseline itself), timed beside the baseline so both ratios come from one run."""
+
+    key, label = "handwritten_reverse", "hand-written reverse sweep"
+
+    def load(self) -> str:
+        return "numpy " + np.__version__
+
+    def build(self, fn: Callable[..., Any], workload: Workload) -> tuple[Call, float]:
+        gradient, args = REVERSE_SWEEPS[workload.key], workload.args
         return _timed_first_call(lambda: lambda: gradient(*args))
 
 
@@ -229,13 +243,13 @@ def _version(distribution: str) -> str:
 
 def all_systems(threads: int) -> list[System]:
     """Every system, in table order (hand-written first: it is the baseline)."""
-    return [HandWritten(), SrcGrad(), Autograd(), TorchEager(threads), Jax(jit=False),
-            Jax(jit=True), Tangent()]
+    return [HandWritten(), HandWrittenReverse(), SrcGrad(), Autograd(), TorchEager(threads),
+            Jax(jit=False), Jax(jit=True), Tangent()]
 
 
 def select(systems: Sequence[System], keys: Sequence[str]) -> list[System]:
     """The systems named in ``keys`` (hand-written always included), in table order."""
-    wanted = set(keys) | {"handwritten"}
+    wanted = set(keys) | {"handwritten", "handwritten_reverse"}
     unknown = set(keys) - {s.key for s in systems}
     if unknown:
         raise ValueError(f"unknown system(s) {sorted(unknown)}; "

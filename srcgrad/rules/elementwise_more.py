@@ -42,9 +42,9 @@ def _unary(name: str, fn: Any, vjp: Any, *aliases: Any, **fields: Any) -> None:
             **fields)
 
 
-def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any) -> None:
+def _binary(name: str, fn: Any, vjp_x: Any, vjp_y: Any, **fields: Any) -> None:
     defrule(name, fn, inputs=("x", "y"), kind=ELEMENTWISE, broadcasts=True,
-            vjp={"x": vjp_x, "y": vjp_y})
+            vjp={"x": vjp_x, "y": vjp_y}, **fields)
 
 
 # --- fmax / fmin: where the returned value came from ---------------------------------------
@@ -93,26 +93,47 @@ def sinc_derivative(x: Any, n: int) -> Any:
 
 
 # --- the rules ------------------------------------------------------------------------------
-_unary("fabs", np.fabs, lambda g, x: g * np.sign(x))
+# (PyTorch has no fabs: np.fabs of a Tensor is recorded as its abs on floats)
+_unary("fabs", np.fabs, lambda g, x: g * np.sign(x), torch="AbsBackward0",
+       kinks="fabs'(0) = 0 (as abs and PyTorch's abs); second derivative 0 everywhere.")
 _unary("deg2rad", np.deg2rad, lambda g: g * DEG, np.radians, math.radians,
-       safe_python_derivative=True)
+       safe_python_derivative=True, torch="Deg2RadBackward0", float_result=True,
+       pytorch=("t.deg2rad", "sg.deg2rad"))
 _unary("rad2deg", np.rad2deg, lambda g: g * RAD, np.degrees, math.degrees,
-       safe_python_derivative=True)
+       safe_python_derivative=True, torch="Rad2DegBackward0", float_result=True,
+       pytorch=("t.rad2deg", "sg.rad2deg"))
 # (out ** -2, not 1 / (out * out): at 0 the product rule of out * out meets inf * 0 = NaN
 # in the second derivative, which is -inf)
 _unary("cbrt", np.cbrt, lambda g, out: g * (np.power(out, -2.0) / 3.0),
-       *[f for f in (getattr(math, "cbrt", None),) if f is not None])  # math.cbrt: 3.11+
+       *[f for f in (getattr(math, "cbrt", None),) if f is not None],  # math.cbrt: 3.11+
+       float_result=True,
+       kinks=("cbrt'(0) = inf, as sqrt'(0) and PyTorch's x ** (1/3) (forward mode: NaN along a "
+              "zero tangent); second derivative -inf at 0."))
+_FMAX_FMIN_KINKS = ("The gradient goes to the argument whose value is returned: a tie goes "
+                    "entirely to x (unlike maximum/minimum, which split it), a NaN argument "
+                    "gets none unless both are NaN (then x gets it), as PyTorch's fmax/fmin.")
 _binary("logaddexp2", np.logaddexp2,
-        lambda g, x, y: g / (np.exp2(y - x) + 1), lambda g, x, y: g / (np.exp2(x - y) + 1))
+        lambda g, x, y: g / (np.exp2(y - x) + 1), lambda g, x, y: g / (np.exp2(x - y) + 1),
+        torch=("Logaddexp2Backward0", 2), float_result=True,
+        pytorch=("t.logaddexp2", "sg.logaddexp2"),
+        kinks=("Both arguments -inf: NaN gradients; one -inf: that argument's gradient is 0 and "
+               "the other's is 1."))
 _binary("fmax", np.fmax,
         lambda g, x, y: np.where(_takes_x(x, y, np.greater_equal), g, 0),
-        lambda g, x, y: np.where(_takes_x(x, y, np.greater_equal), 0, g))
+        lambda g, x, y: np.where(_takes_x(x, y, np.greater_equal), 0, g),
+        torch=("FmaxBackward0", 2), pytorch=("t.fmax", "sg.fmax"), kinks=_FMAX_FMIN_KINKS)
 _binary("fmin", np.fmin,
         lambda g, x, y: np.where(_takes_x(x, y, np.less_equal), g, 0),
-        lambda g, x, y: np.where(_takes_x(x, y, np.less_equal), 0, g))
+        lambda g, x, y: np.where(_takes_x(x, y, np.less_equal), 0, g),
+        torch=("FminBackward0", 2), pytorch=("t.fmin", "sg.fmin"), kinks=_FMAX_FMIN_KINKS)
 defrule("nan_to_num", np.nan_to_num, inputs=("x",), params=("copy", "nan", "posinf", "neginf"),
         form="x, copy=True, nan=0.0, posinf=None, neginf=None", kind=ELEMENTWISE,
-        vjp={"x": lambda g, x: np.where(np.isfinite(x), g, 0)})
-_unary("sinc", np.sinc, lambda g, x: g * sinc_derivative(x, 1))
+        vjp={"x": lambda g, x: np.where(np.isfinite(x), g, 0)},
+        torch=("NanToNumBackward0", 1), pytorch=("t.nan_to_num", "sg.nan_to_num"),
+        kinks="1 where x is finite, 0 where a NaN or an infinity was replaced (PyTorch).")
+_unary("sinc", np.sinc, lambda g, x: g * sinc_derivative(x, 1),
+       torch="SincBackward0", float_result=True, pytorch=("t.sinc", "sg.sinc"),
+       kinks=("sinc'(0) = 0 and sinc''(0) = -pi^2/3, the limits (PyTorch's second derivative "
+              "at 0 is NaN)."))
 defrule("sinc_derivative", sinc_derivative, inputs=("x",), params=("n",), kind=ELEMENTWISE,
-        vjp={"x": lambda g, x, n: g * sinc_derivative(x, n + 1)})
+        vjp={"x": lambda g, x, n: g * sinc_derivative(x, n + 1)}, float_result=True)

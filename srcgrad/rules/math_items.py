@@ -72,6 +72,7 @@ defrule("math_hypot", math_hypot, inputs=("coords",), variadic="coords", form="*
              astype(g * coords[i] / out, dtype_of(coords[i]))},
         jvp={"coords": lambda t, coords, out, i: t * coords[i] / out})
 defrule("dist", dist, inputs=("p", "q"), aliases=(math.dist,),
+        kinks="0 where p == q (PyTorch's dist, like np.linalg.norm at 0).",
         vjp={"p": lambda g, p, q, p_dtype, out:
              astype(_away_from_zero(g, np.subtract(p, q), out), p_dtype),
              "q": lambda g, p, q, q_dtype, out:

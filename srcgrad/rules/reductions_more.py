@@ -78,16 +78,25 @@ def _per_count(v: Any, count: Any) -> Any:
 
 
 defrule("cumprod", np.cumprod, inputs=("x",), params=("axis",), form="x, axis=None",
-        vjp={"x": _cumprod_vjp}, jvp={"x": _cumprod_jvp})
+        vjp={"x": _cumprod_vjp}, jvp={"x": _cumprod_jvp},
+        torch=("CumprodBackward0", 1), methods=("cumprod",), pytorch=("t.cumprod", "sg.cumprod"),
+        kinks=("Exact through zeros (products of the other prefix items, no division): an item "
+               "after the first zero gets 0, the first zero the product of the others."))
 defrule("nansum", np.nansum, inputs=("x",), params=("axis", "keepdims"), form=_REDUCE_FORM,
         vjp={"x": lambda g, x, x_shape, axis, keepdims:
              _masked(x, unreduce(g, x_shape, axis, keepdims))},
         jvp={"x": lambda t, x, axis, keepdims:
-             np.sum(_masked(x, t), axis=axis, keepdims=keepdims)})
+             np.sum(_masked(x, t), axis=axis, keepdims=keepdims)},
+        torch=("NansumBackward0", 1), pytorch=("t.nansum", "sg.nansum"),
+        kinks="0 at the NaNs (they count as 0), 1 elsewhere, as PyTorch.")
 defrule("nanmean", np.nanmean, inputs=("x",), params=("axis", "keepdims"), form=_REDUCE_FORM,
         vjp={"x": lambda g, x, x_shape, x_dtype, axis, keepdims: _masked(x, unreduce(
              _per_count(g, _finite_count(x, x_dtype, axis, keepdims)), x_shape, axis,
              keepdims))},
         jvp={"x": lambda t, x, x_dtype, axis, keepdims:
              _per_count(np.sum(_masked(x, t), axis=axis, keepdims=keepdims),
-                        _finite_count(x, x_dtype, axis, keepdims))})
+                        _finite_count(x, x_dtype, axis, keepdims))},
+        torch=("DivBackward0", 1),  # PyTorch: nansum(x) / count; one node here
+        float_result=True, pytorch=("t.nanmean", "sg.nanmean"),
+        kinks=("0 at the NaNs, 1 / count elsewhere; an all-NaN slice (mean NaN) gets 0 in both "
+               "modes (PyTorch's is NaN: its nansum / count meets 0 * inf)."))

@@ -30,6 +30,7 @@ import numpy as np
 
 from .dispatch import dispatching
 from .registry import ELEMENTWISE, defrule
+from .torch_names import polygamma_node
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # Bernoulli numbers B_2, B_4, ..., B_16 for the asymptotic series
@@ -134,11 +135,22 @@ def _at_infinity(n: int, x: np.ndarray) -> np.ndarray:
     return np.where(x == np.inf, 0.0, np.nan)
 
 
+_POLES = ("At the poles 0, -1, -2, ... (as PyTorch): lgamma' is -inf at 0 and NaN at the "
+          "negative integers; lgamma'' (trigamma) is inf; forward mode NaN along a zero "
+          "tangent.")
 defrule("erf", erf, inputs=("x",), kind=ELEMENTWISE, aliases=(math.erf,),
-        vjp={"x": lambda g, x: g * (TWO_OVER_SQRT_PI * np.exp(-(x * x)))})
+        vjp={"x": lambda g, x: g * (TWO_OVER_SQRT_PI * np.exp(-(x * x)))},
+        torch="ErfBackward0", float_result=True, pytorch=("t.erf", "sg.erf"))
 defrule("erfc", erfc, inputs=("x",), kind=ELEMENTWISE, aliases=(math.erfc,),
-        vjp={"x": lambda g, x: g * (-TWO_OVER_SQRT_PI * np.exp(-(x * x)))})
+        vjp={"x": lambda g, x: g * (-TWO_OVER_SQRT_PI * np.exp(-(x * x)))},
+        torch="ErfcBackward0", float_result=True, pytorch=("t.erfc", "sg.erfc"))
 defrule("lgamma", lgamma, inputs=("x",), kind=ELEMENTWISE, aliases=(math.lgamma,),
-        vjp={"x": lambda g, x: g * polygamma(0, x)})
+        vjp={"x": lambda g, x: g * polygamma(0, x)},
+        torch="LgammaBackward0", float_result=True, pytorch=("t.lgamma", "sg.lgamma"),
+        kinks=_POLES)
 defrule("polygamma", polygamma, inputs=("x",), params=("n",), kind=ELEMENTWISE, form="n, x",
-        vjp={"x": lambda g, x, n: g * polygamma(n + 1, x)})
+        vjp={"x": lambda g, x, n: g * polygamma(n + 1, x)},
+        torch=polygamma_node, float_result=True,
+        pytorch=("t.digamma", "t.polygamma", "sg.digamma", "sg.polygamma"),
+        kinks=("At the poles 0, -1, -2, ...: odd n gives inf; even n gives -inf at 0 (the limit "
+               "from the right) and NaN at the negative integers (PyTorch's values)."))

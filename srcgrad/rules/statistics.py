@@ -34,6 +34,7 @@ from .dispatch import dispatching
 from .helpers import unbroadcast, unreduce
 from .reductions import _axes, fold_axes, unfold_axes
 from .registry import LINEAR, NONDIFF, defrule
+from .torch_names import by_axis
 
 Shape = tuple[int, ...]
 
@@ -192,7 +193,7 @@ defrule("average", np.average, inputs=("a", "weights"), params=("axis", "returne
         form="a, axis=None, weights=None, returned=False, *, keepdims=False",
         resolve=_resolve_average,
         vjp={"a": _average_vjp_a, "weights": _average_vjp_w},
-        jvp={"a": _average_jvp_a, "weights": _average_jvp_w})
+        jvp={"a": _average_jvp_a, "weights": _average_jvp_w}, float_result=True)
 for _name, _impl in (("median_weights", median_weights), ("median_low_weights",
                                                           median_low_weights)):
     defrule(_name, _impl, inputs=("x",), params=("axis",), kind=NONDIFF, form="x, axis=None")
@@ -203,10 +204,19 @@ defrule("median", np.median, inputs=("x",), params=("axis", "keepdims"),
         vjp={"x": lambda g, x, x_shape, axis, keepdims:
              _weighted(unreduce(g, x_shape, axis, keepdims), median_weights(x, axis))},
         jvp={"x": lambda t, x, axis, keepdims:
-             np.sum(_weighted(t, median_weights(x, axis)), axis=axis, keepdims=keepdims)})
+             np.sum(_weighted(t, median_weights(x, axis)), axis=axis, keepdims=keepdims)},
+        torch=by_axis("MedianBackward0", "MedianBackward1"),
+        kinks=("NumPy's median: 1 at the middle element of an odd count, 1/2 at each of the two "
+               "middles of an even one; ties are told apart by stable sort position; a slice "
+               "holding a NaN sends its gradient to its first NaN."))
 defrule("median_low", median_low, inputs=("x",), params=("axis", "keepdims"),
         form="x, axis=None, keepdims=False",
         vjp={"x": lambda g, x, x_shape, axis, keepdims:
              _weighted(unreduce(g, x_shape, axis, keepdims), median_low_weights(x, axis))},
         jvp={"x": lambda t, x, axis, keepdims:
-             np.sum(_weighted(t, median_low_weights(x, axis)), axis=axis, keepdims=keepdims)})
+             np.sum(_weighted(t, median_low_weights(x, axis)), axis=axis, keepdims=keepdims)},
+        torch=by_axis("MedianBackward0", "MedianBackward1"), runtime_only=True,
+        pytorch=("t.median", "sg.median"),
+        kinks=("PyTorch's lower median: over everything the gradient is split evenly among the "
+               "elements equal to the value; along a dim it goes to the index t.median(dim) "
+               "returns."))

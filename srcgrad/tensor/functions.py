@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..rules import rule_named
+from . import multi_methods as _multi
 from . import ops as _ops
 from .reduce_methods import matmul as _matmul
 from .tensor import Tensor
@@ -46,6 +47,7 @@ _MIRRORED = (
     "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "t", "flip",
     "clone", "detach", "mm", "mv", "dot", "outer", "atan2", "eq", "ne", "lt", "le", "gt",
     "ge", "unbind", "split", "chunk", "logical_not",
+    "sort",  # multi
 )
 _MIRRORED += (  # elem
     "sinc", "deg2rad", "rad2deg", "erf", "erfc", "lgamma", "digamma", "logaddexp2", "fmax",
@@ -95,6 +97,9 @@ def polygamma(n: int, input: Any) -> Tensor:  # noqa: A002 (PyTorch's order and 
     return as_tensor(input).polygamma(n)
 
 
+meshgrid = _multi.meshgrid
+
+
 def numel(input: Any) -> int:  # noqa: A002
     return as_tensor(input).numel()
 
@@ -103,5 +108,5 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-__all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "numel",
+__all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "meshgrid", "numel",
            "stack", "where", *_MIRRORED, "polygamma"]

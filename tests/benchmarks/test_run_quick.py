@@ -104,12 +104,25 @@ def test_one_workload_runs_end_to_end_without_peers(bench, tmp_path, monkeypatch
     assert status == 0
     run = json.loads(out_json.read_text())
     systems = run["workloads"]["W2"]["systems"]
-    assert set(systems) == {"handwritten", "srcgrad"}
+    assert set(systems) == {"handwritten", "handwritten_reverse", "srcgrad"}
     assert systems["handwritten"]["ratio"] == 1.0
     assert systems["srcgrad"]["status"] in ("ok", "cannot", "wrong")
     if systems["srcgrad"]["status"] == "ok":
         assert systems["srcgrad"]["ratio"] > 0 and systems["srcgrad"]["first_call_ms"] > 0
     assert run["machine"]["cpu"] and run["machine"]["numpy"] == np.__version__
     markdown = out_md.read_text()
-    assert "| workload | hand-written | srcgrad |" in markdown
+    assert "| workload | hand-written | hand-written reverse sweep | srcgrad |" in markdown
     assert "W2 small-array chain" in markdown
+
+
+@pytest.mark.parametrize("key", ["W1", "W4"])
+def test_forward_tangent_baselines_agree_with_the_reverse_sweeps(bench, key):
+    """W1 and W4 (one float input) are measured against the forward tangent carried through
+    the loop; it must be the same derivative as the stored-trajectory reverse sweep."""
+    from sgbench.handwritten import GRADIENTS, REVERSE_SWEEPS
+    from sgbench.workloads import make_workloads
+
+    workload = make_workloads()[key]
+    for scale in (0.5, 1.0, 1.5):
+        args = [a * scale if isinstance(a, float) else a for a in workload.args]
+        assert GRADIENTS[key](*args) == pytest.approx(REVERSE_SWEEPS[key](*args), rel=1e-12)
