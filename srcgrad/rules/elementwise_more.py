@@ -54,6 +54,18 @@ def _takes_x(x: Any, y: Any, keep: Any) -> Any:
     return np.logical_or(keep(x, y), np.isnan(y))
 
 
+def _resolve_nan_to_num(params: dict[str, Any], ndims: dict[str, int | None]) -> dict[str, Any]:
+    # copy=False overwrites x in place and returns x itself: the value x had before the call
+    # would be silently replaced for every later use, so it is refused, not differentiated
+    if params.get("copy") is False:
+        error = ValueError("np.nan_to_num(x, copy=False) overwrites x in place, which srcgrad "
+                           "does not differentiate.")
+        error.advice = ("Use the result of np.nan_to_num(x) (copy=True, the default): "
+                        "x = np.nan_to_num(x).")  # type: ignore[attr-defined]
+        raise error
+    return params
+
+
 # --- sinc and its derivatives -----------------------------------------------------------------
 _SERIES_BELOW = 1.0  # |x| under this: Taylor series; the closed form loses digits near 0
 _SERIES_TERMS = 30  # pi^(2k) / (2k)! is below 1e-17 of the largest term by k = 30 at |x| = 1
@@ -128,7 +140,7 @@ _binary("fmin", np.fmin,
         torch=("FminBackward0", 2), pytorch=("t.fmin", "sg.fmin"), kinks=_FMAX_FMIN_KINKS)
 defrule("nan_to_num", np.nan_to_num, inputs=("x",), params=("copy", "nan", "posinf", "neginf"),
         form="x, copy=True, nan=0.0, posinf=None, neginf=None", kind=ELEMENTWISE,
-        vjp={"x": lambda g, x: np.where(np.isfinite(x), g, 0)},
+        resolve=_resolve_nan_to_num, vjp={"x": lambda g, x: np.where(np.isfinite(x), g, 0)},
         torch=("NanToNumBackward0", 1), pytorch=("t.nan_to_num", "sg.nan_to_num"),
         kinks="1 where x is finite, 0 where a NaN or an infinity was replaced (PyTorch).")
 _unary("sinc", np.sinc, lambda g, x: g * sinc_derivative(x, 1),

@@ -124,6 +124,17 @@ def nan_to_num_with_a_traced_replacement(x):
     return np.sum(np.nan_to_num(x, nan=np.sum(x)))  # <- error
 
 
+def nan_to_num_in_place(x):
+    y = np.log(x)
+    np.nan_to_num(y, copy=False)  # <- error
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_nan_to_num_in_place_with_copy_false_is_refused_with_advice(mode):
+    assert_refused(nan_to_num_in_place, X.copy(), ("copy=False",), mode)
+
+
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_average_with_returned_true_is_refused_with_advice(mode):
     assert_refused(average_returning_the_weight_sum, X.copy(), ("returned=True",), mode)

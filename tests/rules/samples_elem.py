@@ -18,7 +18,7 @@ for _name in ("logaddexp2", "fmax", "fmin"):
     each(_name, [{"x": R(a), "y": R(b)} for a, b in PAIRS])
 each("nan_to_num", [{"x": R(s), "copy": True, "nan": 0.0, "posinf": None, "neginf": None}
                     for s in SHAPES])
-each("nan_to_num", [{"x": P((5,)), "copy": False, "nan": 1.5, "posinf": 9.0, "neginf": -9.0}])
+each("nan_to_num", [{"x": P((5,)), "copy": True, "nan": 1.5, "posinf": 9.0, "neginf": -9.0}])
 
 # --- reductions_more -------------------------------------------------------------------------
 _ZEROS = np.array([[2.0, 0.0, 1.5, -0.5, 0.0], [1.2, -0.7, 0.0, 0.9, 1.1]])
