@@ -186,7 +186,7 @@ def _weighted(g: Any, weights: Any) -> Any:
 defrule("aligned_shape", aligned_shape, inputs=(), params=("weights_shape", "a_shape", "axis"),
         kind=NONDIFF)
 defrule("weight_array", weight_array, inputs=("weights",), params=("a_shape", "a_dtype", "axis"),
-        kind=LINEAR,
+        kind=LINEAR, view=True,  # the weights reshaped/broadcast: may share their memory
         vjp={"weights": lambda g, weights_shape, a_shape, axis: np.reshape(
             unbroadcast(g, aligned_shape(weights_shape, a_shape, axis)), weights_shape)})
 defrule("average", np.average, inputs=("a", "weights"), params=("axis", "returned", "keepdims"),
