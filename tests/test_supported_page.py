@@ -91,9 +91,12 @@ def test_second_order_note_agrees_with_the_samples(name):
         f"second_order note ({rule.second_order!r})")
 
 
+# (rules with static params are left out: their method spellings fix or rename the params,
+# t.digamma() is polygamma at n = 0, and are checked against torch in tests/runtime)
 _UNARY_SPELLINGS = sorted(
     (rule.name, s[2:]) for rule in RULES.values()
-    if rule.kind == ELEMENTWISE and len(rule.inputs) == 1 and rule.name in SAMPLES
+    if rule.kind == ELEMENTWISE and len(rule.inputs) == 1 and not rule.params
+    and rule.name in SAMPLES
     for s in rule.pytorch if s.startswith("t.") and s[2:].isidentifier())
 
 

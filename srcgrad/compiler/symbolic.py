@@ -280,8 +280,9 @@ def _resolve(rule: Rule, env: dict[str, Any]) -> dict[str, Any]:
     params = {p: env[p] for p in rule.params}
     try:
         resolved = rule.resolve(params, {k: ndim(env[k]) for k in rule.inputs})
-    except ValueError as e:
-        raise SrcGradError(str(e), advice="Check the call's arguments.") from None
+    except ValueError as e:  # a rule may attach its advice to the error (``e.advice``)
+        raise SrcGradError(str(e), advice=getattr(e, "advice", None)
+                           or "Check the call's arguments.") from None
     return {**env, **resolved}
 
 

@@ -19,12 +19,14 @@ from . import (  # noqa: F401
     differences,
     einsum,
     elementwise,
+    elementwise_more,
     factories,
     gather,
     helpers,
     joining,
     linalg,
     linalg_tuples,  # linalg
+    math_items,
     matrix_functions,  # linalg
     meshgrid,
     multi,
@@ -34,10 +36,13 @@ from . import (  # noqa: F401
     products,
     rearrange,
     reductions,
+    reductions_more,
     setitem,
     shape,
     sorting,
+    special,
     splitting,
+    statistics,
     tensor_products,
     triangular,  # linalg
 )

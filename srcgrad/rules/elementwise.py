@@ -167,8 +167,9 @@ _binary("arctan2", np.arctan2,
         lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y),
         math.atan2, torch=("Atan2Backward0", 2), float_result=True,
         pytorch=("t.atan2", "sg.atan2"))
+# (math.hypot takes any number of coordinates: its own primitive, rules/math_items.py)
 _binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * y / out,
-        math.hypot, torch=("HypotBackward0", 2), float_result=True)
+        torch=("HypotBackward0", 2), float_result=True)
 
 # --- selection: maximum, minimum, clip, where ---------------------------------------
 _binary("maximum", np.maximum,

@@ -133,3 +133,10 @@ def tensor_edges(name: str) -> Namer:
 def atleast_node(ndims: tuple[int, ...] = (1,), **_: Any) -> tuple[str, int]:
     """``torch.atleast_Nd`` views a 0-d tensor and unsqueezes a 1-d or 2-d one."""
     return ("ViewBackward0" if ndims and ndims[0] == 0 else "UnsqueezeBackward0"), 1
+
+
+# elem
+def polygamma_node(form: str | None = None, **_: Any) -> tuple[str, int]:
+    """``t.digamma()`` is the ``polygamma`` rule at ``n = 0`` (form ``"digamma"``), recorded
+    as PyTorch's ``DigammaBackward0``; ``t.polygamma(n)`` is ``PolygammaBackward0``."""
+    return ("DigammaBackward0" if form == "digamma" else "PolygammaBackward0"), 1

@@ -49,6 +49,10 @@ _MIRRORED = (
     "ge", "unbind", "split", "chunk", "logical_not",
     "sort",  # multi
 )
+_MIRRORED += (  # elem
+    "sinc", "deg2rad", "rad2deg", "erf", "erfc", "lgamma", "digamma", "logaddexp2", "fmax",
+    "fmin", "nan_to_num", "cumprod", "nansum", "nanmean", "median",
+)
 _FUNCTIONS = {name: _method(name) for name in _MIRRORED}
 globals().update(_FUNCTIONS)
 
@@ -88,6 +92,11 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
     return _ops.record(rule_named("where"), (as_tensor(condition), input, other))
 
 
+def polygamma(n: int, input: Any) -> Tensor:  # noqa: A002 (PyTorch's order and name)
+    """``sg.polygamma(n, t)`` is ``t.polygamma(n)``."""
+    return as_tensor(input).polygamma(n)
+
+
 meshgrid = _multi.meshgrid
 
 
@@ -100,4 +109,4 @@ def is_tensor(obj: Any) -> bool:
 
 
 __all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "meshgrid", "numel",
-           "stack", "where", *_MIRRORED]
+           "stack", "where", *_MIRRORED, "polygamma"]

@@ -371,6 +371,10 @@ TABLE = [
         second=([NAN, NAN, 0.0], [0.0, NAN, NAN],)),
 ]
 
+from .kinks_elem import ROWS as _ELEM_ROWS  # noqa: E402  (issue 14's functions)
+
+TABLE += _ELEM_ROWS
+
 # "<label>[<column>]" -> the bug, while the owner fixes it (strict: a fix must remove it)
 PENDING: dict[str, str] = {}
 

@@ -76,7 +76,9 @@ def _record(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     tape = _find_tape((args, kwargs))
     assert tape is not None
     value = func(*unwrap(args), **unwrap(kwargs))
-    result = tape.wrap(value) if isinstance(value, (np.ndarray, np.generic)) else value
+    # a Python float is a value too (math.dist, math.hypot return one), never a bool or int
+    result = (tape.wrap(value) if isinstance(value, (np.ndarray, np.generic, float))
+              else value)
     tape.calls.append(Call(func, args, kwargs, result))
     return result
 

@@ -24,6 +24,7 @@ CALLS = [
     ("repeat", (2,), {"axis": 1}), ("copy", ()), ("astype", (np.float32,)),
     ("clip", (0.3, 1.2)), ("round", (1,)), ("argmax", ()), ("argmin", (), {"axis": 0}),
     ("all", ()), ("any", (0,)),
+    ("cumprod", ()), ("cumprod", (1,)),  # elem
 ]
 # shape (issue 14)
 CALLS += [("diagonal", (1,)), ("diagonal", (), {"axis1": 1, "axis2": 0}),

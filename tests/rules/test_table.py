@@ -56,7 +56,8 @@ def test_math_twin_is_the_same_primitive(rule, twin):
     assert rule_for(twin) is rule
     args = {"arccosh": (1.7,), "arctanh": (0.3,), "arcsin": (0.3,), "arccos": (0.3,),
             "log": (1.7,), "log1p": (1.7,), "log2": (1.7,), "log10": (1.7,),
-            "sqrt": (1.7,), "power": (1.7, 0.6), "fsum": ([0.3, 0.7, 1e-17],)}.get(rule.name, (0.3, 0.7)[: len(rule.inputs)])
+            "sqrt": (1.7,), "power": (1.7, 0.6), "fsum": ([0.3, 0.7, 1e-17],),
+            "math_prod": ([0.3, 0.7, 1.3],), "dist": ([0.3, 0.7], [1.1, -0.2])}.get(rule.name, (0.3, 0.7)[: len(rule.inputs)])
     assert twin(*args) == pytest.approx(float(rule.impl(*args)), rel=1e-15)
 
 

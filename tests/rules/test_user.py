@@ -133,9 +133,10 @@ def test_np_round_wrapper_records_and_differentiates_straight_through():
 
 
 def test_a_ufunc_without_a_rule_takes_its_operands():
-    assert rule_for(np.cbrt) is None
-    sg.defvjp(np.cbrt, lambda g, out, x: g / (3 * out * out))
-    rule = rule_for(np.cbrt)
+    # (np.cbrt has a rule of its own now: np.conjugate, the identity on reals, has none)
+    assert rule_for(np.conjugate) is None
+    sg.defvjp(np.conjugate, lambda g, out, x: g)
+    rule = rule_for(np.conjugate)
     assert rule.inputs == ("x0",)
     checker.check_vjp(rule, Sample({"x0": np.array([0.5, 2.0, 8.0])}))
 

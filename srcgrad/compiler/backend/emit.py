@@ -479,8 +479,10 @@ class _Emitter:
                                                                      ctx=gast.Load())
             else:
                 env[name] = self.expr(v)
-        if twin is not None:
-            return _call(dotted(self.refs.ref(twin)), [env[n] for n in rule.inputs])
+        if twin is not None:  # a star input (math.hypot's coordinates) is spread
+            return _call(dotted(self.refs.ref(twin)),
+                         [a for n in rule.inputs
+                          for a in (env[n] if n == form.star else [env[n]])])
         args, kwargs = form.call_args(env)
         if form.star is None:  # trailing positional parameters left at their defaults
             while args and self._is_default(form, form.positional[len(args) - 1], op):
