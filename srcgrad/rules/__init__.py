@@ -4,9 +4,9 @@ Importing this package registers every rule. Read :mod:`.registry` for the recor
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
 :mod:`.einsum`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.joining`,
-:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`. :mod:`.methods` maps
-array methods onto rules, :mod:`.forward` derives forward mode from a rule, and :mod:`.user`
-registers ``sg.defvjp`` / ``sg.defjvp`` rules.
+:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.nn` (PyTorch's
+fused losses). :mod:`.methods` maps array methods onto rules, :mod:`.forward` derives
+forward mode from a rule, and :mod:`.user` registers ``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
 from . import (  # noqa: F401
@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     helpers,
     joining,
     linalg,
+    nn,
     nondiff,
     norms,
     products,

@@ -52,6 +52,18 @@ def _subtract(tensors: tuple[bool, ...] = (True, True), **_: Any) -> tuple[str, 
     return "SubBackward0", 2
 
 
+def _scalar_form(tensor: str, scalar: str) -> Namer:
+    """``a * b`` of two tensors (or a Python number: PyTorch wraps it) is ``MulBackward0``;
+    ATen's ``mul(Tensor, Scalar)``, reached from PyTorch's own composites (``cross_entropy``'s
+    ``/ n``, label smoothing's ``(1 - eps) *``), is ``MulBackward1`` with one edge: the
+    runtime records those with ``form="scalar"``."""
+
+    def namer(form: str | None = None, **_: Any) -> tuple[str, int]:
+        return (scalar, 1) if form == "scalar" else (tensor, 2)
+
+    return namer
+
+
 def _power(tensors: tuple[bool, ...] = (True, True), **_: Any) -> tuple[str, int]:
     if tensors == (True, False):
         return "PowBackward0", 1  # x ** 2
@@ -111,12 +123,17 @@ def _max_min(stem: str) -> Namer:
     return namer
 
 
+def _nll_loss(ndims: tuple[int, ...] = (2,), **_: Any) -> tuple[str, int]:
+    """PyTorch runs spatial inputs (``(N, C, H, W)``) through ``nll_loss2d``."""
+    return ("NllLoss2DBackward0" if ndims and ndims[0] >= 3 else "NllLossBackward0"), 1
+
+
 NAMERS: dict[str, Namer] = {
     # elementwise
     "add": _fixed("AddBackward0", 2),
     "subtract": _subtract,
-    "multiply": _fixed("MulBackward0", 2),
-    "divide": _fixed("DivBackward0", 2),
+    "multiply": _scalar_form("MulBackward0", "MulBackward1"),
+    "divide": _scalar_form("DivBackward0", "DivBackward1"),
     "power": _power,
     "negative": _fixed("NegBackward0"),
     "positive": _fixed("PositiveBackward0"),
@@ -208,6 +225,14 @@ NAMERS: dict[str, Namer] = {
     "det": _fixed("LinalgDetBackward0", 1),
     "trace": _fixed("TraceBackward0", 1),
     "diag": _fixed("DiagEmbedBackward0", 1),
+    # nn
+    "mse_loss": _fixed("MseLossBackward0", 2),
+    "smooth_l1_loss": _fixed("SmoothL1LossBackward0", 2),
+    "binary_cross_entropy": _fixed("BinaryCrossEntropyBackward0", 2),
+    "binary_cross_entropy_with_logits": _fixed("BinaryCrossEntropyWithLogitsBackward0", 2),
+    "nll_loss": _nll_loss,
+    "gelu": _fixed("GeluBackward0", 1),
+    "addmm": _fixed("AddmmBackward0", 3),
 }
 
 

@@ -437,3 +437,4 @@ each("amin", reduction_envs())
 _TIED = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])
 each("tie_share", [{"x": _TIED, "out": np.max(_TIED, axis=a, keepdims=k), "axis": a,
                     "keepdims": k} for a in (None, 1, (0, 1)) for k in (False, True)])
+from . import samples_nn  # noqa: E402,F401  (sg.nn rules)
