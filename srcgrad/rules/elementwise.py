@@ -79,8 +79,10 @@ _unary("log1p", np.log1p, lambda g, x: g / (x + 1), math.log1p, safe=True)
 _unary("exp2", np.exp2, lambda g, out: g * (out * LN2))
 _unary("log2", np.log2, lambda g, x: g / (x * LN2), math.log2)
 _unary("log10", np.log10, lambda g, x: g / (x * LN10), math.log10)
+# exp(x - out) <= 1: the softmax weight of x, overflow-free where 1 / (exp(y - x) + 1)
+# overflows (and warns) once |x - y| > 709
 _binary("logaddexp", np.logaddexp,
-        lambda g, x, y: g / (np.exp(y - x) + 1), lambda g, x, y: g / (np.exp(x - y) + 1))
+        lambda g, x, out: g * np.exp(x - out), lambda g, y, out: g * np.exp(y - out))
 
 # --- trigonometric and hyperbolic ---------------------------------------------------
 _unary("sin", np.sin, lambda g, x: g * np.cos(x), math.sin, safe=True)
