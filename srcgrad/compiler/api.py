@@ -356,9 +356,8 @@ class Derivation:
             if t.is_integral:
                 raise SrcGradError(
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
-                    f"{type(primal_args[i]).__name__} "
-                    f"({'an integer or bool' if t.kind != 'none' else 'None'}).",
-                    advice="Pass a float (e.g. 2.0), or leave it out of wrt.")
+                    f"{_not_differentiable(primal_args[i], t)}.",
+                    advice="Pass a float (e.g. 2.0) or a float array, or leave it out of wrt.")
         try:
             entry = self.compile(arg_types, self.constants(primal_args))
         except RecursionNeedsValues:
@@ -463,6 +462,20 @@ class Derivation:
 
 
 _NO_DEFAULTS = type("_NoDefaults", (), {"__defaults__": None, "__kwdefaults__": None})()
+
+
+def _not_differentiable(value: Any, t: T.AType) -> str:
+    """What a value srcgrad cannot differentiate is, for a message (never its repr: an
+    array's would fill the screen)."""
+    name = type(value).__name__
+    name = f"{'an' if name[0] in 'aeiou' or name == 'ndarray' else 'a'} {name}"
+    if t.kind == "none":
+        return "None"
+    if t.kind in ("int", "bool"):
+        return f"{name} (an integer or bool)"
+    if t.kind in ("array", "scalar"):
+        return f"{name} of dtype {t.dtype} (integer or bool values)"
+    return f"{name} (a value srcgrad treats as a compile-time constant, not a number)"
 
 
 def _normalize_wrt(wrt: Any, names: list[str], transform: str) -> tuple[tuple[int, ...], bool]:
