@@ -246,3 +246,32 @@ def test_bce_with_logits_is_finite_at_extreme_logits_like_torch():
     assert np.isfinite(got[0][0]) and np.all(np.isfinite(got[0][1]))
     assert got[0][0] == pytest.approx(got[1][0], rel=1e-12)
     np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("make, inputs", [
+    (lambda nn, lib: nn.MSELoss(), lambda lib: (leaf(lib, X, "float64"), const(lib, Y))),
+    (lambda nn, lib: nn.L1Loss(reduction="sum"),
+     lambda lib: (leaf(lib, X, "float64"), const(lib, Y))),
+    (lambda nn, lib: nn.SmoothL1Loss(beta=0.5),
+     lambda lib: (leaf(lib, X, "float64"), const(lib, Y))),
+    (lambda nn, lib: nn.CrossEntropyLoss(weight=const(lib, W4), label_smoothing=0.1),
+     lambda lib: (leaf(lib, X, "float64"), const(lib, IDX))),
+    (lambda nn, lib: nn.NLLLoss(ignore_index=1),
+     lambda lib: (leaf(lib, X, "float64"), const(lib, IDX))),
+    (lambda nn, lib: nn.BCELoss(), lambda lib: (leaf(lib, P, "float64"), const(lib, Q))),
+    (lambda nn, lib: nn.BCEWithLogitsLoss(pos_weight=const(lib, W4)),
+     lambda lib: (leaf(lib, X, "float64"), const(lib, Q))),
+    (lambda nn, lib: nn.LogSoftmax(dim=1), lambda lib: (leaf(lib, X, "float64"),)),
+    (lambda nn, lib: nn.Softmax(dim=0), lambda lib: (leaf(lib, X, "float64"),)),
+])
+def test_nn_loss_modules_match_torch(make, inputs):
+    got = []
+    for lib in (sg, torch):
+        args = inputs(lib)
+        out = make(lib.nn, lib)(*args)
+        out.sum().backward()
+        got.append((out.detach().numpy().copy(), args[0].grad.numpy().copy(),
+                    type(out.grad_fn).__name__))
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12, atol=1e-12)
+    assert got[0][2] == got[1][2]

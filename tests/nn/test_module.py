@@ -159,3 +159,14 @@ def test_dropout_is_seeded_by_manual_seed_and_scales_kept_elements():
     assert sg.nn.functional.dropout(x, 0.5, training=False) is x
     with pytest.raises(ValueError, match="between 0 and 1"):
         sg.nn.functional.dropout(x, 1.5)
+
+
+def test_loss_modules_call_their_functional_with_their_options():
+    x = sg.tensor(np.random.default_rng(1).standard_normal((4, 3)), requires_grad=True)
+    t = sg.tensor([0, 2, 1, 2])
+    loss = sg.nn.CrossEntropyLoss(reduction="sum", label_smoothing=0.1)
+    assert float(loss(x, t)) == float(sg.nn.functional.cross_entropy(
+        x, t, reduction="sum", label_smoothing=0.1))
+    assert list(sg.nn.CrossEntropyLoss(weight=sg.ones(3)).state_dict()) == ["weight"]
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        sg.nn.MSELoss(reduction="avg")
