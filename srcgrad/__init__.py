@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import autograd, nn, optim, rules, viz
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .compiler.api import (
+    checkpoint,
     clear_cache,
     grad,
     hessian,
@@ -26,6 +27,7 @@ from .errors import SrcGradError
 from .rules.user import defjvp, defvjp
 from .tensor import *  # noqa: F403  (Tensor, dtypes, tensor(), zeros(), ...: its __all__)
 from .tensor import __all__ as _tensor_names
+from .tensor import linalg  # sg.linalg: torch.linalg's spellings
 from .tensor.functions import *  # noqa: F403  (sg.sin, sg.sum, sg.cat, ...: its __all__)
 from .tensor.functions import __all__ as _function_names
 
@@ -34,10 +36,10 @@ __version__ = "0.1.0"
 __all__ = [
     # the compiler (API.md section 1)
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source",
-    "defvjp", "defjvp", "stop_gradient", "clear_cache", "SrcGradError",
+    "defvjp", "defjvp", "stop_gradient", "checkpoint", "clear_cache", "SrcGradError",
     "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
     "autograd", "nn", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", *_tensor_names, *_function_names,
+    "is_grad_enabled", "linalg", *_tensor_names, *_function_names,
     "rules", "__version__",
 ]

@@ -59,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--wrt", default=None, type=parse_wrt, metavar="0,1|x,y",
                       help="arguments to differentiate, by position or name (default: 0)")
     show.add_argument("--mode", choices=("reverse", "forward"), default=None,
-                      help="reverse (grad, vjp) or forward (jvp) mode (default: reverse)")
+                      help="reverse: the code sg.grad runs (reverse mode, or forward mode "
+                           "for one float argument, as its first comment says); forward: "
+                           "sg.jvp's code (default: reverse)")
     show.add_argument("--no-optimize", dest="optimize", action="store_false",
                       help="show the code before the optimisation passes")
     show.add_argument("--types", type=parse_types, metavar="float,array[2],...",

@@ -26,6 +26,7 @@ from . import cache
 from . import structure as S
 from .ad.forward import JVP, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
+from .ad.tangent_grad import tangent_grad
 from .backend.annotate import annotate
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
@@ -43,12 +44,12 @@ from .ir.verify import verify
 from .jacobians import jacobian_of
 from .kind_check import check_ranks
 from .passes.pipeline import optimize as run_passes
-from .primitives import stop_gradient
+from .primitives import Checkpointed, checkpoint, stop_gradient
 from .signature import key_of, types_of
 from .trees import tree_leaves, tree_map
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
-           "stop_gradient", "clear_cache", "tree_map", "tree_leaves"]
+           "stop_gradient", "checkpoint", "clear_cache", "tree_map", "tree_leaves"]
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
            JVP: "Jacobian-vector product"}
@@ -117,6 +118,8 @@ def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
         return lambda g: _derive(g, transform, wrt, optimize)
     if not callable(f):
         raise SrcGradError(f"sg.{transform} needs a function, got {type(f).__name__}.")
+    if isinstance(f, Checkpointed):  # all of it recomputed is all of it: nothing to save
+        f = f.fn
     return Derivation(f, transform, wrt, optimize).function
 
 
@@ -438,7 +441,9 @@ class Derivation:
             if self.transform == JVP:
                 derived = forward(primal, wrt, tuple_wrt)
             else:
-                derived = reverse(primal, ReverseSpec(wrt, tuple_wrt, self.transform))
+                spec = ReverseSpec(wrt, tuple_wrt, self.transform)
+                derived = (tangent_grad(primal, spec) if boundary is None else None) or \
+                    reverse(primal, spec)
             verify(derived)
             # what the derived IR returns, for a transform composed on it (grad of grad over a
             # dict): the gradients' tree, when they are rebuilt into structures
@@ -453,12 +458,20 @@ class Derivation:
                 run_passes(derived, check=verify)
             emitted = emit_function(derived)
             text = module_text([emitted])
+            if derived.meta.get("note"):  # a choice the reader of the code should know
+                text = _before_def(text, emitted.name, derived.meta["note"])
             if boundary is not None:  # say how the user's structures map onto the parameters
                 notes = boundary.describe(self.param_names)
                 text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
             ns = compile_module(text, emitted.refs.namespace, emitted.name)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)
+
+
+def _before_def(text: str, name: str, lines: str) -> str:
+    """``text`` with comment ``lines`` put just before ``def name(``."""
+    start = 0 if text.startswith(f"def {name}(") else text.index(f"\ndef {name}(") + 1
+    return text[:start] + lines + text[start:]
 
 
 _NO_DEFAULTS = type("_NoDefaults", (), {"__defaults__": None, "__kwdefaults__": None})()

@@ -17,24 +17,15 @@ from srcgrad.rules import ELEMENTWISE, LINEAR, NONDIFF, Rule
 
 from .primitives import stop_gradient
 
-# Primitives whose result may share memory with their first input (NumPy views).
-VIEW_PRIMS = frozenset({
-    "getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
-    "swapaxes", "moveaxis", "diagonal", "stop_gradient", "real",
-})
-# Primitives whose result is a new array nobody else refers to.
-FRESH_PRIMS = frozenset({
-    "copy", "zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones", "full",
-    "setitem",
-})
-
 STRUCTURAL: dict[str, Rule] = {
     r.name: r
     for r in (
         # elementwise, so forward mode reuses `g -> g` with the tangent (never float(t))
-        Rule("float", float, inputs=("x",), kind=ELEMENTWISE, vjp={"x": lambda g: g}),
-        Rule("stop_gradient", stop_gradient, inputs=("x",), kind=NONDIFF),
-        Rule("int", int, inputs=("x",), kind=NONDIFF),
+        Rule("float", float, inputs=("x",), kind=ELEMENTWISE, vjp={"x": lambda g: g},
+             structural=True),
+        Rule("stop_gradient", stop_gradient, inputs=("x",), kind=NONDIFF,
+             structural=True, view=True),
+        Rule("int", int, inputs=("x",), kind=NONDIFF, structural=True),
     )
 }
 
@@ -43,29 +34,31 @@ def _support_rules() -> dict[str, Rule]:
     from . import support
 
     return {
-        "seed_one": Rule("seed_one", support.seed_one, inputs=("out",), kind=NONDIFF),
+        "seed_one": Rule("seed_one", support.seed_one, inputs=("out",), kind=NONDIFF,
+                         structural=True),
         "like": Rule("like", support.like, inputs=("d", "x"), kind=LINEAR,
-                     vjp={"d": lambda g: g}),
+                     vjp={"d": lambda g: g}, structural=True),
         # linear (the identity), so a tangent or cotangent of the seed passes through it
         "checked_seed": Rule("checked_seed", support.checked_seed, inputs=("seed",),
                              params=("shape",), kind=LINEAR,
-                             vjp={"seed": lambda g, shape: g}),
+                             vjp={"seed": lambda g, shape: g}, structural=True),
         "seed_of_shape": Rule("seed_of_shape", support.seed_of_shape, inputs=("seed",),
                               params=("shape",), kind=LINEAR,
-                              vjp={"seed": lambda g, shape: g}),
+                              vjp={"seed": lambda g, shape: g}, structural=True),
         "tangent_of_shape": Rule("tangent_of_shape", support.tangent_of_shape,
                                  inputs=("tangent",), params=("shape",), kind=LINEAR,
-                                 vjp={"tangent": lambda g, shape: g}),
-        "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF),
-        "is_none": Rule("is_none", support.is_none, inputs=("x",), kind=NONDIFF),
+                                 vjp={"tangent": lambda g, shape: g}, structural=True),
+        "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF,
+                         structural=True),
+        "is_none": Rule("is_none", support.is_none, inputs=("x",), kind=NONDIFF, structural=True),
         "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
                            kind=LINEAR, form="xs, axis=0",
-                           vjp={"xs": lambda g, axis: support.unstack(g, axis)}),
+                           vjp={"xs": lambda g, axis: support.unstack(g, axis)}, structural=True),
         "add_items": Rule("add_items", support.add_items, inputs=("xs", "ys"), kind=LINEAR,
-                          vjp={"xs": lambda g: g, "ys": lambda g: g}),
+                          vjp={"xs": lambda g: g, "ys": lambda g: g}, structural=True),
         "unstack": Rule("unstack", support.unstack, inputs=("x",), params=("axis",),
                         kind=LINEAR, form="x, axis=0",
-                        vjp={"x": lambda g, axis: support.stack_list(g, axis)}),
+                        vjp={"x": lambda g, axis: support.stack_list(g, axis)}, structural=True),
     }
 
 

@@ -15,6 +15,7 @@ ops; calls on plain values alone run at trace time (static data).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -295,6 +296,9 @@ def _static(v: Any) -> Any:
     return v
 
 
+static_value = _static  # for the frontend's tuple-returning calls (frontend/multicalls.py)
+
+
 def _array_like(rule: Rule, v: Any) -> Any:
     """A NumPy function reads a list or tuple where it takes an array as ``np.asarray``
     does: one holding Syms becomes that array (``stack``), so activity flows through it.
@@ -338,9 +342,11 @@ def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
 _MAX_EXAMPLE_ELEMENTS = 1 << 16
 
 
-def _fitting_size(operands: dict[str, Any]) -> int | None:
+def _fitting_size(operands: dict[str, Any], divisible: bool = False) -> int | None:
     """An example size every constant int of ``operands`` is a valid index for (``W[-1, 2]``
-    needs 3 along each axis), or None when those examples would be too large."""
+    needs 3 along each axis), or with ``divisible`` one each positive int also divides
+    (their least common multiple, at least that index size), or None when those examples
+    would be too large."""
     ints: list[int] = []
     ndims: list[int] = [0]
 
@@ -361,6 +367,9 @@ def _fitting_size(operands: dict[str, Any]) -> int | None:
 
     walk(list(operands.values()))
     size = max([n + 1 if n >= 0 else -n for n in ints], default=0)
+    if divisible:
+        lcm = math.lcm(*(n for n in ints if n > 0)) if any(n > 0 for n in ints) else 1
+        size = lcm * -(-max(size, 1) // lcm)
     if size <= 2 or size ** max(ndims) > _MAX_EXAMPLE_ELEMENTS:
         return None
     return size
@@ -394,6 +403,11 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
         size = _fitting_size(operands)
         if size is not None:
             t = _infer_on_examples(rule, operands, size)
+    if t == T.ANY:
+        # a constant int may also need to divide a length (np.split(x, 3) splits 6, not 4)
+        size = _fitting_size(operands, divisible=True)
+        if size is not None:
+            t = _infer_on_examples(rule, operands, size)
     if t.kind == "any" and rule.broadcasts and any(
             isinstance(c, np.ndarray) and c.ndim for ok, c in
             (const_value(v) for v in operands.values() if isinstance(v, Value)) if ok):
@@ -409,17 +423,19 @@ def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.ATy
             return T.ANY
         env[k] = x
     twin = uses_math_spelling(rule, operands)
-    if rule.name in _OPERATORS:
-        impl = _OPERATORS[rule.name]
+    impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
+    if impl is not None:
         return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})
     if twin is not None:
         return T.infer(lambda: twin(*(env[n] for n in rule.inputs)), [], {})
     return T.infer(lambda: rule.apply(env), [], {})
 
 
-_OPERATORS: dict[str, Any] = {
-    "add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
-    "multiply": lambda x, y: x * y, "divide": lambda x, y: x / y,
-    "power": lambda x, y: x ** y, "matmul": lambda x, y: x @ y,
-    "negative": lambda x: -x,
+# Arithmetic whose result type on Python numbers is the operator's (``2 * 3`` is an int),
+# by the rule's operator spelling and arity (comparisons, ``//`` and ``%`` keep NumPy's)
+_OPERATORS: dict[tuple[str | None, int], Any] = {
+    ("+", 2): lambda x, y: x + y, ("-", 2): lambda x, y: x - y,
+    ("*", 2): lambda x, y: x * y, ("/", 2): lambda x, y: x / y,
+    ("**", 2): lambda x, y: x ** y, ("@", 2): lambda x, y: x @ y,
+    ("-", 1): lambda x: -x,
 }

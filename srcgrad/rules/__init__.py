@@ -4,18 +4,28 @@ Importing this package registers every rule. Read :mod:`.registry` for the recor
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
 :mod:`.einsum`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.joining`,
-:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.nn` (PyTorch's
-fused losses). :mod:`.methods` maps array methods onto rules, :mod:`.forward` derives
-forward mode from a rule, and :mod:`.user` registers ``sg.defvjp`` / ``sg.defjvp`` rules.
+:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`,
+:mod:`.nn` (PyTorch's fused losses).
+Every per-primitive fact is a keyword of the rule's ``defrule`` line (PyTorch node name
+``torch=``, ``methods=``/``attributes=`` spellings, ``view``/``fresh``, ``operator=``,
+``runtime_only``, ``kinks=``; see :class:`.registry.Rule`): :mod:`.methods` only indexes
+the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node names,
+:mod:`.forward` derives forward mode from a rule, and :mod:`.user` registers
+``sg.defvjp`` / ``sg.defjvp`` rules.
 """
 
 from . import (  # noqa: F401
+    decompositions,  # linalg
     einsum,
     elementwise,
     factories,
     helpers,
     joining,
     linalg,
+    linalg_tuples,  # linalg
+    matrix_functions,  # linalg
+    meshgrid,
+    multi,
     nn,
     nondiff,
     norms,
@@ -23,6 +33,9 @@ from . import (  # noqa: F401
     reductions,
     setitem,
     shape,
+    sorting,
+    splitting,
+    triangular,  # linalg
 )
 from .dispatch import dispatching
 from .forward import forward_tangent
@@ -47,4 +60,4 @@ __all__ = [
     "rule_for", "rule_named",
 ]
 
-from . import runtime_ops, torch_names  # noqa: E402,F401  (runtime rules; then PyTorch's node names)
+from . import runtime_ops  # noqa: E402,F401  (the runtime's own rules)

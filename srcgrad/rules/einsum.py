@@ -169,5 +169,6 @@ def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
 defrule("einsum", np.einsum, inputs=("operands",), params=("subscripts", "optimize"),
         variadic="operands", kind=BILINEAR, form="subscripts, *operands, optimize=False",
         canonical=sublists_to_subscripts,
+        view=True,  # einsum("ij->ji", a) and einsum("ii->i", a) return views of a
         vjp={"operands": lambda g, operands, operands_shape, subscripts, i, optimize:
              _einsum_vjp(g, operands, operands_shape, subscripts, i, optimize)})

@@ -81,10 +81,12 @@ def _fill_vjp(g: Any, fill_value_shape: Any, fill_value_dtype: Any) -> Any:
 
 defrule("full", full, inputs=("fill_value",), params=("shape", "dtype"), kind=LINEAR,
         form="shape, fill_value, dtype=None", aliases=(np.full,),
-        vjp={"fill_value": _fill_vjp})
+        vjp={"fill_value": _fill_vjp}, fresh=True,
+        pytorch=("sg.full",))
 defrule("full_like", full_like, inputs=("x", "fill_value"), params=("dtype",),
         kind=LINEAR, form="x, fill_value, dtype=None", aliases=(np.full_like,),
-        vjp={"fill_value": _fill_vjp})
+        vjp={"fill_value": _fill_vjp}, fresh=True,
+        pytorch=("sg.full_like",))
 
 # ``broadcasts``: start and stop broadcast against each other (the engine unbroadcasts)
 defrule("linspace", np.linspace, inputs=("start", "stop"), params=("num", "endpoint"),
@@ -92,7 +94,8 @@ defrule("linspace", np.linspace, inputs=("start", "stop"), params=("num", "endpo
         vjp={"start": lambda g, num, endpoint:
              np.sum(g * (1.0 - linspace_weights(g, num, endpoint)), axis=0),
              "stop": lambda g, num, endpoint:
-             np.sum(g * linspace_weights(g, num, endpoint), axis=0)})
+             np.sum(g * linspace_weights(g, num, endpoint), axis=0)},
+        pytorch=("sg.linspace",))
 
 
 def _arange_start_vjp(g: Any, stop: Any, start_dtype: Any) -> Any:
@@ -109,4 +112,5 @@ defrule("arange", arange, inputs=("start", "step"), params=("stop", "dtype"),
         form="start, stop=None, step=None, dtype=None", aliases=(np.arange,),
         vjp={"start": _arange_start_vjp,
              "step": lambda g, step_dtype: astype(np.sum(g * range_index(g)), step_dtype)},
-        jvp={"start": _arange_start_jvp, "step": lambda t, out: t * range_index(out)})
+        jvp={"start": _arange_start_jvp, "step": lambda t, out: t * range_index(out)},
+        pytorch=("sg.arange",))

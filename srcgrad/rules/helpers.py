@@ -99,19 +99,20 @@ def getitem(x: Any, index: Any) -> Any:
 
 
 defrule("unbroadcast", unbroadcast, inputs=("x",), params=("shape",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape: rebroadcast(g, x_shape)})
+        vjp={"x": lambda g, x_shape: rebroadcast(g, x_shape)}, view=True)
 defrule("rebroadcast", rebroadcast, inputs=("x",), params=("shape",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape: unbroadcast(g, x_shape)})
+        vjp={"x": lambda g, x_shape: unbroadcast(g, x_shape)}, view=True)
 defrule("unreduce", unreduce, inputs=("x",), params=("shape", "axis", "keepdims"), kind=LINEAR,
         form="x, shape, axis=None, keepdims=False",
-        vjp={"x": lambda g, axis, keepdims: np.sum(g, axis=axis, keepdims=keepdims)})
+        vjp={"x": lambda g, axis, keepdims: np.sum(g, axis=axis, keepdims=keepdims)}, view=True)
 defrule("reduced_count", reduced_count, inputs=(), params=("shape", "axis"), kind=NONDIFF,
         form="shape, axis=None")
 defrule("scatter_add", scatter_add, inputs=("x",), params=("shape", "index"), kind=LINEAR,
         vjp={"x": lambda g, index: getitem(g, index)})
 defrule("getitem", getitem, inputs=("x",), params=("index",), kind=LINEAR,
         vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
-        node_name=lambda **_: ("IndexBackward0", 1))
+        torch="IndexBackward0", view=True,
+        pytorch=("t[index]",))
 
 
 def written_copy(x: Any, values: Any, index: Any) -> Any:

@@ -73,8 +73,8 @@ defrule("append_index", append_index, inputs=(),
         params=("arr_shape", "values_shape", "axis", "i"), kind=NONDIFF)
 
 
-def _joining(name: str, impl: Any, how: str) -> None:
-    defrule(name, impl, inputs=("tup",), variadic="tup", kind=LINEAR, form="tup",
+def _joining(name: str, impl: Any, how: str, **fields: Any) -> None:
+    defrule(name, impl, inputs=("tup",), variadic="tup", kind=LINEAR, form="tup", **fields,
             vjp={"tup": lambda g, tup_shape, i:
                  np.reshape(getitem(g, joined_index(tup_shape, how, i)), tup_shape[i])})
 
@@ -91,6 +91,10 @@ defrule("append", np.append, inputs=("arr", "values"), params=("axis",), kind=LI
              "values": lambda g, arr_shape, values_shape, axis: np.reshape(
                  getitem(g, append_index(arr_shape, values_shape, axis, 1)), values_shape)})
 
-for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
-    defrule(_fn.__name__, _fn, inputs=("x",), kind=LINEAR,
-            vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
+# (views of their argument, as reshape is)
+defrule("atleast_1d", np.atleast_1d, inputs=("x",), kind=LINEAR, view=True,
+        vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
+defrule("atleast_2d", np.atleast_2d, inputs=("x",), kind=LINEAR, view=True,
+        vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})
+defrule("atleast_3d", np.atleast_3d, inputs=("x",), kind=LINEAR, view=True,
+        vjp={"x": lambda g, x_shape: np.reshape(g, x_shape)})

@@ -34,7 +34,8 @@ def _mT(a: Any) -> Any:
 # --- inverse, solve, determinant ------------------------------------------------------------
 defrule("inv", np.linalg.inv, inputs=("x",),
         vjp={"x": lambda g, out: -np.matmul(_mT(out), np.matmul(g, _mT(out)))},
-        jvp={"x": lambda t, out: -np.matmul(out, np.matmul(t, out))})
+        jvp={"x": lambda t, out: -np.matmul(out, np.matmul(t, out))},
+        torch=("LinalgInvExBackward0", 1), pytorch=("sg.linalg.inv",))
 
 
 @dispatching
@@ -44,7 +45,7 @@ def as_columns(v: Any, b_shape: Shape) -> Any:
 
 
 defrule("as_columns", as_columns, inputs=("v",), params=("b_shape",), kind=LINEAR,
-        vjp={"v": lambda g, v_shape: np.reshape(g, v_shape)})
+        vjp={"v": lambda g, v_shape: np.reshape(g, v_shape)}, view=True)
 
 
 def _solve_t(a: Any, g: Any, b_shape: Shape) -> Any:
@@ -60,11 +61,13 @@ defrule("solve", np.linalg.solve, inputs=("a", "b"), broadcasts=True,
         jvp={"a": lambda t, a, b_shape, out: -np.reshape(
                  np.linalg.solve(a, np.matmul(t, as_columns(out, b_shape))), np.shape(out)),
              "b": lambda t, a, b_shape, out:
-                 np.reshape(np.linalg.solve(a, as_columns(t, b_shape)), np.shape(out))})
+                 np.reshape(np.linalg.solve(a, as_columns(t, b_shape)), np.shape(out))},
+        torch=("LinalgSolveExBackward0", 2), pytorch=("sg.linalg.solve",))
 defrule("det", np.linalg.det, inputs=("x",),
         vjp={"x": lambda g, x, out: np.expand_dims(g * out, (-2, -1)) * _mT(np.linalg.inv(x))},
         jvp={"x": lambda t, x, out:
-             out * np.trace(np.linalg.solve(x, t), axis1=-2, axis2=-1)})
+             out * np.trace(np.linalg.solve(x, t), axis1=-2, axis2=-1)},
+        torch=("LinalgDetBackward0", 1), pytorch=("sg.linalg.det",))
 
 
 # --- trace and diag ---------------------------------------------------------------------------
@@ -95,12 +98,14 @@ _TRACE_FORM = "x, offset=0, axis1=0, axis2=1"
 defrule("trace", np.trace, inputs=("x",), params=("offset", "axis1", "axis2"), kind=LINEAR,
         form=_TRACE_FORM,
         vjp={"x": lambda g, x_shape, offset, axis1, axis2:
-             trace_adjoint(g, x_shape, offset, axis1, axis2)})
+             trace_adjoint(g, x_shape, offset, axis1, axis2)},
+        torch=("TraceBackward0", 1), methods=("trace",))
 defrule("trace_adjoint", trace_adjoint, inputs=("c",),
         params=("shape", "offset", "axis1", "axis2"), kind=LINEAR,
         form="c, shape, offset=0, axis1=0, axis2=1",
         vjp={"c": lambda g, offset, axis1, axis2: np.trace(g, offset, axis1, axis2)})
 defrule("diag", np.diag, inputs=("x",), params=("k",), kind=LINEAR, form="x, k=0",
-        vjp={"x": lambda g, x_shape, k: diag_adjoint(g, x_shape, k)})
+        vjp={"x": lambda g, x_shape, k: diag_adjoint(g, x_shape, k)},
+        torch=("DiagEmbedBackward0", 1), view=True)
 defrule("diag_adjoint", diag_adjoint, inputs=("c",), params=("shape", "k"), kind=LINEAR,
-        form="c, shape, k=0", vjp={"c": lambda g, k: np.diag(g, k)})
+        form="c, shape, k=0", vjp={"c": lambda g, k: np.diag(g, k)}, view=True)

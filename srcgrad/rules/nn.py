@@ -40,6 +40,7 @@ from .dispatch import dispatching
 from .helpers import reduced_count
 from .registry import ELEMENTWISE, NONDIFF, defrule
 from .runtime_ops import sigmoid
+from .torch_names import nll_loss_node
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -65,12 +66,14 @@ def _spread(g: Any, d: Any, x_shape: Any, reduction: str) -> Any:
 
 
 def _loss(name: str, impl: Any, inputs: tuple[str, ...], params: tuple[str, ...], form: str,
-          slopes: dict[str, Any]) -> None:
-    """Register a loss from the slope of its elementwise part for each input."""
+          slopes: dict[str, Any], **facts: Any) -> None:
+    """Register a loss from the slope of its elementwise part for each input; ``facts``
+    are the record's other fields (``torch=``, ``pytorch=``, ``kinks=``)."""
     names = (*inputs, *params)
     defrule(name, impl, inputs=inputs, params=params, form=form,
             vjp={k: _vjp_of(s, names) for k, s in slopes.items()},
-            jvp={k: _jvp_of(s, names) for k, s in slopes.items()})
+            jvp={k: _jvp_of(s, names) for k, s in slopes.items()},
+            runtime_only=True, **facts)
 
 
 def _vjp_of(slope: Any, names: tuple[str, ...]) -> Any:
@@ -114,7 +117,9 @@ def mse_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
 
 _loss("mse_loss", mse_loss, ("x", "target"), ("reduction",), "x, target, reduction='mean'",
       {"x": lambda x, target, reduction: 2.0 * (x - target),
-       "target": lambda x, target, reduction: -2.0 * (x - target)})
+       "target": lambda x, target, reduction: -2.0 * (x - target)},
+      torch=("MseLossBackward0", 2),
+      pytorch=("sg.nn.functional.mse_loss", "sg.nn.MSELoss"))
 
 
 # --- smooth_l1_loss (beta > 0; beta == 0 is l1_loss, composed by the caller) -------------
@@ -129,7 +134,12 @@ def smooth_l1_loss(x: Any, target: Any, reduction: str = "mean", beta: float = 1
 _loss("smooth_l1_loss", smooth_l1_loss, ("x", "target"), ("reduction", "beta"),
       "x, target, reduction='mean', beta=1.0",
       {"x": lambda x, target, reduction, beta: np.clip((x - target) / beta, -1.0, 1.0),
-       "target": lambda x, target, reduction, beta: -np.clip((x - target) / beta, -1.0, 1.0)})
+       "target": lambda x, target, reduction, beta: -np.clip((x - target) / beta, -1.0, 1.0)},
+      torch=("SmoothL1LossBackward0", 2),
+      pytorch=("sg.nn.functional.smooth_l1_loss", "sg.nn.SmoothL1Loss"),
+      kinks=("At |input - target| = beta the slope is +-1 from both sides; the second "
+             "derivative is 1 / beta inside and 0 outside (at the bound, clip's: 1 / beta). "
+             "beta = 0 is l1_loss, composed (abs'(0) = 0)."))
 
 
 # --- binary_cross_entropy ------------------------------------------------------------------
@@ -148,7 +158,12 @@ _loss("binary_cross_entropy", binary_cross_entropy, ("x", "target", "weight"),
           weight * (x - target) / np.maximum((1.0 - x) * x, _BCE_EPS),
        "target": lambda x, target, weight, reduction:
           weight * (np.maximum(np.log(1.0 - x), _LOG_FLOOR)
-                    - np.maximum(np.log(x), _LOG_FLOOR))})
+                    - np.maximum(np.log(x), _LOG_FLOOR))},
+      torch=("BinaryCrossEntropyBackward0", 2),
+      pytorch=("sg.nn.functional.binary_cross_entropy", "sg.nn.BCELoss"),
+      kinks=("At input 0 or 1 the logs are clamped at -100 and the slope's denominator "
+             "input (1 - input) at 1e-12 (PyTorch's constants): finite loss and gradient "
+             "(0 where the target equals the input, else about 1e12 * weight)."))
 
 
 # --- binary_cross_entropy_with_logits ---------------------------------------------------
@@ -171,7 +186,10 @@ _loss("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits,
       {"x": lambda x, target, weight, pos_weight, reduction:
           weight * (((pos_weight - 1.0) * target + 1.0) * sigmoid(x) - pos_weight * target),
        "target": lambda x, target, weight, pos_weight, reduction:
-          weight * ((pos_weight - 1.0) * _softplus_neg(x) - x)})
+          weight * ((pos_weight - 1.0) * _softplus_neg(x) - x)},
+      torch=("BinaryCrossEntropyWithLogitsBackward0", 2),
+      pytorch=("sg.nn.functional.binary_cross_entropy_with_logits", "sg.nn.BCEWithLogitsLoss"),
+      kinks="Overflow-free at any logit (softplus and sigmoid in stable forms, +-800 tested).")
 
 
 # --- nll_loss ---------------------------------------------------------------------------
@@ -220,7 +238,13 @@ defrule("nll_loss", nll_loss, inputs=("x", "target", "weight"),
         vjp={"x": _nll_vjp},
         # linear in x: the tangent goes through the loss itself
         jvp={"x": lambda t, target, weight, axis, reduction, ignore_index:
-             nll_loss(t, target, weight, axis, reduction, ignore_index)})
+             nll_loss(t, target, weight, axis, reduction, ignore_index)},
+        torch=nll_loss_node, runtime_only=True,
+        pytorch=("sg.nn.functional.nll_loss", "sg.nn.NLLLoss",
+                 "sg.nn.functional.cross_entropy", "sg.nn.CrossEntropyLoss"),
+        kinks=("Targets equal to ignore_index get gradient 0; 'mean' divides by the sum of "
+               "the targets' class weights, so a batch with every target ignored gives NaN "
+               "(as PyTorch). No derivative for the integer target."))
 
 
 # --- gelu -------------------------------------------------------------------------------
@@ -261,7 +285,9 @@ def _gelu_slope(x: Any, approximate: str) -> Any:
 
 defrule("gelu", gelu, inputs=("x",), params=("approximate",), kind=ELEMENTWISE,
         form="x, approximate='none'",
-        vjp={"x": lambda g, x, approximate: g * _gelu_slope(x, approximate)})
+        vjp={"x": lambda g, x, approximate: g * _gelu_slope(x, approximate)},
+        torch="GeluBackward0", runtime_only=True,
+        pytorch=("sg.nn.functional.gelu", "sg.nn.GELU"))
 
 
 # --- addmm: linear with a bias -------------------------------------------------------------
@@ -277,4 +303,6 @@ defrule("addmm", addmm, inputs=("input", "mat1", "mat2"), broadcasts=True,
              "mat2": lambda g, mat1: np.matmul(np.transpose(mat1), g)},
         jvp={"input": lambda t, out: t + np.zeros_like(out),
              "mat1": lambda t, mat2: np.matmul(t, mat2),
-             "mat2": lambda t, mat1: np.matmul(mat1, t)})
+             "mat2": lambda t, mat1: np.matmul(mat1, t)},
+        torch=("AddmmBackward0", 3), runtime_only=True,
+        pytorch=("sg.nn.functional.linear", "sg.nn.Linear"))

@@ -14,7 +14,9 @@ matrix, 'fro' (None)          ``x / out``
 matrix, ``ord`` +-1 / +-inf   ``sign(x)`` on the column (row) of largest (smallest) sum
                               of ``|x|``, shared evenly among ties
 matrix, ``ord`` 2 / -2        ``u v^T`` of the largest / smallest singular value
-matrix, 'nuc'                 ``U V^T`` (thin SVD)
+matrix, 'nuc'                 ``U V^T`` (thin SVD; both through :mod:`.decompositions`'
+                              SVD items, so they differentiate again where the singular
+                              values are simple and nonzero)
 ============================  =============================================================
 
 Whether a call is a vector or a matrix norm depends on ``x``'s number of dimensions when
@@ -22,9 +24,8 @@ Whether a call is a vector or a matrix norm depends on ``x``'s number of dimensi
 makes ``axis`` explicit from the ndims when the call is bound (compile time for the
 compiler, call time for the runtime), and refuses (``ValueError``) an ``ord``/``axis`` pair
 NumPy does not define. When the ndim is not known (a generic compile), ``axis`` stays
-None and the helper ``norm_gradient`` decides at run time. The SVD directions and
-``norm_gradient`` are helper primitives without a derivative of their own: a second
-derivative through them is refused.
+None and the helper ``norm_gradient`` decides at run time. ``norm_gradient`` is a helper
+primitive without a derivative of its own: a second derivative through it is refused.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .decompositions import svd_u, svd_vt
 from .dispatch import dispatching
 from .helpers import unreduce
 from .registry import defrule
@@ -108,9 +110,9 @@ def _direction(x: Any, x_shape: Shape, out: Any, ord: Any, axis: Any, keepdims: 
         return norm_gradient(x, out, ord, keepdims)
     if _matrix(axis):
         if isinstance(ord, str):  # 'nuc' ('fro' is Euclidean)
-            return nuclear_norm_gradient(x, axis)
+            return _svd_direction(x, axis, None)
         if ord in (2, -2):
-            return spectral_norm_gradient(x, axis, ord == -2)
+            return _svd_direction(x, axis, -1 if ord == -2 else 0)
         # 1: the largest sum of |x| over axis[0] (a column), along axis[1]; inf: swapped
         summed, picked = (axis[0], axis[1]) if ord in (1, -1) else (axis[1], axis[0])
         sums = np.sum(np.abs(x), axis=summed, keepdims=True)
@@ -147,22 +149,16 @@ def _norm_jvp(t: Any, x: Any, x_shape: Shape, out: Any, ord: Any, axis: Any,
     return np.sum(t * direction, axis=axis, keepdims=keepdims)
 
 
-@dispatching
-def spectral_norm_gradient(x: Any, axis: tuple[int, int], smallest: bool = False) -> Any:
-    """``u v^T`` of the largest (``smallest``: the smallest) singular value of the matrices
-    on ``axis``: the gradient of the 2-norm (-2-norm) where that value is simple."""
-    m = np.moveaxis(np.asarray(x), axis, (-2, -1))
-    u, _, vt = np.linalg.svd(m, full_matrices=False)
-    k = -1 if smallest else 0
-    return np.moveaxis(u[..., :, [k]] @ vt[..., [k], :], (-2, -1), axis)
-
-
-@dispatching
-def nuclear_norm_gradient(x: Any, axis: tuple[int, int]) -> Any:
-    """``U V^T`` of the thin SVD of the matrices on ``axis``: the nuclear norm's gradient."""
-    m = np.moveaxis(np.asarray(x), axis, (-2, -1))
-    u, _, vt = np.linalg.svd(m, full_matrices=False)
-    return np.moveaxis(u @ vt, (-2, -1), axis)
+def _svd_direction(x: Any, axis: tuple[int, int], k: int | None) -> Any:
+    """``U Vt`` (``k`` None: the nuclear norm) or ``u_k v_k^T`` (the 2 / -2 norm) of the
+    thin SVD of the matrices on ``axis``, through the SVD's item primitives, whose rules
+    make this differentiable again (second order; simple, nonzero singular values)."""
+    m = np.moveaxis(x, axis, (-2, -1))
+    u, vt = svd_u(m), svd_vt(m)
+    if k is not None:
+        pick = slice(k, None if k == -1 else k + 1)
+        u, vt = u[..., :, pick], vt[..., pick, :]
+    return np.moveaxis(np.matmul(u, vt), (-2, -1), axis)
 
 
 @dispatching
@@ -176,12 +172,12 @@ def norm_gradient(x: Any, out: Any, ord: Any, keepdims: bool = False) -> Any:
     return _direction(x, x.shape, out, ord, axis, keepdims)
 
 
-# no derivative of their own (it needs every singular vector): second order is refused
-defrule("spectral_norm_gradient", spectral_norm_gradient, inputs=("x",),
-        params=("axis", "smallest"), form="x, axis, smallest=False")
-defrule("nuclear_norm_gradient", nuclear_norm_gradient, inputs=("x",), params=("axis",))
+# no derivative of its own: a second derivative through a generic compile is refused
 defrule("norm_gradient", norm_gradient, inputs=("x", "out"), params=("ord", "keepdims"),
         form="x, out, ord, keepdims=False")
 defrule("norm", np.linalg.norm, inputs=("x",), params=("ord", "axis", "keepdims"),
         form="x, ord=None, axis=None, keepdims=False", resolve=resolve_norm,
-        vjp={"x": _norm_vjp}, jvp={"x": _norm_jvp})
+        vjp={"x": _norm_vjp}, jvp={"x": _norm_jvp}, torch=("LinalgVectorNormBackward0", 1),
+        pytorch=("t.norm()", "sg.linalg.norm", "sg.linalg.vector_norm", "sg.linalg.matrix_norm"),
+        kinks=("At 0 the gradient is 0 (a subgradient) and so is the second derivative (PyTorch's"
+               " is NaN there)."))

@@ -31,6 +31,7 @@ import numpy as np
 from .dispatch import dispatching
 from .helpers import unbroadcast
 from .registry import BILINEAR, defrule
+from .torch_names import matmul_node
 
 Shape = tuple[int, ...]
 
@@ -119,10 +120,10 @@ inner_adjoint_x = _primitive("inner_adjoint_x", _inner_adjoint_x)
 inner_adjoint_y = _primitive("inner_adjoint_y", _inner_adjoint_y)
 
 
-def _product(name: str, impl: Any, adjoint_x: Any, adjoint_y: Any) -> None:
+def _product(name: str, impl: Any, adjoint_x: Any, adjoint_y: Any, **fields: Any) -> None:
     defrule(name, impl, inputs=("x", "y"), kind=BILINEAR,
             vjp={"x": lambda g, y, x_shape: adjoint_x(g, y, x_shape),
-                 "y": lambda g, x, y_shape: adjoint_y(x, g, y_shape)})
+                 "y": lambda g, x, y_shape: adjoint_y(x, g, y_shape)}, **fields)
     defrule(f"{name}_adjoint_x", adjoint_x, inputs=("c", "y"), params=("shape",),
             kind=BILINEAR,
             vjp={"c": lambda g, y: impl(g, y),
@@ -133,9 +134,13 @@ def _product(name: str, impl: Any, adjoint_x: Any, adjoint_y: Any) -> None:
                  "c": lambda g, x: impl(x, g)})
 
 
-_product("matmul", np.matmul, matmul_adjoint_x, matmul_adjoint_y)
-_product("dot", np.dot, dot_adjoint_x, dot_adjoint_y)
+_product("matmul", np.matmul, matmul_adjoint_x, matmul_adjoint_y, torch=matmul_node, operator="@",
+         pytorch=("t @ u", "t.matmul", "t.mm", "t.mv", "sg.matmul", "sg.mm", "sg.mv"), fresh=True)
+_product("dot", np.dot, dot_adjoint_x, dot_adjoint_y, torch=matmul_node, methods=("dot",),
+         pytorch=("t.dot", "sg.dot"))
 _product("inner", np.inner, inner_adjoint_x, inner_adjoint_y)
 defrule("outer", np.outer, inputs=("x", "y"), kind=BILINEAR,
         vjp={"x": lambda g, y, x_shape: np.reshape(np.matmul(g, np.ravel(y)), x_shape),
-             "y": lambda g, x, y_shape: np.reshape(np.matmul(np.ravel(x), g), y_shape)})
+             "y": lambda g, x, y_shape: np.reshape(np.matmul(np.ravel(x), g), y_shape)},
+        torch=("MulBackward0", 2),
+        pytorch=("t.outer", "sg.outer"))

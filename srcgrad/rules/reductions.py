@@ -41,6 +41,7 @@ from .dispatch import dispatching
 from .helpers import reduced_count, unreduce
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
+from .torch_names import by_axis, max_min_node
 
 _REDUCE_FORM = "x, axis=None, *, keepdims=False"
 
@@ -123,9 +124,10 @@ def min_weights(x: Any, axis: Any = None) -> Any:
 
 
 defrule("fold_axes", fold_axes, inputs=("x",), params=("axis",), kind=LINEAR,
-        form="x, axis=None", vjp={"x": lambda g, x_shape, axis: unfold_axes(g, x_shape, axis)})
+        form="x, axis=None", vjp={"x": lambda g, x_shape, axis: unfold_axes(g, x_shape, axis)},
+        view=True)
 defrule("unfold_axes", unfold_axes, inputs=("y",), params=("shape", "axis"), kind=LINEAR,
-        form="y, shape, axis=None", vjp={"y": lambda g, axis: fold_axes(g, axis)})
+        form="y, shape, axis=None", vjp={"y": lambda g, axis: fold_axes(g, axis)}, view=True)
 def _prod_others_vjp(g: Any, x: Any, out: Any) -> Any:
     # leave_one_out[..., k, j] = x_j, with 1 where j == k; prod_others of it along j then
     # holds, at [..., k, i], the product of every x_j but x_i and x_k
@@ -162,25 +164,43 @@ def _others(x: Any, x_shape: Any, axis: Any) -> Any:
 
 
 _reduction("sum", np.sum, kind=LINEAR,
-           vjp=lambda g, x_shape, axis, keepdims: unreduce(g, x_shape, axis, keepdims))
+           vjp=lambda g, x_shape, axis, keepdims: unreduce(g, x_shape, axis, keepdims),
+           torch=by_axis("SumBackward0", "SumBackward1"), methods=("sum",),
+           pytorch=("t.sum", "sg.sum"))
 _reduction("mean", np.mean, kind=LINEAR,
            vjp=lambda g, x_shape, axis, keepdims:
-               unreduce(g, x_shape, axis, keepdims) / reduced_count(x_shape, axis))
+               unreduce(g, x_shape, axis, keepdims) / reduced_count(x_shape, axis),
+           torch=by_axis("MeanBackward0", "MeanBackward1"), methods=("mean",), float_result=True,
+           pytorch=("t.mean", "sg.mean"))
 _reduction("prod", np.prod,
            vjp=lambda g, x, x_shape, axis, keepdims:
                unreduce(g, x_shape, axis, keepdims) * _others(x, x_shape, axis),
            jvp=lambda t, x, x_shape, axis, keepdims:
-               np.sum(t * _others(x, x_shape, axis), axis=axis, keepdims=keepdims))
+               np.sum(t * _others(x, x_shape, axis), axis=axis, keepdims=keepdims),
+           torch=by_axis("ProdBackward0", "ProdBackward1"), methods=("prod",),
+           pytorch=("t.prod", "sg.prod"),
+           kinks=("With one zero, that element's gradient is the product of the others; with two "
+                  "or more zeros every gradient is 0 (computed without dividing by the product)."))
 _reduction("max", np.max, aliases=(np.amax,),
            vjp=lambda g, x, x_shape, axis, keepdims:
                _weighted(unreduce(g, x_shape, axis, keepdims), max_weights(x, axis)),
            jvp=lambda t, x, axis, keepdims:
-               np.sum(_weighted(t, max_weights(x, axis)), axis=axis, keepdims=keepdims))
+               np.sum(_weighted(t, max_weights(x, axis)), axis=axis, keepdims=keepdims),
+           torch=max_min_node("Max"), methods=("max",),
+           pytorch=("t.max", "sg.max"),
+           kinks=("Ties: a full reduction splits the gradient evenly among the tied maxima; along"
+                  " an axis it goes to the first maximal element (PyTorch's max(dim) index). A "
+                  "NaN is the maximum: it gets the gradient."))
 _reduction("min", np.min, aliases=(np.amin,),
            vjp=lambda g, x, x_shape, axis, keepdims:
                _weighted(unreduce(g, x_shape, axis, keepdims), min_weights(x, axis)),
            jvp=lambda t, x, axis, keepdims:
-               np.sum(_weighted(t, min_weights(x, axis)), axis=axis, keepdims=keepdims))
+               np.sum(_weighted(t, min_weights(x, axis)), axis=axis, keepdims=keepdims),
+           torch=max_min_node("Min"), methods=("min",),
+           pytorch=("t.min", "sg.min"),
+           kinks=("Ties: a full reduction splits the gradient evenly among the tied minima; along"
+                  " an axis it goes to the first minimal element (PyTorch's min(dim) index). A "
+                  "NaN is the minimum: it gets the gradient."))
 
 
 def _centered(x: Any, axis: Any) -> Any:
@@ -200,17 +220,27 @@ defrule("var", np.var, **_VAR_FIELDS,
              / (reduced_count(x_shape, axis) - ddof)},
         jvp={"x": lambda t, x, x_shape, axis, ddof, keepdims:
              np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims) * 2.0
-             / (reduced_count(x_shape, axis) - ddof)})
+             / (reduced_count(x_shape, axis) - ddof)},
+        torch=("VarBackward0", 1), methods=("var",), float_result=True,
+        pytorch=("t.var", "sg.var"),
+        kinks=("Of a constant: gradient 0. With ddof leaving no degree of freedom: NaN (0 / 0), "
+               "at first and second order."))
 defrule("std", np.std, **_VAR_FIELDS,
         vjp={"x": lambda g, x, x_shape, out, axis, ddof, keepdims:
              unreduce(g / _safe(out), x_shape, axis, keepdims) * _centered(x, axis)
              / (reduced_count(x_shape, axis) - ddof)},
         jvp={"x": lambda t, x, x_shape, out, axis, ddof, keepdims:
              np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims)
-             / (_safe(out) * (reduced_count(x_shape, axis) - ddof))})
+             / (_safe(out) * (reduced_count(x_shape, axis) - ddof))},
+        torch=("StdBackward0", 1), methods=("std",), float_result=True,
+        pytorch=("t.std", "sg.std"),
+        kinks=("Of a constant: gradient 0 (where std' would divide by 0). With ddof leaving no "
+               "degree of freedom: NaN."))
 defrule("cumsum", np.cumsum, inputs=("x",), params=("axis",), kind=LINEAR, form="x, axis=None",
         vjp={"x": lambda g, x_shape, axis:
-             np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), x_shape)})
+             np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), x_shape)},
+        torch=("CumsumBackward0", 1), methods=("cumsum",),
+        pytorch=("t.cumsum", "sg.cumsum"))
 @dispatching
 def fsum(x: Any) -> float:
     """``math.fsum(x)`` (the exactly rounded sum of the items), dispatching like NumPy."""

@@ -77,7 +77,6 @@ class Rule:
     kind: str | None = None
     broadcasts: bool = False  # inputs broadcast against each other (undone by unbroadcast)
     variadic: str | None = None  # name of an input that is a sequence of arrays
-    node_name: NodeNamer | None = None  # PyTorch's backward-node name and arity for a call
     aliases: tuple[Callable[..., Any], ...] = ()
     user: bool = False  # registered through sg.defvjp / sg.defjvp
     form: str | CallForm | None = None  # the call form (module docstring); None: inputs, params
@@ -96,6 +95,43 @@ class Rule:
     # interpreter): ``canonical(args, kwargs)`` -> ``(args, kwargs)`` (einsum's sublists)
     canonical: Callable[[Sequence[Any], dict[str, Any]],
                         tuple[list[Any], dict[str, Any]]] | None = None
+    # --- facts other interpreters read (each once, here; nothing keys them by name) ----
+    # PyTorch's backward node for a call form (runtime): a class name (arity = number of
+    # tensors), a ``(name, arity)`` pair, or a namer ``(tensors=, ndims=, form=, **params)
+    # -> (name, arity)`` (:mod:`.torch_names`). None: the runtime derives ``XBackward0``
+    # from the rule name; a NONDIFF rule with a ``torch`` name is recorded with a zero
+    # gradient, as PyTorch records ``floor``.
+    torch: str | tuple[str, int] | NodeNamer | None = None
+    # Array-method and attribute spellings (``x.sum(0)``, ``x.T``) that mean this rule.
+    # A method call ``x.m(*a, **k)`` binds as ``impl(x, *a, **k)``; with ``method_spread``
+    # spread-out items are gathered into one tuple (``x.reshape(2, 3)``).
+    methods: tuple[str, ...] = ()
+    method_spread: bool = False
+    attributes: tuple[str, ...] = ()
+    # PyTorch's spellings of this rule on ``sg.Tensor`` / ``srcgrad`` (``"t.abs()"``,
+    # ``"sg.linalg.cholesky"``), for the supported-functions page.
+    pytorch: tuple[str, ...] = ()
+    # Memory: ``view``: NumPy's result may share memory with the first input (the
+    # compiler never writes into it in place; the runtime makes the Tensor a view when
+    # it does share). ``fresh``: the result is a new array nothing else refers to.
+    view: bool = False
+    fresh: bool = False
+    # Correctly rounded in IEEE arithmetic, so NumPy at compile time and Python at run time
+    # agree to the bit (constant folding may evaluate it; ``math.sin``/``np.sin`` may not)
+    correctly_rounded: bool = False
+    # The Python operator spelling (``"+"``, ``"@"``, ``"<"``; ``"-"`` for ``negative``):
+    # the backend emits the operator instead of a call.
+    operator: str | None = None
+    structural: bool = False  # compiler-only (builtins, seeds, casts): no runtime, no NumPy
+    runtime_only: bool = False  # only the runtime records it (relu, select, index_put, ...)
+    # The runtime computes it in floating point even on integer tensors (as PyTorch)
+    float_result: bool = False
+    # What derivative is returned where the function has a kink, a tie, a zero or a bound
+    # (documented on the supported-functions page; the kink tests check the value).
+    kinks: str | None = None
+    # Where the rule has no second derivative, and why (None: it differentiates twice
+    # wherever it differentiates once); the per-rule tests' samples agree with it
+    second_order: str | None = None
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     jvp_needs: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False)
     call_form: CallForm = field(init=False, repr=False)
@@ -103,6 +139,12 @@ class Rule:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"rule {self.name!r}: unknown kind {self.kind!r}")
+        if self.view and self.fresh:
+            raise ValueError(f"rule {self.name!r}: a result cannot be both a view and fresh")
+        if self.structural and self.runtime_only:
+            raise ValueError(f"rule {self.name!r}: compiler-only and runtime-only")
+        self.methods, self.attributes = tuple(self.methods), tuple(self.attributes)
+        self.pytorch = tuple(self.pytorch)
         if self.variadic is not None and self.variadic not in self.inputs:
             raise ValueError(f"rule {self.name!r}: variadic {self.variadic!r} is not an input")
         names = (*self.inputs, *self.params)
@@ -201,8 +243,13 @@ class Rule:
 
     def torch_node(self, **call: Any) -> tuple[str, int]:
         """PyTorch's node class name and number of ``next_functions`` for this call."""
-        if self.node_name is not None:
-            return self.node_name(**call)
+        torch = self.torch
+        if isinstance(torch, str):
+            return torch, len(call.get("tensors", ()))
+        if isinstance(torch, tuple):
+            return torch
+        if torch is not None:
+            return torch(**call)
         base = "".join(p.capitalize() for p in self.name.split("_"))
         return f"{base}Backward0", len(self.inputs)
 

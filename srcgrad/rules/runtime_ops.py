@@ -33,6 +33,7 @@ import numpy as np
 from .dispatch import dispatching
 from .helpers import getitem, scatter_add, unreduce, written_copy
 from .registry import ELEMENTWISE, LINEAR, NONDIFF, defrule
+from .torch_names import fill_node
 
 
 @dispatching
@@ -63,15 +64,27 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 
 
 defrule("relu", relu, inputs=("x",), kind=ELEMENTWISE,
-        vjp={"x": lambda g, out: np.where(out > 0, g, 0.0)})
+        vjp={"x": lambda g, out: np.where(out > 0, g, 0.0)},
+        torch="ReluBackward0", runtime_only=True,
+        pytorch=("t.relu", "sg.relu", "sg.nn.functional.relu", "sg.nn.ReLU"),
+        kinks="relu'(0) = 0; second derivative 0 everywhere.")
 defrule("sigmoid", sigmoid, inputs=("x",), kind=ELEMENTWISE,
-        vjp={"x": lambda g, out: g * (out * (1 - out))})
+        vjp={"x": lambda g, out: g * (out * (1 - out))},
+        torch="SigmoidBackward0", float_result=True, runtime_only=True,
+        kinks="Overflow-free: at +-800 the derivative is exactly 0 (and 0.25 at 0), no warning.",
+        pytorch=("t.sigmoid", "sg.sigmoid", "sg.nn.functional.sigmoid", "sg.nn.Sigmoid"))
 defrule("softmax", softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
         vjp={"x": lambda g, out, axis: out * (g - np.sum(g * out, axis=axis, keepdims=True))},
-        jvp={"x": lambda t, out, axis: out * (t - np.sum(t * out, axis=axis, keepdims=True))})
+        jvp={"x": lambda t, out, axis: out * (t - np.sum(t * out, axis=axis, keepdims=True))},
+        torch="SoftmaxBackward0", float_result=True, runtime_only=True,
+        pytorch=("t.softmax", "sg.softmax", "sg.nn.functional.softmax", "sg.nn.Softmax"))
 defrule("log_softmax", log_softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
         vjp={"x": lambda g, out, axis: g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)},
-        jvp={"x": lambda t, out, axis: t - np.sum(np.exp(out) * t, axis=axis, keepdims=True)})
+        jvp={"x": lambda t, out, axis: t - np.sum(np.exp(out) * t, axis=axis, keepdims=True)},
+        torch="LogSoftmaxBackward0", float_result=True, runtime_only=True,
+        kinks="Overflow-free (from exp(out) <= 1): inputs 1600 apart differentiate exactly.",
+        pytorch=("t.log_softmax", "sg.log_softmax", "sg.nn.functional.log_softmax",
+                 "sg.nn.LogSoftmax"))
 
 
 # --- reading part of a tensor: select / slice (views) --------------------------------
@@ -91,9 +104,13 @@ def slice_(x: Any, index: Any) -> Any:
 
 
 defrule("select", select, inputs=("x",), params=("index",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)})
+        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
+        torch="SelectBackward0", view=True, runtime_only=True,
+        pytorch=("t[i]",))
 defrule("slice", slice_, inputs=("x",), params=("index",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)})
+        vjp={"x": lambda g, x_shape, index: scatter_add(g, x_shape, index)},
+        torch="SliceBackward0", view=True, runtime_only=True,
+        pytorch=("t[a:b]",))
 
 
 # --- writing into a tensor ---------------------------------------------------------------
@@ -119,11 +136,17 @@ def fill(x: Any, value: Any) -> Any:
 defrule("index_put", index_put, inputs=("x", "values"), params=("index",), broadcasts=True,
         kind=LINEAR,
         vjp={"x": lambda g, index: index_put(g, 0.0, index),
-             "values": lambda g, index: getitem(g, index)})
+             "values": lambda g, index: getitem(g, index)},
+        torch=("IndexPutBackward0", 2), runtime_only=True,
+        pytorch=("t[index] = v",))
 defrule("copy_into", copy_into, inputs=("x", "src"), broadcasts=True, kind=LINEAR,
-        vjp={"x": lambda g: np.zeros_like(g), "src": lambda g: g})
+        vjp={"x": lambda g: np.zeros_like(g), "src": lambda g: g},
+        torch=("CopyBackwards", 2), runtime_only=True,
+        pytorch=("t.copy_",))
 defrule("fill", fill, inputs=("x", "value"), kind=LINEAR,
-        vjp={"x": lambda g: np.zeros_like(g), "value": lambda g: np.sum(g)})
+        vjp={"x": lambda g: np.zeros_like(g), "value": lambda g: np.sum(g)},
+        torch=fill_node, runtime_only=True,
+        pytorch=("t.fill_", "t.zero_"))
 
 
 # --- flat positions: the region an in-place write touched -----------------------------
@@ -144,9 +167,10 @@ def put_flat(x: Any, shape: Any, region: Any) -> Any:
 
 
 defrule("take_flat", take_flat, inputs=("x",), params=("region",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape, region: put_flat(g, x_shape, region)})
+        vjp={"x": lambda g, x_shape, region: put_flat(g, x_shape, region)},
+        torch="AsStridedBackward0", runtime_only=True)
 defrule("put_flat", put_flat, inputs=("x",), params=("shape", "region"), kind=LINEAR,
-        vjp={"x": lambda g, region: take_flat(g, region)})
+        vjp={"x": lambda g, region: take_flat(g, region)}, runtime_only=True)
 
 
 # --- amax / amin: ties share the gradient along every reduced axis ---------------------
@@ -173,11 +197,19 @@ def tie_share(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any
 
 _AMAX_FORM = "x, axis=None, keepdims=False"
 defrule("tie_share", tie_share, inputs=("x", "out"), params=("axis", "keepdims"),
-        kind=NONDIFF, form="x, out, axis=None, keepdims=False")
-for _name, _impl in (("amax", amax), ("amin", amin)):
-    defrule(_name, _impl, inputs=("x",), params=("axis", "keepdims"), form=_AMAX_FORM,
-            vjp={"x": lambda g, x, x_shape, out, axis, keepdims:
-                 unreduce(g, x_shape, axis, keepdims) * tie_share(x, out, axis, keepdims)},
-            jvp={"x": lambda t, x, out, axis, keepdims:
-                 np.sum(t * tie_share(x, out, axis, keepdims), axis=axis, keepdims=keepdims)})
+        kind=NONDIFF, form="x, out, axis=None, keepdims=False", runtime_only=True)
+_AMAX_FIELDS: dict[str, Any] = dict(
+    inputs=("x",), params=("axis", "keepdims"), form=_AMAX_FORM,
+    vjp={"x": lambda g, x, x_shape, out, axis, keepdims:
+         unreduce(g, x_shape, axis, keepdims) * tie_share(x, out, axis, keepdims)},
+    jvp={"x": lambda t, x, out, axis, keepdims:
+         np.sum(t * tie_share(x, out, axis, keepdims), axis=axis, keepdims=keepdims)})
+defrule("amax", amax, **_AMAX_FIELDS, torch=("AmaxBackward0", 1), runtime_only=True,
+        pytorch=("t.amax", "sg.amax"),
+        kinks=("Ties (full or along an axis) split the gradient evenly among the tied maxima "
+               "(PyTorch's amax)."))
+defrule("amin", amin, **_AMAX_FIELDS, torch=("AminBackward0", 1), runtime_only=True,
+        pytorch=("t.amin", "sg.amin"),
+        kinks=("Ties (full or along an axis) split the gradient evenly among the tied minima "
+               "(PyTorch's amin)."))
 

@@ -76,8 +76,8 @@ def scatter_written(x: Any, shape: Shape, index: Any) -> Any:
 defrule("setitem", setitem, inputs=("x", "values"), params=("index",), broadcasts=True,
         kind=LINEAR,
         vjp={"x": lambda g, index: setitem(g, 0.0, index),
-             "values": lambda g, index: take_written(g, index)})
+             "values": lambda g, index: take_written(g, index)}, fresh=True)
 defrule("take_written", take_written, inputs=("x",), params=("index",), kind=LINEAR,
-        vjp={"x": lambda g, x_shape, index: scatter_written(g, x_shape, index)})
+        vjp={"x": lambda g, x_shape, index: scatter_written(g, x_shape, index)}, view=True)
 defrule("scatter_written", scatter_written, inputs=("x",), params=("shape", "index"),
         kind=LINEAR, vjp={"x": lambda g, index: take_written(g, index)})

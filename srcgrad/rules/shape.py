@@ -33,6 +33,7 @@ import numpy as np
 from .dispatch import dispatching
 from .helpers import getitem, unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
+from .torch_names import squeeze_node, transpose_node
 
 Shape = tuple[int, ...]
 
@@ -122,31 +123,57 @@ def astype(x: Any, dtype: Any) -> Any:
 # --- the rules ------------------------------------------------------------------------------
 _linear("transpose", np.transpose, ("axes",), form="x, axes=None",
         aliases=(np.permute_dims,),
-        vjp=lambda g, axes: np.transpose(g, inverse_permutation(axes)))
-_linear("reshape", np.reshape, ("shape",), vjp=lambda g, x_shape: np.reshape(g, x_shape))
+        vjp=lambda g, axes: np.transpose(g, inverse_permutation(axes)),
+        torch=transpose_node, methods=("transpose",), method_spread=True, attributes=("T",),
+        view=True,
+        pytorch=("t.T", "t.t", "t.transpose", "t.permute", "sg.t", "sg.transpose", "sg.permute"))
+_linear("reshape", np.reshape, ("shape",), vjp=lambda g, x_shape: np.reshape(g, x_shape),
+        torch=("ViewBackward0", 1), methods=("reshape",), method_spread=True, view=True,
+        pytorch=("t.reshape", "t.view", "sg.reshape"))
 _linear("squeeze", np.squeeze, ("axis",), form="x, axis=None",
-        vjp=lambda g, x_shape: np.reshape(g, x_shape))
+        vjp=lambda g, x_shape: np.reshape(g, x_shape),
+        torch=squeeze_node, methods=("squeeze",), view=True,
+        pytorch=("t.squeeze", "sg.squeeze"))
 _linear("expand_dims", np.expand_dims, ("axis",),
-        vjp=lambda g, x_shape: np.reshape(g, x_shape))
-_linear("ravel", np.ravel, (), vjp=lambda g, x_shape: np.reshape(g, x_shape))
+        vjp=lambda g, x_shape: np.reshape(g, x_shape), torch=("UnsqueezeBackward0", 1), view=True,
+        pytorch=("t.unsqueeze", "sg.unsqueeze"))
+_linear("ravel", np.ravel, (), vjp=lambda g, x_shape: np.reshape(g, x_shape),
+        torch=("ViewBackward0", 1), methods=("flatten", "ravel"), view=True,
+        pytorch=("t.ravel", "t.flatten", "sg.flatten"))
 _linear("broadcast_to", np.broadcast_to, ("shape",),
-        vjp=lambda g, x_shape: unbroadcast(g, x_shape))
+        vjp=lambda g, x_shape: unbroadcast(g, x_shape), torch=("ExpandBackward0", 1), view=True,
+        pytorch=("t.expand", "t.expand_as"))
 _linear("moveaxis", np.moveaxis, ("source", "destination"),
-        vjp=lambda g, source, destination: np.moveaxis(g, destination, source))
+        vjp=lambda g, source, destination: np.moveaxis(g, destination, source),
+        torch=("PermuteBackward0", 1), view=True)
 _linear("swapaxes", np.swapaxes, ("axis1", "axis2"),
-        vjp=lambda g, axis1, axis2: np.swapaxes(g, axis1, axis2))
+        vjp=lambda g, axis1, axis2: np.swapaxes(g, axis1, axis2),
+        torch=("TransposeBackward0", 1), methods=("swapaxes",), view=True,
+        pytorch=("t.swapaxes", "t.swapdims"))
 _linear("flip", np.flip, ("axis",), form="x, axis=None",
-        vjp=lambda g, axis: np.flip(g, axis))
-_linear("tile", np.tile, ("reps",), vjp=lambda g, x_shape, reps: tile_adjoint(g, x_shape, reps))
+        vjp=lambda g, axis: np.flip(g, axis), torch=("FlipBackward0", 1), view=True,
+        pytorch=("t.flip", "sg.flip"))
+_linear("tile", np.tile, ("reps",), vjp=lambda g, x_shape, reps: tile_adjoint(g, x_shape, reps),
+        torch=("RepeatBackward0", 1),
+        pytorch=("t.repeat",))
 _linear("repeat", np.repeat, ("repeats", "axis"), form="x, repeats, axis=None",
-        vjp=lambda g, x_shape, repeats, axis: repeat_adjoint(g, x_shape, repeats, axis))
-_linear("copy", np.copy, (), vjp=lambda g: g)
+        vjp=lambda g, x_shape, repeats, axis: repeat_adjoint(g, x_shape, repeats, axis),
+        torch=("RepeatInterleaveBackward0", 1), methods=("repeat",))
+_linear("copy", np.copy, (), vjp=lambda g: g,
+        torch=("CloneBackward0", 1), methods=("copy",), fresh=True,
+        pytorch=("t.clone", "sg.clone"))
 _linear("astype", astype, ("dtype",), vjp=lambda g, x_dtype: astype(g, x_dtype),
-        aliases=(np.astype,) if hasattr(np, "astype") else ())  # np.astype: NumPy >= 2.1
+        aliases=(np.astype,) if hasattr(np, "astype") else (),
+        torch=("ToCopyBackward0", 1), methods=("astype",),
+        pytorch=("t.to", "t.float", "t.double"))  # np.astype: NumPy >= 2.1
 
 defrule("concatenate", np.concatenate, inputs=("xs",), params=("axis",), variadic="xs",
         kind=LINEAR, form="xs, axis=0", aliases=(np.concat,),
-        vjp={"xs": lambda g, xs_shape, axis, i: getitem(g, concat_index(xs_shape, axis, i))})
+        vjp={"xs": lambda g, xs_shape, axis, i: getitem(g, concat_index(xs_shape, axis, i))},
+        torch="CatBackward0",
+        pytorch=("sg.cat", "sg.concat", "sg.concatenate"))
 defrule("stack", np.stack, inputs=("xs",), params=("axis",), variadic="xs", kind=LINEAR,
         form="xs, axis=0",
-        vjp={"xs": lambda g, xs_shape, axis, i: getitem(g, stack_index(xs_shape, axis, i))})
+        vjp={"xs": lambda g, xs_shape, axis, i: getitem(g, stack_index(xs_shape, axis, i))},
+        torch="StackBackward0",
+        pytorch=("sg.stack",))

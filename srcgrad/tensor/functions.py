@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..rules import rule_named
+from . import multi_methods as _multi
 from . import ops as _ops
 from .reduce_methods import matmul as _matmul
 from .tensor import Tensor
@@ -46,6 +47,7 @@ _MIRRORED = (
     "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "t", "flip",
     "clone", "detach", "mm", "mv", "dot", "outer", "atan2", "eq", "ne", "lt", "le", "gt",
     "ge", "unbind", "split", "chunk", "logical_not",
+    "sort",  # multi
 )
 _FUNCTIONS = {name: _method(name) for name in _MIRRORED}
 globals().update(_FUNCTIONS)
@@ -86,6 +88,9 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa:
     return _ops.record(rule_named("where"), (as_tensor(condition), input, other))
 
 
+meshgrid = _multi.meshgrid
+
+
 def numel(input: Any) -> int:  # noqa: A002
     return as_tensor(input).numel()
 
@@ -94,5 +99,5 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-__all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "numel",
+__all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "meshgrid", "numel",
            "stack", "where", *_MIRRORED]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import rule_named
+from ..rules.methods import pytorch_rule
 from . import ops as _ops
 from .inplace import InplaceMethods
 
@@ -21,8 +22,9 @@ def _ew(name: str) -> dict[Any, Any]:
     return _ops.elementwise_specs(name)
 
 
-def _unary_spec(name: str) -> _ops.Spec:
-    return _ops.spec_for(rule_named(name), (True,))
+def _unary_spec(method: str) -> _ops.Spec:
+    """The elementwise rule whose record spells it ``t.<method>()`` (its ``pytorch`` field)."""
+    return _ops.spec_for(pytorch_rule(f"t.{method}"), (True,))
 
 
 _ADD, _SUB, _MUL, _DIV, _POW = _ew("add"), _ew("subtract"), _ew("multiply"), _ew("divide"), \
@@ -34,15 +36,9 @@ _EQ, _NE, _LT, _LE, _GT, _GE = (_ew(n) for n in ("equal", "not_equal", "less", "
 _AND, _OR, _XOR = _ew("bitwise_and"), _ew("bitwise_or"), _ew("bitwise_xor")
 _ATAN2 = _ew("arctan2")
 
-_UNARY = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
-    "abs": "absolute", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu",
-    "square": "square", "neg": "negative", "exp2": "exp2", "expm1": "expm1",
-    "log2": "log2", "log10": "log10", "log1p": "log1p", "asin": "arcsin",
-    "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "asinh": "arcsinh",
-    "acosh": "arccosh", "atanh": "arctanh", "reciprocal": "reciprocal",
-}
-_UNARY_SPECS = {method: _unary_spec(rule) for method, rule in _UNARY.items()}
+# filled by ``_unary_method`` as the class body names its methods
+_UNARY_SPECS: dict[str, _ops.Spec] = {}
+
 
 def _table_method(rule: str) -> Any:
     def fn(self: Any) -> Any:
@@ -54,7 +50,7 @@ def _table_method(rule: str) -> Any:
 
 
 def _unary_method(method: str) -> Any:
-    spec = _UNARY_SPECS[method]
+    spec = _UNARY_SPECS[method] = _unary_spec(method)
 
     def fn(self: Any) -> Any:
         return _unary(spec, self)

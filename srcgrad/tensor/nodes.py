@@ -56,7 +56,7 @@ def zero_grad(rule: Any) -> bool:
     """Is ``rule`` zero-derivative yet recorded, as PyTorch records ``floor``? The table
     says so by giving the NONDIFF rule a PyTorch node name (:mod:`..rules.torch_names`);
     a user's ``sg.defvjp`` on the same function replaces the rule, and its VJP wins."""
-    return rule.kind == NONDIFF and rule.node_name is not None
+    return rule.kind == NONDIFF and rule.torch is not None
 
 
 def attach_zero(spec: Spec, inputs: tuple[Any, ...], result: Any) -> None:

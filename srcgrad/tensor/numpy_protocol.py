@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import NONDIFF, rule_for
+from ..rules import NONDIFF, rule_for, rule_named
+from ..rules.multi import Item, multi_for
 from ..rules.registry import ELEMENTWISE
 from . import ops as _ops
 from .nodes import zero_grad
@@ -63,6 +64,16 @@ def _no_rule(name: str, args: Any, call: Any) -> Any:
     return _rewrap(call())
 
 
+def record_items(items: list[Item], result: Any) -> Any:
+    """The result of a tuple-returning function (rules/multi.py): each item recorded as its
+    own rule, gathered by ``result`` (list, tuple, a named tuple)."""
+    values = []
+    for item in items:
+        inputs, params = item.arguments()
+        values.append(_ops.record(rule_named(item.rule), inputs, params, item.form))
+    return result(values)
+
+
 class NumpyProtocol:
     """NumPy interoperability of the Tensor."""
 
@@ -98,6 +109,9 @@ class NumpyProtocol:
         return _ops.record(rule, inputs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        multi = multi_for(func)
+        if multi is not None:  # np.split(t, 3): a tuple (list) of Tensors, one node each
+            return record_items(multi.expand(args, kwargs, np.ndim), multi.result)
         rule = rule_for(func)
         if rule is None:
             return _no_rule(getattr(func, "__name__", str(func)), (*args, *kwargs.values()),

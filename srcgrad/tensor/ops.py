@@ -25,8 +25,6 @@ from .fp_errors import quiet as _quiet
 from .fp_errors import restore as _restore
 from .nodes import NO_EDGE, attach, attach_zero, edge, requires, view_requires, zero_grad
 from .spec import (
-    FLOAT_RESULT,
-    VIEW_RULES,
     Spec,
     floats_default,
     promote,
@@ -40,7 +38,7 @@ _asarray = np.asarray
 _F32 = np.dtype(np.float32)
 _new = object.__new__
 
-__all__ = ["FLOAT_RESULT", "NO_EDGE", "VIEW_RULES", "Spec", "attach", "binary", "edge",
+__all__ = ["NO_EDGE", "Spec", "attach", "binary", "edge",
            "elementwise_specs", "floats_default", "make_view", "promote", "record",
            "requires", "spec_for", "unary", "with_defaults"]
 

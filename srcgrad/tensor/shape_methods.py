@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rules import rule_named
 from . import dtypes
+from . import multi_methods as _multi
 from . import ops as _ops
 from .indexing import getitem, setitem
 
@@ -164,23 +165,16 @@ class ShapeMethods:
         return out
 
     def unbind(self, dim: int = 0) -> tuple[Any, ...]:
-        d = _dim(dim, self._data.ndim)
-        return tuple(getitem(self, (slice(None),) * d + (i,))
-                     for i in range(self._data.shape[d]))
+        return _multi.unbind(self, dim)
 
     def split(self, split_size: Any, dim: int = 0) -> tuple[Any, ...]:
-        d = _dim(dim, self._data.ndim)
-        n = self._data.shape[d]
-        if isinstance(split_size, int):
-            bounds = list(range(0, n, split_size)) + [n]
-        else:
-            bounds = [0, *np.cumsum(split_size).tolist()]
-        return tuple(getitem(self, (slice(None),) * d + (slice(a, b),))
-                     for a, b in zip(bounds[:-1], bounds[1:]))
+        return _multi.split(self, split_size, dim)
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Any, ...]:
-        n = self._data.shape[_dim(dim, self._data.ndim)]
-        return self.split(-(-n // chunks), dim)
+        return _multi.chunk(self, chunks, dim)
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+        return _multi.sort(self, dim, descending, stable)
 
     # --- copies and casts --------------------------------------------------------------
     def clone(self) -> Any:

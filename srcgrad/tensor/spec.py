@@ -21,15 +21,6 @@ _ndarray = np.ndarray
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
 
-# Rules whose result may share memory with their first input: the result is a view.
-# (they are views only when NumPy's result shares memory, which ``record`` checks)
-VIEW_RULES = {"select", "slice", "reshape", "squeeze", "transpose", "expand_dims",
-              "broadcast_to", "getitem", "swapaxes", "moveaxis", "ravel"}
-# Rules that compute in floating point even on integer inputs (like PyTorch).
-FLOAT_RESULT = {"divide", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt",
-                "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-                "arcsinh", "arccosh", "arctanh", "arctan2", "hypot", "logaddexp", "sigmoid",
-                "reciprocal", "softmax", "log_softmax", "mean", "std", "var"}
 
 
 class Spec:
@@ -49,7 +40,7 @@ class Spec:
         self.rule = rule
         self.names = rule.inputs
         call = {"tensors": tensors, "ndims": ndims, "form": form, **given}
-        if rule.user and rule.node_name is None:  # sg.defvjp: named after the function
+        if rule.user and rule.torch is None:  # sg.defvjp: named after the function
             stem = rule.name.rsplit(".", 1)[-1]
             name = "".join(p[:1].upper() + p[1:] for p in stem.split("_")) + "Backward0"
             arity = len(tensors)
@@ -75,8 +66,9 @@ class Spec:
         self.tensors = tensors
         self.builders: dict[tuple[bool, ...], Any] = {}  # req -> compiled node builder
         self.impl = rule.impl
-        self.is_view = rule.name in VIEW_RULES
-        self.float_result = rule.name in FLOAT_RESULT
+        # a view only when NumPy's result does share memory, which ``record`` checks
+        self.is_view = rule.view
+        self.float_result = rule.float_result
         self.elementwise = rule.kind == ELEMENTWISE
         self.differentiable = rule.kind != NONDIFF
         # which inputs carry values into the result (for promotion); None: all of them

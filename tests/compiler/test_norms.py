@@ -1,13 +1,13 @@
 """``np.linalg.norm`` through the compiler: every vector order and every matrix order NumPy
 defines, with ``axis`` and ``keepdims``, in reverse and forward mode and at second order
-(against central differences); orders NumPy does not define, and second derivatives of the
-SVD norms, refused at compile time naming the user's line."""
+(against central differences, the SVD norms' second derivatives through the SVD's item
+rules too); orders NumPy does not define refused at compile time naming the user's line."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from fd import numeric_gradient
+from fd import numeric_gradient, numeric_hessian
 
 import srcgrad as sg
 
@@ -114,12 +114,22 @@ def nuclear(x):
     return np.linalg.norm(x, "nuc")
 
 
+def smallest_singular(x):
+    return np.linalg.norm(x, ord=-2) * np.sum(x)
+
+
+@pytest.mark.parametrize("f", [spectral, nuclear, smallest_singular])
+def test_second_derivative_of_svd_norm_matches_finite_differences(f):
+    _check_hessian(f, MATRIX)
+
+
 @pytest.mark.parametrize("f", [spectral, nuclear])
-def test_second_derivative_of_svd_norm_is_refused_naming_the_line(f):
+def test_svd_norm_forward_over_reverse_matches_finite_differences(f):
     sg.clear_cache()
-    sg.grad(f)(MATRIX)  # first order is fine
-    with pytest.raises(sg.SrcGradError, match=r"test_norms\.py:\d+: .*norm_gradient\(\)"):
-        sg.hessian(f)(MATRIX)
+    u = np.random.default_rng(5).standard_normal(MATRIX.shape)
+    _, t = sg.jvp(sg.grad(f))(MATRIX, u)
+    h = numeric_hessian(sg.grad(f), [MATRIX])
+    np.testing.assert_allclose(t, np.tensordot(h, u, axes=2), rtol=1e-5, atol=1e-6)
 
 
 def matrix_with_cubic_order(x):
@@ -183,7 +193,8 @@ def sum_of_nuclear_gradient(x):
     return np.sum(_nuclear_gradient(x))
 
 
-def test_reverse_over_reverse_through_svd_norm_is_refused_not_zero():
+def test_reverse_over_reverse_through_svd_norm_matches_the_hessian():
     sg.clear_cache()
-    with pytest.raises(sg.SrcGradError, match=r"nuclear_norm_gradient\(\)'s input `x`"):
-        sg.grad(sum_of_nuclear_gradient)(MATRIX)
+    h = sg.hessian(nuclear)(MATRIX)
+    np.testing.assert_allclose(sg.grad(sum_of_nuclear_gradient)(MATRIX), h.sum(axis=(0, 1)),
+                               rtol=1e-9, atol=1e-12)

@@ -30,7 +30,7 @@ COMPILER_FUNCTIONS = [
      "def grad_loss(W, x, y):"),
     ("gallery.py", "softplus_loss", ["--types", "array[1],array[2]"],
      "def grad_softplus_loss(w, X):"),
-    ("gallery.py", "scalar_loop", ["--types", "float"], "in reversed(range(3)):"),
+    ("gallery.py", "scalar_loop", ["--types", "float"], "# forward mode: the gradient"),
     ("gallery.py", "fixed_point", ["--types", "float"], "def grad_fixed_point(a):"),
     ("custom_rule.py", "loss", [], "def grad_loss(w, x, y):"),
     ("custom_rule.py", "quantize", [], "def grad_quantize(w):"),

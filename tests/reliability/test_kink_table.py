@@ -402,7 +402,7 @@ EXTREME = [
         ([1.0, 0.0, 1.0], [0.0, 1.0, 0.0]), lambda x, y: _torch("logaddexp")(x, y).sum(),
         second=([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
         torch_second=([0.0, NAN, 0.0], [NAN, 0.0, NAN]), differs_from_torch=_LOGADDEXP_SECOND),
-    Row("softplus-as-logaddexp-at-800", softplus_as_logaddexp, ([800.0, -800.0, 0.0],),
+    Row("logaddexp-as-softplus-at-800", softplus_as_logaddexp, ([800.0, -800.0, 0.0],),
         ([1.0, 0.0, 0.5],), lambda x: _torch("logaddexp")(x, _torch("zeros_like")(x)).sum(),
         second=([0.0, 0.0, 0.25],), torch_second=([0.0, NAN, 0.25],),
         differs_from_torch=_LOGADDEXP_SECOND),
@@ -414,7 +414,7 @@ EXTREME = [
         lambda x: x.log_softmax(0)[0], runtime=lambda x: x.log_softmax(0)[0],
         only=RUNTIME_ONLY, why_only="a Tensor method; the compiler has no NumPy spelling of it",
         second=([0.0, 0.0, 0.0],)),
-    Row("bce-with-logits-at-800", bce_with_logits_rule, ([800.0, -800.0, 0.0],),
+    Row("binary_cross_entropy_with_logits-at-800", bce_with_logits_rule, ([800.0, -800.0, 0.0],),
         ([0.0, 0.0, 0.0],),
         lambda x: _torch("nn.functional.binary_cross_entropy_with_logits")(
             x, _torch("tensor")([1.0, 0.0, 0.5], dtype=x.dtype), reduction="sum"),

@@ -35,6 +35,15 @@ def _rng(sample: Sample, salt: int = 0) -> np.random.Generator:
     return np.random.default_rng([sample.seed, salt])
 
 
+def direction(rng: np.random.Generator, sample: Sample, name: str, shape: Any) -> Any:
+    """A random direction for input ``name``: symmetric (last two axes) for an input the
+    sample declares symmetric, since the rule is defined on symmetric matrices only."""
+    u = rng.standard_normal(shape)
+    if name in sample.symmetric:
+        u = (u + np.swapaxes(u, -1, -2)) / 2
+    return u
+
+
 def is_float_array(v: Any) -> bool:
     return isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.floating)
 
@@ -104,7 +113,7 @@ def check_vjp(rule: Rule, sample: Sample) -> int:
     for name in wrt_inputs(rule, sample):
         for i in _slots(rule, env, name):
             x = _get(env, name, i)
-            u = rng.standard_normal(np.shape(x))
+            u = direction(rng, sample, name, np.shape(x))
             ct = cotangent(rule, full, name, i)
             assert np.shape(ct) == np.shape(x), (
                 f"{rule.name}: cotangent of {name}[{i}] has shape {np.shape(ct)}, "
@@ -125,7 +134,8 @@ def check_forward(rule: Rule, sample: Sample) -> None:
     tangents: dict[str, Any] = {}
     reverse = 0.0
     for name in names:
-        us = [rng.standard_normal(np.shape(_get(env, name, i))) for i in _slots(rule, env, name)]
+        us = [direction(rng, sample, name, np.shape(_get(env, name, i)))
+              for i in _slots(rule, env, name)]
         tangents[name] = us if name == rule.variadic else us[0]
         for i, u in zip(_slots(rule, env, name), us):
             reverse += float(np.sum(cotangent(rule, full, name, i) * u))
@@ -183,7 +193,7 @@ def check_second_order(rule: Rule, sample: Sample) -> int:
         w = rng.standard_normal(np.shape(_get(env, name, i)))
         for other, j in slots:
             y = _get(env, other, j)
-            u = rng.standard_normal(np.shape(y))
+            u = direction(rng, sample, other, np.shape(y))
 
             def first(v: Any) -> Any:
                 point = _with(env, other, j, v)

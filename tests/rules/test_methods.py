@@ -1,5 +1,6 @@
-"""The method and attribute tables: each entry, applied through its rule, equals the
-ndarray method or attribute it stands for."""
+"""The method and attribute spellings of the rules (their ``methods`` / ``attributes``
+fields): each, applied through its rule, equals the ndarray method or attribute it stands
+for."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from srcgrad.rules import RULES
-from srcgrad.rules.methods import ATTRIBUTES, METHODS
+from srcgrad.rules.methods import attributes, methods
 
 X = np.arange(1.0, 13.0).reshape(3, 4) / 7.0
 Y = np.arange(1.0, 5.0) / 3.0
@@ -34,8 +35,7 @@ def _call(entry):
 @pytest.mark.parametrize("entry", CALLS, ids=lambda e: f"{e[0]}{e[1:]}")
 def test_method_through_its_rule_equals_the_ndarray_method(entry):
     method, args, kwargs = _call(entry)
-    rule_name, convert = METHODS[method]
-    rule = RULES[rule_name]
+    rule, convert = methods()[method]
     fargs, fkwargs = convert(X, *args, **kwargs)
     got = rule.apply(rule.bind(fargs, fkwargs))
     want = getattr(X, method)(*args, **kwargs)
@@ -44,14 +44,14 @@ def test_method_through_its_rule_equals_the_ndarray_method(entry):
 
 
 def test_every_method_is_exercised_and_names_a_rule():
-    assert {_call(e)[0] for e in CALLS} == set(METHODS)
-    assert all(rule in RULES for rule, _ in (*METHODS.values(), *ATTRIBUTES.values()))
+    assert {_call(e)[0] for e in CALLS} == set(methods())
+    assert all(RULES[rule.name] is rule
+               for rule, _ in (*methods().values(), *attributes().values()))
 
 
-@pytest.mark.parametrize("attr", sorted(ATTRIBUTES))
+@pytest.mark.parametrize("attr", sorted(attributes()))
 def test_attribute_through_its_rule_equals_the_ndarray_attribute(attr):
-    rule_name, convert = ATTRIBUTES[attr]
-    rule = RULES[rule_name]
+    rule, convert = attributes()[attr]
     for x in (X, np.ones((2, 3, 4)), np.float32(2.5) * np.ones(3, np.float32)):
         fargs, fkwargs = convert(x)
         got = rule.apply(rule.bind(fargs, fkwargs))

@@ -23,6 +23,7 @@ from tests.rules.checker import (
     _slots,
     _with,
     cotangent,
+    direction,
     full_env,
     wrt_inputs,
 )
@@ -113,7 +114,7 @@ def test_second_order_through_create_graph_matches_central_differences(name: str
         for i in _slots(rule, env, n):
             x = _get(env, n, i)
             w = rng.standard_normal(np.shape(x))
-            u = rng.standard_normal(np.shape(x))
+            u = direction(rng, sample, n, np.shape(x))  # symmetric for cholesky, eigh
 
             def first_order(v: np.ndarray, n: str = n, i: Any = i) -> float:
                 point = _with(env, n, i, v)

@@ -27,6 +27,7 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of
+from .checkpoint import strip_primal_marks
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
@@ -35,6 +36,7 @@ _STATIC = ("const", "make_tuple", "make_list", "make_slice", "print", "assert", 
 
 def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function:
     fn, _ = clone_function(primal)
+    strip_primal_marks(fn)  # sg.checkpoint saves memory in reverse mode only: a no-op here
     fn.name = f"jvp_{primal.name}"
     tangent = Value(name="tangent", type=T.ANY)
     fn.params.append(tangent)

@@ -25,14 +25,31 @@ from typing import Any
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.core import Block, Op, Value
+from ..ir.core import Block, Op, Value, checkpoint_mark
 from ..symbolic import Sym, record_rule
+from .checkpoint import groups, recompute
 from .scope import Scope
 from .tape import backprop_tape_op, pushes_adjoints
 
 
 def backprop_block(scope: Scope) -> None:
-    for op in reversed(list(scope.primal.ops)):
+    backprop_ops(scope, list(scope.primal.ops))
+
+
+def backprop_ops(scope: Scope, ops: list[Op]) -> None:
+    """The adjoint of ``ops`` (of ``scope.primal``), walked backwards."""
+    checkpointed = groups(ops, scope.active)
+    handled: set[int] = set()
+    for op in reversed(ops):
+        mark = checkpoint_mark(op)
+        token = mark[1] if mark is not None and mark[0] == "primal" else None
+        if token in handled:
+            continue
+        if token is not None and token in checkpointed:
+            handled.add(token)  # met at its last op: the whole call, recomputed
+            with scope.builder.at_line(op.line):
+                recompute(scope, checkpointed[token], backprop_ops)
+            continue
         if op.prim in ("tape_pop", "tape_push", "list_pop"):
             with scope.builder.at_line(op.line):
                 backprop_tape_op(scope, op)

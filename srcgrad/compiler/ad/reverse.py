@@ -32,6 +32,7 @@ from ..ir.core import Function, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule
 from .activity import active_values
+from .checkpoint import strip_primal_marks
 from .regions import backprop_block
 from .scope import Scope, owners
 from .tape import pair_tapes
@@ -60,6 +61,7 @@ def reverse(primal: Function, spec: ReverseSpec) -> Function:
             if out.id in active:
                 top.accumulate(out, seed)
         backprop_block(top)
+        strip_primal_marks(fn)
         del fn.meta["tapes"]
         with b.at_line(None):
             grads = [_cast_back(b, top.table.get(p.id), p) for p in wrt_params]

@@ -22,25 +22,26 @@ from typing import Any
 import gast
 import numpy as np
 
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..symbolic import uses_math_spelling
 from . import control, floats, inplace, reads
 from .names import References, ValueNames
+from .nesting import nesting_plan, read_positions
 from .syntax import dotted, load
 
 with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
     warnings.simplefilter("ignore", DeprecationWarning)
     import astor
 
+# Python operator spellings (a rule's ``operator`` field) -> their syntax
 _BINOPS = {
-    "add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div,
-    "power": gast.Pow, "matmul": gast.MatMult, "floor_divide": gast.FloorDiv,
-    "remainder": gast.Mod,
+    "+": gast.Add, "-": gast.Sub, "*": gast.Mult, "/": gast.Div, "**": gast.Pow,
+    "@": gast.MatMult, "//": gast.FloorDiv, "%": gast.Mod,
 }
 _CMPOPS = {
-    "less": gast.Lt, "less_equal": gast.LtE, "greater": gast.Gt, "greater_equal": gast.GtE,
-    "equal": gast.Eq, "not_equal": gast.NotEq,
+    "<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq, "!=": gast.NotEq,
 }
+_UNARYOPS = {"-": gast.USub}
 
 
 @dataclass
@@ -102,12 +103,12 @@ def _all_operands(op: Op) -> list[Value]:
     return out
 
 
-def _last_reads(block: Block, appended: list[Value]) -> dict[int, int]:
-    """Value id -> index of the last op of ``block`` reading it (results: past the end)."""
+def _last_reads(block: Block, appended: list[Value], plan: dict[int, int]) -> dict[int, int]:
+    """Value id -> index of the last op of ``block`` reading it (results: past the end; a
+    nested op's reads: at its statement, see :mod:`.nesting`)."""
     last: dict[int, int] = {}
-    for i, op in enumerate(block.ops):
-        for v in _all_operands(op):
-            last[v.id] = i
+    for i, v in read_positions(block, plan):
+        last[v.id] = max(i, last.get(v.id, i))
     for v in [*block.results, *appended]:
         if isinstance(v, Value):
             last[v.id] = len(block.ops)
@@ -115,15 +116,14 @@ def _last_reads(block: Block, appended: list[Value]) -> dict[int, int]:
 
 
 def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
-                    appended: list[Value]) -> dict[int, str]:
+                    appended: list[Value], plan: dict[int, int]) -> dict[int, str]:
     """Results defined by a plain op of ``block`` that can be computed straight into their
     slot name: that slot's previous value (its carried parameter) is not read afterwards,
     nor needed by another slot's final assignment."""
     position = {o.id: i for i, op in enumerate(block.ops) for o in op.outputs}
     last_read: dict[int, int] = {}
-    for i, op in enumerate(block.ops):
-        for v in _all_operands(op):
-            last_read[v.id] = i
+    for i, v in read_positions(block, plan):
+        last_read[v.id] = max(i, last_read.get(v.id, i))
     for v in appended:  # appended after the ops
         last_read[v.id] = len(block.ops)
     direct: dict[int, str] = {}
@@ -145,7 +145,9 @@ def _source(node: Any) -> str:
     # astor still touches ast.Num & co., deprecated since Python 3.12: not the user's concern
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return astor.to_source(gast.gast_to_ast(node)).rstrip("\n")
+        # one line per statement: astor's wrapping of long lines would break expressions
+        return astor.to_source(gast.gast_to_ast(node),
+                               pretty_source="".join).rstrip("\n")
 
 
 class _Emitter:
@@ -154,6 +156,7 @@ class _Emitter:
         self.refs = refs
         self.names = ValueNames({"np", "math", *refs.used_names})
         self.fn_name = fn.name
+        self.plan = nesting_plan(fn)
         self.last_use = self._last_uses()
         self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
@@ -163,9 +166,8 @@ class _Emitter:
         """Top-level value id -> index of its last top-level use (uses in regions count
         at their op), so a name is never rebound while a later loop still reads it."""
         last: dict[int, int] = {}
-        for i, op in enumerate(self.fn.body.ops):
-            for v in _all_operands(op):
-                last[v.id] = i
+        for i, v in read_positions(self.fn.body, self.plan):
+            last[v.id] = max(i, last.get(v.id, i))
         for r in self.fn.body.results:
             last[r.id] = len(self.fn.body.ops) + 1
         return last
@@ -175,6 +177,7 @@ class _Emitter:
         lines = [f"def {self.fn_name}({', '.join(params)}):"]
         self.current_line: int | None = None
         self.noted: set[int] = set()  # lines whose compile-time note was shown
+        self.recomputed: set[int] = set()  # checkpointed calls whose copy was announced
         self.block(self.fn.body, lines, "    ", top=True)
         # what was evaluated while compiling and left no code after the last line shown
         for start, (_end, why) in sorted(self.fn.notes.items()):
@@ -210,15 +213,20 @@ class _Emitter:
         start = len(lines)
         slots = slots or []
         appended = block.results[len(slots):] if appends else []
-        direct = _direct_results(block, slots, carried, appended) if slots else {}
+        direct = _direct_results(block, slots, carried, appended, self.plan) if slots else {}
         saved = self.block_state
-        self.block_state = (block, _last_reads(block, appended))
+        self.block_state = (block, _last_reads(block, appended, self.plan))
         for i, op in enumerate(block.ops):
-            if op.prim == "const":
-                continue
+            if op.prim == "const" or (len(op.outputs) == 1 and op.out.id in self.plan):
+                continue  # a literal, or written inside the expression that reads it
             if op.line is not None and op.line != self.current_line:
                 lines += self.line_comments(op.line, indent)
                 self.current_line = op.line
+            mark = checkpoint_mark(op)
+            if mark is not None and mark[0] == "recompute" and mark[1] not in self.recomputed:
+                self.recomputed.add(mark[1])
+                lines.append(f"{indent}# sg.checkpoint({mark[2]}): recomputed for its adjoint; "
+                             "the forward pass kept only its arguments")
             if op.regions or op.prim in control.TAPE_PRIMS:
                 control.emit_compound(self, op, lines, indent, i if top else None)
                 continue
@@ -313,7 +321,7 @@ class _Emitter:
         family = self.names.family(out)
         if family is None:
             return self._reusable_temporary(op, index)
-        for v in op.operands():
+        for v in self.leaf_operands(op):
             name = self.names.names.get(v.id)
             if name is not None and self.names.base.get(name) == family \
                     and self.last_use.get(v.id) == index and v not in self.fn.params \
@@ -328,7 +336,7 @@ class _Emitter:
         if op.prim == "shape":
             return None  # a shape tuple keeps its own name (and frees nothing)
         # an array's name first: rebinding a scalar's would keep the array alive
-        for v in sorted(op.operands(), key=_holds_a_scalar):
+        for v in sorted(self.leaf_operands(op), key=_holds_a_scalar):
             if v.op is not None and v.op.prim == "shape":
                 continue
             name = self.names.names.get(v.id)
@@ -336,6 +344,17 @@ class _Emitter:
                     and self.last_use.get(v.id) == index and v not in self.fn.params:
                 return name
         return None
+
+    def leaf_operands(self, op: Op) -> list[Value]:
+        """What the statement of ``op`` reads: its operands, those written nested replaced
+        by what they read."""
+        out: list[Value] = []
+        for v in op.operands():
+            if v.id in self.plan and v.op is not None:
+                out += self.leaf_operands(v.op)
+            else:
+                out.append(v)
+        return out
 
     def _inline_transpose(self, block: Block, i: int) -> bool:
         """``np.transpose(a)`` read once, by the next op, is written inside it (``a.T @ g``
@@ -357,6 +376,8 @@ class _Emitter:
     def expr(self, v: Any) -> Any:
         if not isinstance(v, tuple) and isinstance(v, Value) and v.id in self.inline:
             return self.inline[v.id]
+        if isinstance(v, Value) and v.id in self.plan and v.op is not None:
+            return self.call_expr(v.op)
         if isinstance(v, tuple):
             return gast.Tuple(elts=[self.expr(x) for x in v], ctx=gast.Load())
         is_const, c = const_value(v)
@@ -365,12 +386,15 @@ class _Emitter:
         return load(self.names[v])
 
     def literal(self, c: Any) -> Any:
+        if type(c) in (int, float) and math.copysign(1.0, c) < 0 and not math.isnan(c):
+            # a negative number is a minus applied to a literal: printed as an operand it
+            # keeps its parentheses ((-2.0) ** n, not -2.0 ** n, which is -(2.0 ** n))
+            return gast.UnaryOp(op=gast.USub(), operand=self.literal(-c))
         if c is None or isinstance(c, (bool, int, str)) or c is Ellipsis:
             return gast.Constant(value=c, kind=None)
         if type(c) is float:
             if math.isinf(c):
-                return dotted("np.inf") if c > 0 else gast.UnaryOp(op=gast.USub(),
-                                                                      operand=dotted("np.inf"))
+                return dotted("np.inf")
             if math.isnan(c):
                 return dotted("np.nan")
             return gast.Constant(value=c, kind=None)
@@ -411,14 +435,18 @@ class _Emitter:
         a = op.args
         if op.prim == "captured":
             return reads.read_expr(op.attrs["source"], self.refs)
-        if op.prim in _BINOPS and set(a) == {"x", "y"} and not floats.power_as_math_pow(op):
-            return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[op.prim](),
-                              right=self.expr(a["y"]))
-        if op.prim in _CMPOPS and set(a) == {"x", "y"}:
-            return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[op.prim]()],
-                                comparators=[self.expr(a["y"])])
-        if op.prim == "negative":
-            return gast.UnaryOp(op=gast.USub(), operand=self.expr(a["x"]))
+        rule = op.attrs.get("rule")
+        spelling = rule.operator if rule is not None else None
+        if spelling is not None:
+            if (spelling in _BINOPS and set(a) == {"x", "y"}
+                    and not floats.power_as_math_pow(op)):
+                return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
+                                  right=self.expr(a["y"]))
+            if spelling in _CMPOPS and set(a) == {"x", "y"}:
+                return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[spelling]()],
+                                    comparators=[self.expr(a["y"])])
+            if spelling in _UNARYOPS and set(a) == {"x"}:
+                return gast.UnaryOp(op=_UNARYOPS[spelling](), operand=self.expr(a["x"]))
         if op.prim == "getitem":
             return gast.Subscript(value=self.expr(a["x"]), slice=self.index_expr(a["index"]),
                                   ctx=gast.Load())

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Block, Op, Value, const_value
-from ..structural import FRESH_PRIMS, VIEW_PRIMS
 
 
 def _inner_ops(block: Block) -> list[Op]:
@@ -31,7 +30,8 @@ def _inner_ops(block: Block) -> list[Op]:
 def owns_storage(v: Value, fresh_params: set[int]) -> bool:
     if v.id in fresh_params:
         return True
-    return v.op is not None and v.op.prim in FRESH_PRIMS
+    rule = v.op.attrs.get("rule") if v.op is not None else None
+    return rule is not None and rule.fresh
 
 
 def storage_chain(block: Block, root: Value) -> set[int]:
@@ -45,7 +45,9 @@ def storage_chain(block: Block, root: Value) -> set[int]:
             first = next(iter(op.operands()), None)
             if first is None or first.id not in chain:
                 continue
-            if op.prim in VIEW_PRIMS or op.prim == "setitem":
+            rule = op.attrs.get("rule")
+            # a view, or a setitem that may be emitted as a write into its operand
+            if rule is not None and (rule.view or rule.name == "setitem"):
                 for o in op.outputs:
                     if o.id not in chain and not _holds_a_scalar(o):
                         chain.add(o.id)

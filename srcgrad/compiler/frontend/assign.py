@@ -17,6 +17,7 @@ from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
 from .context import Context
 from .expressions import BINOPS
+from .multicalls import describe
 
 # How the user wrote an augmented operator, for messages
 _SPELLING = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -36,6 +37,18 @@ class AssignMixin:
                 value = self.named(value, target.id)
             self.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
+            starred = [i for i, t in enumerate(target.elts) if isinstance(t, gast.Starred)]
+            if starred and isinstance(value, (tuple, list)):
+                # `first, *rest = items`: the starred name takes a list of what is left
+                (s,) = starred
+                after = len(target.elts) - s - 1
+                if len(value) < len(target.elts) - 1:
+                    message = _unpack_message(self.ctx, value, len(target.elts) - 1, True)
+                    raise self.err(node, message, _UNPACK_ADVICE)
+                value = [*value[:s], list(value[s:len(value) - after]),
+                         *value[len(value) - after:]]
+                target = type(target)(elts=[*target.elts[:s], target.elts[s].value,
+                                            *target.elts[s + 1:]], ctx=target.ctx)
             items = self.unpack(value, len(target.elts), node)
             for t, v in zip(target.elts, items):
                 self.assign(t, v, node)
@@ -58,7 +71,7 @@ class AssignMixin:
     def unpack(self, value: Any, n: int, node: Any) -> list[Any]:
         if isinstance(value, (tuple, list)):
             if len(value) != n:
-                raise self.err(node, f"cannot unpack {len(value)} values into {n} names.")
+                raise self.err(node, _unpack_message(self.ctx, value, n, False), _UNPACK_ADVICE)
             return list(value)
         if isinstance(value, Sym):
             ndim = value.value.type.known_ndim if value.value.type else None
@@ -142,3 +155,16 @@ class AssignMixin:
                                    "shares its array.",
                                    f"Copy it first ({name} = {name}.copy()).")
 
+
+_UNPACK_ADVICE = ("Write one name per item, or take the rest with a starred name "
+                  "(first, *rest = ...), or index the result (items[0]).")
+
+
+def _unpack_message(ctx: Context, value: Any, n: int, at_least: bool) -> str:
+    """Why ``value`` does not unpack into ``n`` names (``at_least``: one name is starred),
+    naming the function that made it when it is a tuple-returning call's result."""
+    names = f"at least {n} names" if at_least else f"{n} names"
+    made = describe(ctx, value)
+    if made:
+        return f"{made}; it cannot be unpacked into {names}."
+    return f"cannot unpack {len(value)} values into {names}."

@@ -26,16 +26,16 @@ import numpy as np
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import RULES, Rule, rule_for
+from srcgrad.rules.multi import declared_tuple, multi_for
 
 from ..ir import types as T
-from ..primitives import stop_gradient
+from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object, short_repr
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import captured, derived, methods, runlists
+from . import captured, checkpoints, derived, methods, multicalls, runlists
 from .captured import CapturedObject
 from .context import (
-    VIEW_PRIMS,
     BoundMethod,
     LocalFunction,
     RecursionNeedsValues,
@@ -60,6 +60,18 @@ def rule(name: str) -> Rule:
     return RULES[name] if name in RULES else STRUCTURAL[name]
 
 
+def _note_views(lw: Lowerer, out: Any, args: list[Any]) -> None:
+    """A view rule's results may share the memory of the first array it was given (the
+    operand of ``einsum("ij->ji", a)``, not its subscripts), so a later write into either
+    must be seen through the other (the aliasing check refuses it)."""
+    source = next((a for a in args if isinstance(a, Sym)), None)
+    if source is None:
+        return
+    for item in (out if isinstance(out, (tuple, list)) else (out,)):
+        if isinstance(item, Sym):
+            lw.ctx.note_view(item.value, source.value)
+
+
 def call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     try:
         return _call(lw, func, args, kwargs, node)
@@ -70,6 +82,10 @@ def call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: 
 
 
 def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    if isinstance(func, Checkpointed):
+        return checkpoints.call(lw, func, args, kwargs, node)
+    if func is checkpoint:
+        return checkpoints.make(lw, args, kwargs, node)
     obj = func.value if isinstance(func, CapturedObject) else func
     if isinstance(func, CapturedObject) or is_plain_object(func):
         # `model(x)`, `self.layer(x)`: its class's __call__, differentiated through
@@ -120,6 +136,12 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         return array_of(lw, func, args, kwargs, node)
     if symbolic and _is_builtin(func) and POLICY.should_run_builtin(func.__name__, args, True):
         return func(*args, **kwargs)  # len() of a list of run-time values: known now
+    multi = multi_for(func)
+    if multi is not None and symbolic:  # np.split, np.meshgrid: a tuple of item ops
+        return multicalls.lower_multi(lw, multi, args, kwargs, node)
+    declared = declared_tuple(func, args, kwargs) if symbolic else None
+    if declared is not None:  # np.linalg.svd without item rules: a tuple of opaque items
+        return multicalls.lower_declared(lw, func, args, kwargs, declared)
     r = rule_for(func)
     if r is not None:
         if not symbolic:
@@ -131,8 +153,8 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
                 out = record_rule(r, args, kwargs, fn=func)
         else:
             out = record_rule(r, args, kwargs, fn=func)
-        if r.name in VIEW_PRIMS and args and isinstance(args[0], Sym):
-            lw.ctx.note_view(out.value, args[0].value)
+        if r.view:
+            _note_views(lw, out, [*args, *kwargs.values()])
         return out
     if _is_builtin(func):
         return call_builtin(lw, func, args, kwargs, node)
@@ -228,7 +250,11 @@ def opaque(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]) -> A
 
 def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
     if isinstance(obj, (list, tuple, dict)):
-        return getattr(obj, name)
+        try:
+            return getattr(obj, name)
+        except AttributeError:
+            raise lw.err(node, multicalls.not_an_array(lw.ctx, obj, f"has no attribute `.{name}`"),
+                         multicalls.NOT_AN_ARRAY_ADVICE) from None
     return methods.attribute(lw, obj, name, node)
 
 

@@ -14,7 +14,6 @@ from srcgrad.errors import SrcGradError
 
 from ..ir.builder import Builder
 from ..ir.core import Block, Value
-from ..structural import VIEW_PRIMS  # noqa: F401  (re-exported for the frontend)
 from .resolve import Dependency, Scope
 from .source import Parsed
 
@@ -44,6 +43,9 @@ class Context:
     captured_ids: set[int] = field(default_factory=set)  # values read by `captured` ops
     # user line -> (last line, why it was evaluated while compiling): see .policy.note
     notes: dict[int, tuple[int, str]] = field(default_factory=dict)
+    # id of the plain list/tuple a tuple-returning call made -> (it, "np.split"), for
+    # messages (frontend/multicalls.py); held so the id is not reused
+    made_by: dict[int, tuple[Any, str]] = field(default_factory=dict)
 
     def root(self, v: Value) -> Value:
         return self.roots.get(v.id, v)

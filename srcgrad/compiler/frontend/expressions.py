@@ -17,13 +17,15 @@ import numpy as np
 
 from ..ir.types import AType
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import branches, calls, captured, comprehensions, unbound
+from . import branches, calls, captured, comprehensions, multicalls, unbound
 from .context import Context, LocalFunction
 from .identity import is_identity
 from .policy import POLICY
 from .resolve import MISSING, Scope
 from .source import Parsed
 from .unbound import MaybeUnbound, OnSomePathsOnly
+
+_UNARY = {gast.USub: "-", gast.UAdd: "+", gast.Invert: "~"}
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -132,6 +134,11 @@ class ExpressionsMixin:
             try:
                 return op(a, b)
             except TypeError as e:
+                items = next((v for v in (a, b) if multicalls.made_by(self.ctx, v)), None)
+                if items is not None:  # np.split(x, 2) + 1.0
+                    raise self.err(node, multicalls.not_an_array(
+                        self.ctx, items, f"is not an operand of {_SYMBOLS.get(op, op)}"),
+                        multicalls.NOT_AN_ARRAY_ADVICE) from None
                 raise self.err(node, f"unsupported operand types: {e}",
                                "Python raises this too; make list operands arrays first "
                                "(np.array([...])).") from None
@@ -161,6 +168,10 @@ class ExpressionsMixin:
 
     def expr_UnaryOp(self, node: Any) -> Any:
         v = self.expr(node.operand)
+        if isinstance(v, (list, tuple)) and not isinstance(node.op, gast.Not):
+            raise self.err(node, multicalls.not_an_array(self.ctx, v, "has no unary operator "
+                                                         f"{_UNARY.get(type(node.op), '')}"),
+                           multicalls.NOT_AN_ARRAY_ADVICE)
         if isinstance(node.op, gast.USub):
             return -v
         if isinstance(node.op, gast.UAdd):

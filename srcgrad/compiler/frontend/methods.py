@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from srcgrad.rules import rule_named
-from srcgrad.rules.methods import ATTRIBUTES, METHODS
+from srcgrad.rules import Rule
+from srcgrad.rules import methods as spellings
 
 from ..ir import types as T
 from ..symbolic import Sym, record_rule
-from .context import VIEW_PRIMS, BoundMethod
+from .context import BoundMethod
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -36,11 +36,12 @@ def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
         return t.known_ndim
     if name == "dtype" and t.dtype is not None:
         return np.dtype(t.dtype)
-    if name in ATTRIBUTES:
-        rule_name, convert = ATTRIBUTES[name]
+    attributes = spellings.attributes()
+    if name in attributes:
+        rule, convert = attributes[name]
         args, kwargs = convert(obj)
-        return _record(lw, rule_name, name, obj, args, kwargs)
-    if name in METHODS or name in _LIST_MUTATORS:
+        return _record(lw, rule, name, obj, args, kwargs)
+    if name in spellings.methods() or name in _LIST_MUTATORS:
         return BoundMethod(obj, name)
     if not hasattr(np.ndarray, name):  # not an array's: an object srcgrad sees as one
         raise lw.err(node, f"`.{name}` is not an attribute of an array, and srcgrad knows "
@@ -61,16 +62,16 @@ def call_method(lw: Lowerer, method: BoundMethod, args: list[Any], kwargs: dict[
         raise lw.err(node, f"`.{method.name}(...)` would mutate a list or array the caller "
                      "passed in (derived functions never modify their arguments).",
                      "Build a new local list instead: items = list(arg) + [...].")
-    rule_name, convert = METHODS[method.name]
+    rule, convert = spellings.methods()[method.name]
     call_args, call_kwargs = convert(method.obj, *args, **kwargs)
-    return _record(lw, rule_name, method.name, method.obj, list(call_args), dict(call_kwargs))
+    return _record(lw, rule, method.name, method.obj, list(call_args), dict(call_kwargs))
 
 
-def _record(lw: Lowerer, rule_name: str, name: str, obj: Sym, args: list[Any],
+def _record(lw: Lowerer, rule: Rule, name: str, obj: Sym, args: list[Any],
             kwargs: dict[str, Any]) -> Any:
-    out = record_rule(rule_named(rule_name), args, kwargs)
-    if rule_name in _RESULT_TYPES:
-        out.value.type = _RESULT_TYPES[rule_name]
-    if rule_name in VIEW_PRIMS and name not in _FRESH_COPY:
+    out = record_rule(rule, args, kwargs)
+    if rule.name in _RESULT_TYPES:
+        out.value.type = _RESULT_TYPES[rule.name]
+    if rule.view and name not in _FRESH_COPY:
         lw.ctx.note_view(out.value, obj.value)
     return out

@@ -139,3 +139,25 @@ def const_value(v: Value) -> tuple[bool, Any]:
     if v.op is not None and v.op.prim == "const":
         return True, v.op.attrs["value"]
     return False, None
+
+# The IR's own operations: constants, captured reads, opaque calls, packing, control
+# regions, tapes, effects. Every other ``Op.prim`` names a rule record (the shared table or
+# a structural rule) and carries it in ``attrs["rule"]``;
+# ``tests/test_primitive_names.py`` checks every name the compiler compares with.
+IR_OPS = frozenset({
+    "const", "captured", "call", "alias", "make_tuple", "make_list", "make_slice",
+    "if", "for_range", "while", "tape_new", "tape_push", "tape_pop", "tape_len", "list_pop",
+    "print", "assert", "raise",
+})
+
+
+# An op attribute: the op belongs to a call of a function wrapped by ``sg.checkpoint``.
+# ``("primal", token, name)`` on the ops the frontend lowered for one such call (one token
+# per call site); reverse mode recomputes them before their adjoint (``ad/checkpoint.py``)
+# and leaves ``("recompute", token, name)`` on the copies, which also keeps CSE from
+# merging a copy back into the forward pass's op.
+CHECKPOINT = "checkpoint"
+
+
+def checkpoint_mark(op: Op) -> tuple[str, int, str] | None:
+    return op.attrs.get(CHECKPOINT)

@@ -22,10 +22,6 @@ from __future__ import annotations
 from ..ir.core import Function, Value
 from .shapes import _Classes, _plain_classes, _rank0
 
-# results that are always a new array (or a Python/NumPy scalar), never a view
-_FRESH = frozenset({"add", "subtract", "multiply", "divide", "negative", "matmul",
-                    "exp", "log", "sin", "cos", "tanh", "sqrt", "square", "power"})
-
 
 def accumulate_in_place(fn: Function) -> None:
     classes = _plain_classes(fn)
@@ -44,7 +40,9 @@ def accumulate_in_place(fn: Function) -> None:
 
 
 def _owned(v: Value, params: set[int], uses: dict[int, int]) -> bool:
-    return (v.id not in params and v.op is not None and v.op.prim in _FRESH
+    # a result that is always a new array (or a scalar) nothing else refers to
+    rule = v.op.attrs.get("rule") if v.op is not None else None
+    return (v.id not in params and rule is not None and rule.fresh and not rule.user
             and uses.get(v.id) == 1)
 
 

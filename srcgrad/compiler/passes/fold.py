@@ -25,10 +25,6 @@ from ..ir.types import FLOAT, INT
 
 _LIMIT = 2 ** 53
 _INT_OPERAND = 2 ** 26  # so a product of two fits NumPy's int64 exactly
-# correctly rounded in IEEE arithmetic, so NumPy here and Python at run time agree to the
-# bit (``math.sin`` and ``np.sin`` may not)
-_EXACT = frozenset({"add", "subtract", "multiply", "divide", "negative", "positive",
-                    "absolute"})
 
 
 def fold_constants(fn: Function) -> None:
@@ -47,7 +43,8 @@ def _block(block: Block) -> None:
 
 def _evaluate(op: Op) -> int | float | None:
     rule = RULES.get(op.prim)
-    if op.prim not in _EXACT or rule is None or rule.kind != ELEMENTWISE or rule.params \
+    # only correctly rounded ops: NumPy here and Python at run time agree to the bit
+    if rule is None or not rule.correctly_rounded or rule.kind != ELEMENTWISE or rule.params \
             or rule.user or op.regions or len(op.outputs) != 1 or not op.args:
         return None
     if set(op.args) != set(rule.inputs):

@@ -155,6 +155,22 @@ def shapes(fn: Function) -> None:
     replace_uses(fn, mapping)
     _lazy_unreduce(fn, classes)
     _shapes_early(fn)
+    replace_uses(fn, _number_rebroadcasts(fn.body, {}))
+
+
+def _number_rebroadcasts(block: Block, mapping: dict[Value, Value]) -> dict[Value, Value]:
+    """``rebroadcast(t, shape(v))`` of a ``v`` known to be one number is ``t`` (a tangent is
+    never larger than its primal), in every block, loop bodies included: forward mode over
+    floats then runs no ``np.shape`` per operation."""
+    for op in block.ops:
+        if op.prim == "rebroadcast":
+            source = _shape_source(op.args.get("shape"))
+            if source is not None and source.type is not None and \
+                    source.type.known_ndim == 0:
+                mapping[op.out] = op.args["x"]
+        for region in op.regions:
+            _number_rebroadcasts(region, mapping)
+    return mapping
 
 
 def _plain_matmul_adjoints(fn: Function) -> dict[int, Value]:

@@ -6,33 +6,18 @@ import numpy as np
 def grad_compile_time_control(x):
     # line 137: for k, scale in enumerate((0.5, 2.0, 1.5)):  (unrolled at compile time: 3 items, enumerate() of values known while compiling)
     # line 138: h = np.tanh(h * scale) + k
-    _t1 = x * 0.5
-    _t1 = np.tanh(_t1)
-    h = _t1 + 0
-    _t2 = h * 2.0
-    _t2 = np.tanh(_t2)
-    h_1 = _t2 + 1
-    _t3 = h_1 * 1.5
-    _t3 = np.tanh(_t3)
-    h_2 = _t3 + 2
+    _t1 = np.tanh(x * 0.5)
+    _t2 = np.tanh((_t1 + 0) * 2.0)
+    _t3 = np.tanh((_t2 + 1) * 1.5)
+    h = _t3 + 2
     # line 140: while n < 2:  (unrolled at compile time: 2 trips, its condition known while compiling)
     # line 141: h = h * h
-    h_3 = h_2 * h_2
-    dh_3 = h_3 + h_3
-    dh_2 = dh_3 * h_2
-    dh_2 = dh_2 + dh_2
+    h_1 = h * h
+    dh = (h_1 + h_1) * h
+    dh = dh + dh
     # line 138: h = np.tanh(h * scale) + k
-    _t3 = _t3 * _t3
-    _t3 = 1 - _t3
-    _t3 = dh_2 * _t3
-    dh_1 = _t3 * 1.5
-    _t2 = _t2 * _t2
-    _t2 = 1 - _t2
-    _t2 = dh_1 * _t2
-    dh = _t2 * 2.0
-    _t1 = _t1 * _t1
-    _t1 = 1 - _t1
-    _t1 = dh * _t1
-    dx = _t1 * 0.5
+    dh = dh * (1 - _t3 * _t3) * 1.5
+    dh = dh * (1 - _t2 * _t2) * 2.0
+    dx = dh * (1 - _t1 * _t1) * 0.5
     # line 143: if NORMALIZE:  (folded at compile time: the condition is False while compiling)
     return dx

@@ -13,27 +13,23 @@ def jvp_loop_with_branch(x, n, tangent):
     dacc = dx
     for i in range(n):
         # line 70: if i % 2 == 0:
-        _t2 = i % 2
-        _t3 = _t2 == 0
-        if _t3:
+        _t2 = i % 2 == 0
+        if _t2:
             # line 71: acc = acc * x
             acc_1 = acc * x
-            _t4 = dacc * x
-            _t5 = dx * acc
-            _t6 = _t4 + _t5
-            _t7 = np.shape(acc_1)
-            dacc_1 = rebroadcast(_t6, _t7)
+            _t3 = dacc * x + dx * acc
+            _t4 = np.shape(acc_1)
+            dacc_1 = rebroadcast(_t3, _t4)
         else:
             # line 73: acc = acc + np.sin(acc)
-            _t8 = np.sin(acc)
-            _t9 = np.cos(acc)
-            _t10 = dacc * _t9
-            acc_1 = acc + _t8
-            _t11 = dacc + _t10
-            _t12 = np.shape(acc_1)
-            dacc_1 = rebroadcast(_t11, _t12)
+            _t5 = np.sin(acc)
+            _t6 = dacc * np.cos(acc)
+            acc_1 = acc + _t5
+            _t7 = dacc + _t6
+            _t8 = np.shape(acc_1)
+            dacc_1 = rebroadcast(_t7, _t8)
         acc, dacc = acc_1, dacc_1
     # line 74: return np.sum(acc)
-    _t13 = np.sum(acc)
-    _t14 = np.sum(dacc)
-    return _t13, _t14
+    _t9 = np.sum(acc)
+    _t10 = np.sum(dacc)
+    return _t9, _t10

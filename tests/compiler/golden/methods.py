@@ -1,35 +1,28 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import as_python, like, seed_one
+from srcgrad.compiler.support import as_python, like
 from srcgrad.rules.helpers import reduced_count, unreduce
-from srcgrad.rules.products import matmul_adjoint_x, matmul_adjoint_y
 
 
 def grad_methods(x):
     _t1 = np.shape(x)
     # line 51: m = x.reshape(2, 3)
     m = np.reshape(x, (2, 3))
-    _t2 = np.shape(m)
     # line 52: return (m.T @ m).sum(axis=0).mean()
-    _t3 = np.transpose(m)
+    _t2 = np.transpose(m)
+    _t3 = _t2 @ m
     _t4 = np.shape(_t3)
-    _t5 = _t3 @ m
-    _t6 = np.shape(_t5)
-    _t5 = np.sum(_t5, 0)
-    _t7 = np.shape(_t5)
-    _t5 = np.mean(_t5)
-    _t5 = seed_one(_t5)
-    _t5 = unreduce(_t5, _t7)
-    _t8 = reduced_count(_t7)
+    _t3 = np.sum(_t3, 0)
+    _t5 = np.shape(_t3)
+    _t6 = unreduce(1.0, _t5)
+    _t7 = reduced_count(_t5)
     try:
-        _t5 = _t5 / _t8
+        _t6 = _t6 / _t7
     except (ArithmeticError, ValueError):
-        _t5 = as_python(np.divide(_t5, _t8), _t5, _t8)
-    _t5 = unreduce(_t5, _t6, 0)
-    _t9 = matmul_adjoint_x(_t5, m, _t4)
-    dm = matmul_adjoint_y(_t3, _t5, _t2)
-    dm = dm + np.transpose(_t9)
+        _t6 = as_python(np.divide(_t6, _t7), _t6, _t7)
+    _t6 = unreduce(_t6, _t4, 0)
+    dm = np.transpose(_t2) @ _t6 + np.transpose(_t6 @ _t2)
     # line 51: m = x.reshape(2, 3)
     dx = np.reshape(dm, _t1)
     dx = like(dx, x)

@@ -19,12 +19,9 @@ def grad_mlp_loss(w, b, x):
         _t5 = 1.0 / _t5
     except (ArithmeticError, ValueError):
         _t5 = as_python(np.divide(1.0, _t5), 1.0, _t5)
-    _t5 = _t5 * 2
-    dh = _t5 * h
+    dh = _t5 * 2 * h
     # line 25: h = np.tanh(x @ w + b)
-    _t6 = h * h
-    _t6 = 1 - _t6
-    _t6 = dh * _t6
+    _t6 = dh * (1 - h * h)
     _t7 = unbroadcast(_t6, _t3)
     db = unbroadcast(_t6, _t1)
     dw = np.transpose(x) @ _t7

@@ -15,10 +15,8 @@ def grad_outer_broadcast(x, y):
     # line 31: return np.sum(table * table)
     dtable = table + table
     # line 30: table = x[:, None] * y
-    _t5 = dtable * y
-    _t5 = unbroadcast(_t5, _t4)
-    _t3 = dtable * _t3
-    dy = unbroadcast(_t3, _t2)
+    _t5 = unbroadcast(dtable * y, _t4)
+    dy = unbroadcast(dtable * _t3, _t2)
     dx = scatter_add(_t5, _t1, (slice(None, None, None), None))
     dx = like(dx, x)
     dy = like(dy, y)

@@ -12,17 +12,10 @@ def vjp_pair(x, y, seed):
     _t3 = x * y
     _t4 = np.shape(_t3)
     _t5 = checked_seed(seed, (None, None))
-    _t6 = _t5[0]
-    _t6 = seed_of_shape(_t6, _t4)
-    _t5 = _t5[1]
-    _t5 = seed_of_shape(_t5, _t1)
-    _t7 = np.cos(x)
-    dx = _t5 * _t7
-    _t8 = _t6 * y
-    _t8 = unbroadcast(_t8, _t1)
-    dx = dx + _t8
-    _t6 = _t6 * x
-    dy = unbroadcast(_t6, _t2)
+    _t6 = seed_of_shape(_t5[0], _t4)
+    dx = seed_of_shape(_t5[1], _t1) * np.cos(x)
+    dx = dx + unbroadcast(_t6 * y, _t1)
+    dy = unbroadcast(_t6 * x, _t2)
     dx = like(dx, x)
     dy = like(dy, y)
     return dx, dy

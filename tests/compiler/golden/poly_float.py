@@ -3,14 +3,11 @@
 import math
 
 
+# forward mode: the gradient w.r.t. one float is one directional derivative, so
+# its tangent is carried through the code beside the value (no tape, no reverse)
 def grad_poly(x):
     # line 20: y = math.sin(x) * x ** 2
-    _t1 = math.sin(x)
-    _t2 = x ** 2
-    _t1 = _t1 * 2
-    dx = _t1 * x
-    _t3 = math.cos(x)
-    _t2 = _t2 * _t3
-    dx += _t2
-    dx = float(dx)
+    _t1 = math.cos(x) * x ** 2
+    _t1 = _t1 + math.sin(x) * 2 * x
+    dx = float(_t1)
     return dx

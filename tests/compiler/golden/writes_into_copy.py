@@ -11,8 +11,7 @@ def grad_writes_into_copy(x):
     # line 56: y = x.copy()
     y = np.copy(x)
     # line 57: y[0] = 2.0 * x[1]
-    _t2 = x[1]
-    _t2 = 2.0 * _t2
+    _t2 = 2.0 * x[1]
     y[0] = _t2
     _t3 = np.shape(y)
     # line 58: y += x
@@ -24,11 +23,7 @@ def grad_writes_into_copy(x):
     dx = unbroadcast(dy, _t1)
     # line 57: y[0] = 2.0 * x[1]
     dy_2 = setitem(dy_1, 0.0, 0)
-    _t4 = dy_1[0]
-    _t4 = unbroadcast(_t4, ())
-    _t4 = _t4 * 2.0
-    _t4 = scatter_add(_t4, _t1, 1)
-    dx = dx + _t4
+    dx = dx + scatter_add(unbroadcast(dy_1[0], ()) * 2.0, _t1, 1)
     # line 56: y = x.copy()
     dx = dx + dy_2
     dx = like(dx, x)

@@ -1,0 +1,138 @@
+"""Backend: which single-use values are written inside the expression that reads them.
+
+The IR gives every value its own op, and a literal print gives every op its own statement
+and name (``_t1 = y * x; _t2 = math.sin(y); y_1 = _t1 + _t2``). For numbers those loads and
+stores cost as much as the arithmetic, and the text reads unlike the user's. So the emitter
+asks :func:`nesting_plan` which values to *nest*: a pure op whose one result is read exactly
+once in the whole function, by a later plain op of the same block, is not emitted where it
+stands but written as a sub-expression of its reader, when both came from the same user
+line (so each ``# line N`` comment still heads the code of line N)::
+
+    _t1 = y * x                         (nested)
+    _t2 = math.sin(y)           ->      (nested)
+    y_1 = _t1 + _t2                     y_1 = y * x + math.sin(y)
+
+Moving a computation later is sound when nothing between changes what it reads: the IR is
+SSA, so only a *name* rebound in between (an emitted name reused, a loop slot assigned), an
+array written in place, or an opaque call could. The emitter's liveness (name reuse, slots
+assigned directly, in-place writes and accumulation) reads :func:`read_positions`, which
+counts a nested op's reads at its reader's position, so none of those happen while a nested
+expression still needs the old value. Opaque calls, control flow and tape ops are barriers.
+Numbers move past any other op; an array op only joins the run of ops right before its
+reader (so no array is kept alive longer than its expression needs: nested temporaries are
+freed as Python frees them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..ir.core import Block, Function, Op, Value
+from . import floats
+
+# Ops never nested and never moved across: they act on the world, hold control flow or
+# manage the tape (whose pushes and pops must keep their order)
+_BARRIERS = frozenset({"call", "print", "assert", "raise", "tape_new", "tape_push",
+                       "tape_pop", "tape_len", "list_pop"})
+_NEVER_NESTED = _BARRIERS | {"const", "shape", "setitem", "captured"}
+# At most this many ops written into one statement, so a long chain of one user line still
+# reads as a few short statements
+MAX_NESTED = 5
+
+
+def nesting_plan(fn: Function) -> dict[int, int]:
+    """Value id -> id of the op that reads it, for every value written nested."""
+    reads = _count_reads(fn.body, {})
+    plan: dict[int, int] = {}
+    _plan_block(fn.body, reads, plan)
+    return plan
+
+
+def read_positions(block: Block, plan: dict[int, int]) -> Iterator[tuple[int, Value]]:
+    """``(index, value)`` for each read by an op of ``block`` (reads inside its regions
+    included), a nested op's reads placed at the index of the statement it is written in."""
+    index = {id(op): i for i, op in enumerate(block.ops)}
+    for i, op in enumerate(block.ops):
+        at, current = i, op
+        while len(current.outputs) == 1 and current.out.id in plan:
+            reader = plan[current.out.id]
+            if reader not in index:
+                break
+            at = index[reader]
+            current = block.ops[at]
+        for v in _all_reads(op):
+            yield at, v
+
+
+def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> None:
+    ops = block.ops
+    reader_of = {v.id: op for op in ops for v in op.operands()}  # (single reads only used)
+    results = {v.id for v in block.results if isinstance(v, Value)}
+    size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
+    for j, statement in enumerate(ops):
+        for region in statement.regions:
+            _plan_block(region, reads, plan)
+        if not _can_read_nested(statement):
+            continue
+        tree = {id(statement)}  # the statement and the ops nested into it so far
+        total = 1
+        adjacent = True  # no op left standing between here and the statement yet
+        for k in range(j - 1, -1, -1):
+            op = ops[k]
+            if op.prim in _BARRIERS or op.regions:
+                break
+            if op.prim == "const":
+                continue
+            reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
+            if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
+                    and op.line == statement.line
+                    and total + size.get(id(op), 1) <= MAX_NESTED + 1
+                    and (adjacent or _numbers_only(op))):
+                plan[op.out.id] = id(reader)
+                tree.add(id(op))
+                total += size.get(id(op), 1)
+                continue
+            adjacent = False
+        size[id(statement)] = total
+
+
+def _can_read_nested(op: Op) -> bool:
+    return (not op.regions and op.prim not in _NEVER_NESTED and len(op.outputs) == 1
+            and not floats.needs_guard(op))
+
+
+def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
+    return (_can_read_nested(op) and reads.get(op.out.id, 0) == 1
+            and op.out.id not in results and "accumulate" not in op.attrs)
+
+
+def _numbers_only(op: Op) -> bool:
+    """Every value it reads and makes is known to be one number (no memory to free)."""
+    return all(_a_number(v) for v in (*op.operands(), op.out))
+
+
+def _a_number(v: Value) -> bool:
+    t = v.type
+    return t is not None and (t.is_python_number or t.kind == "scalar"
+                              or t.known_ndim == 0)
+
+
+def _all_reads(op: Op) -> list[Value]:
+    out = list(op.operands())
+    for r in op.regions:
+        for inner in r.ops:
+            out.extend(_all_reads(inner))
+        out.extend(v for v in r.results if isinstance(v, Value))
+    return out
+
+
+def _count_reads(block: Block, counts: dict[int, int]) -> dict[int, int]:
+    for op in block.ops:
+        for v in op.operands():
+            counts[v.id] = counts.get(v.id, 0) + 1
+        for region in op.regions:
+            _count_reads(region, counts)
+    for v in block.results:
+        if isinstance(v, Value):
+            counts[v.id] = counts.get(v.id, 0) + 1
+    return counts
