@@ -5,7 +5,8 @@ Importing this package registers every rule. Read :mod:`.registry` for the recor
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
 :mod:`.einsum`, :mod:`.tensor_products`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`,
 :mod:`.joining`, :mod:`.rearrange`, :mod:`.gather`, :mod:`.differences`, :mod:`.padding`,
-:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`.
+:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`,
+:mod:`.nn` (PyTorch's fused losses).
 Every per-primitive fact is a keyword of the rule's ``defrule`` line (PyTorch node name
 ``torch=``, ``methods=``/``attributes=`` spellings, ``view``/``fresh``, ``operator=``,
 ``runtime_only``, ``kinks=``; see :class:`.registry.Rule`): :mod:`.methods` only indexes
@@ -30,6 +31,7 @@ from . import (  # noqa: F401
     matrix_functions,  # linalg
     meshgrid,
     multi,
+    nn,
     nondiff,
     norms,
     padding,

@@ -443,5 +443,6 @@ from . import (  # noqa: E402,F401  (each area's samples, one line each)
     samples_forms,  # forms: np.tri, np.identity
     samples_linalg,  # linalg
     samples_multi,  # tuple-returning functions
+    samples_nn,  # sg.nn rules
     samples_shape,  # issue 14: shape, joining, products
 )
