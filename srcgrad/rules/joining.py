@@ -93,7 +93,7 @@ defrule("append", np.append, inputs=("arr", "values"), params=("axis",), kind=LI
                  getitem(g, append_index(arr_shape, values_shape, axis, 1)), values_shape)})
 
 def _one_array(name: str) -> Any:
-    """``np.atleast_Nd(a, b)`` returns a tuple: refused by name when the call is bound
+    """``np.atleast_2d(a, b)`` (and its 1d and 3d kin) returns a tuple: refused by name when the call is bound
     (shape, issue 14), rather than as a call with too many arguments."""
 
     def canonical(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
