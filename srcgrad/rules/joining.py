@@ -93,8 +93,9 @@ defrule("append", np.append, inputs=("arr", "values"), params=("axis",), kind=LI
                  getitem(g, append_index(arr_shape, values_shape, axis, 1)), values_shape)})
 
 def _one_array(name: str) -> Any:
-    """``np.atleast_2d(a, b)`` (and its 1d and 3d kin) returns a tuple: refused by name when the call is bound
-    (shape, issue 14), rather than as a call with too many arguments."""
+    """``np.atleast_2d(a, b)`` (and its 1d and 3d kin) returns a tuple: refused by name
+    when the call is bound (shape, issue 14), rather than as a call with too many
+    arguments."""
 
     def canonical(args: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         if len(args) > 1:
