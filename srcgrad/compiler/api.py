@@ -266,7 +266,10 @@ class Derivation:
 
     @property
     def seed_name(self) -> str:
-        return "tangent" if self.transform == JVP else "seed"
+        name = "tangent" if self.transform == JVP else "seed"
+        while name in self.param_names:  # sg.vjp(sg.vjp(f)): the inner one has a seed
+            name += "_"
+        return name
 
     @property
     def call_names(self) -> list[str]:
