@@ -150,3 +150,47 @@ def test_recursion_passing_a_list_of_traced_values_is_refused_with_advice():
         sg.grad(uses_swallow)(X)
     assert "test_recursion.py:" in str(info.value)
     assert "loop" in str(info.value)
+
+
+def noisy_smooth(x, n):
+    if n == 0:
+        return x
+    return noisy_smooth(x + np.random.normal(size=x.shape) * x, n - 1)
+
+
+def uses_noisy_smooth(x):
+    return np.sum(noisy_smooth(x, 2))
+
+
+def test_recursion_through_a_random_draw_is_refused_with_advice():
+    # each level's derivative reruns that level: a second draw would give the gradient of
+    # another noise, silently
+    for transform in (sg.grad(uses_noisy_smooth), sg.grad(lambda x: np.sum(noisy_smooth(x, 3)))):
+        with pytest.raises(sg.SrcGradError, match="calls itself and calls") as info:
+            transform(X)
+        assert "test_recursion.py:" in str(info.value)
+        assert "pass it in as an argument" in str(info.value)
+    with pytest.raises(sg.SrcGradError, match="calls itself and calls"):
+        sg.jvp(noisy_smooth)(X, 3, V)
+
+
+def ping(x, n):
+    if n <= 0:
+        return np.tanh(x)
+    return pong(x * 0.9, n - 1) + 0.5 * x
+
+
+def pong(x, n):
+    return np.sin(ping(x, n - 1)) * x
+
+
+def mutual(x, n):
+    return np.sum(ping(x, n) ** 2)
+
+
+@pytest.mark.parametrize("depth", [0, 1, 6, 51])
+def test_mutual_recursion_differentiates(depth):
+    assert_close(sg.grad(mutual)(X, depth), numeric_gradient(mutual, (X, depth), {}, 0))
+    _, tangent = sg.jvp(mutual)(X, depth, V)
+    assert_close(tangent, directional_derivative(mutual, (X, depth), {0: V}))
+    assert_close(sg.hessian(mutual)(X, depth), numeric_hessian(sg.grad(mutual), (X, depth)))

@@ -28,6 +28,7 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import RULES, Rule, rule_for
 
 from ..ir import types as T
+from ..ir.core import Block
 from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object
@@ -425,10 +426,17 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
         return recursion.call_recursive(fn, list(env.values()), lw.parsed.filename,
                                         lw.parsed.file_line(node))
     lw.ctx.code_stack.append(fn.__code__)
+    block = lw.ctx.builder.block
+    start = len(block.ops)
     try:
-        return _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
+        out = _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
     finally:
         lw.ctx.code_stack.pop()
+    if lw.ctx.builder.block is block:
+        added = Block()
+        added.ops = block.ops[start:]
+        recursion.check_recomputable(fn, added.walk(), parsed.filename)
+    return out
 
 
 def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str, Any],

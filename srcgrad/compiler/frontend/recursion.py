@@ -24,6 +24,7 @@ is linear. One Python frame of the derived function per level, plus the dispatch
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from srcgrad.errors import SrcGradError
@@ -31,7 +32,11 @@ from srcgrad.rules import Rule
 
 from ..ir import types as T
 from ..ir.builder import current
+from ..ir.core import Op
 from ..symbolic import Sym, is_symbolic, to_value
+
+# op attribute: the code object of the function a recursive call calls
+RECURSIVE = "recursive_call_of"
 
 # a rule's derivative functions read these names from their environment
 _RESERVED = {"g", "t", "out", "i"}
@@ -52,14 +57,39 @@ def call_recursive(fn: Any, values: list[Any], filename: str, line: int | None) 
                 filename=filename, lineno=line,
                 advice="Pass the arrays as separate arguments, or write the recursion as a "
                        "loop.")
-    return _record(_rule(fn, None), values)
+    return _record(_rule(fn, None), values, fn.__code__)
 
 
-def _record(rule: Rule, values: list[Any]) -> Any:
+def check_recomputable(fn: Any, ops: Iterable[Op], filename: str) -> None:
+    """Refuse a recursive ``fn`` whose body (``ops``, its lowering) holds an opaque call
+    (``np.random.normal``, a user object's method): each level's derivative reruns that
+    level's forward sweep, which would draw again and silently differentiate another
+    draw."""
+    ops = list(ops)
+    code = getattr(fn, "__code__", None)
+    if not any(op.attrs.get(RECURSIVE) is code for op in ops):
+        return
+    for op in ops:
+        if op.prim == "call":
+            callee = op.attrs.get("fn")
+            name = getattr(callee, "__qualname__", None) or repr(callee)
+            raise SrcGradError(
+                f"{fn.__qualname__} calls itself and calls {name}, which srcgrad cannot "
+                "repeat: the derivative of each level of a recursion reruns that level, "
+                "and a random draw or other opaque call would give another value.",
+                filename=filename, lineno=op.line,
+                advice=f"Draw or compute the value of {name} outside the recursive "
+                       "function and pass it in as an argument.")
+
+
+def _record(rule: Rule, values: list[Any], code: Any = None) -> Any:
     operands = {name: to_value(v) for name, v in zip(rule.inputs, values)}
     # the result's type is not known without lowering the callee again (it is being
     # lowered): the op says "unknown", and code after it is generic for it
-    op = current().emit(rule.name, operands, attrs={"rule": rule}, types=[T.ANY])
+    attrs: dict[str, Any] = {"rule": rule}
+    if code is not None:
+        attrs[RECURSIVE] = code
+    op = current().emit(rule.name, operands, attrs=attrs, types=[T.ANY])
     return Sym(op.out)
 
 
