@@ -194,3 +194,11 @@ def test_mutual_recursion_differentiates(depth):
     _, tangent = sg.jvp(mutual)(X, depth, V)
     assert_close(tangent, directional_derivative(mutual, (X, depth), {0: V}))
     assert_close(sg.hessian(mutual)(X, depth), numeric_hessian(sg.grad(mutual), (X, depth)))
+
+
+def test_emitted_module_says_why_a_recursive_call_is_called_and_not_inlined():
+    text = sg.source(sg.grad(smooth_three_times), X)
+    assert "# a recursive call is a call of the function's own derived function" in text
+    assert "every other user function is inlined" in text
+    assert "every other user function is inlined" not in sg.source(
+        sg.grad(lambda x: np.sum(np.sin(x))), X)

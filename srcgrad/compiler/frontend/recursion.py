@@ -38,6 +38,10 @@ from ..symbolic import Sym, is_symbolic, to_value
 # op attribute: the code object of the function a recursive call calls
 RECURSIVE = "recursive_call_of"
 
+# the rule, said in the emitted module's header (sg.source, srcgrad show)
+NOTE = ("a recursive call is a call of the function's own derived function (compiled once "
+        "per argument types, depth known at run time); every other user function is inlined")
+
 # a rule's derivative functions read these names from their environment
 _RESERVED = {"g", "t", "out", "i"}
 
@@ -102,6 +106,9 @@ def _derived(target: Any, transform: str, name: str) -> Any:
         from .. import api  # api lowers through this package: import when first needed
 
         d = getattr(api, transform)(target, wrt=name)
+        # its seed is our own adjoint, shaped right: unchecked, the callee's result is
+        # not computed just for its shape
+        d.__srcgrad__.trusted_seed = transform == "vjp"
         _DERIVED[key] = d
     return d
 
@@ -129,6 +136,7 @@ def _rule(target: Any, pick: int | None) -> Rule:
         return result if pick is None else result[pick]
 
     impl.__name__ = impl.__qualname__ = f"call_{getattr(target, '__name__', 'fn')}"
+    impl.__srcgrad_note__ = NOTE  # type: ignore[attr-defined]
     vjp: dict[str, Any] = {}
     jvp: dict[str, Any] = {}
     if pick is None:
@@ -137,6 +145,11 @@ def _rule(target: Any, pick: int | None) -> Rule:
             jvp[inputs[k]] = _seeded(target, "jvp", name, inputs, n_pos, "t", 1)
     rule = Rule(name=f"recursive.{label}#{len(_RULES)}", impl=impl, inputs=inputs,
                 vjp=vjp, jvp=jvp, user=True)
+    # the derived functions recompute what they need from the inputs: a derivative that
+    # does not read the result leaves the primal call dead when nothing else reads it
+    # (the reverse sweep of `return f(y, n - 1)` then runs no primal recursion: linear)
+    rule.needs = {k: ("g", *inputs) for k in vjp}
+    rule.jvp_needs = {k: ("t", *inputs) for k in jvp}
     _RULES[(target, pick)] = rule
     return rule
 
