@@ -250,6 +250,8 @@ class Derivation:
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
         self.has_seed = transform in (VJP, JVP)  # a seed / tangent: last positional
         self.int_values = False  # set for a recursive f: int arguments become constants
+        # set by frontend.recursion for the vjp a recursive call's adjoint calls
+        self.trusted_seed = False
         self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
         self.signature = self._signature()
         self.function = self._make_function()
@@ -286,7 +288,10 @@ class Derivation:
 
     @property
     def seed_name(self) -> str:
-        return "tangent" if self.transform == JVP else "seed"
+        name = "tangent" if self.transform == JVP else "seed"
+        while name in self.param_names:  # sg.vjp(sg.vjp(f)): the inner one has a seed
+            name += "_"
+        return name
 
     @property
     def call_names(self) -> list[str]:
@@ -323,7 +328,8 @@ class Derivation:
     def cache_key(self, signature: Any) -> tuple[Any, ...]:
         """The cache key: everything that changes the emitted code or its result's form
         (``wrt=1`` gives a bare gradient, ``wrt=(1,)`` a 1-tuple: hence ``tuple_wrt``)."""
-        return (self.transform, self.wrt, self.tuple_wrt, self.optimize, signature)
+        key = (self.transform, self.wrt, self.tuple_wrt, self.optimize, signature)
+        return (*key, "trusted_seed") if self.trusted_seed else key
 
     def slow(self, *args: Any) -> Any:
         """A call no compiled version's guards accepted: compile one, install it, run it."""
@@ -441,7 +447,7 @@ class Derivation:
             if self.transform == JVP:
                 derived = forward(primal, wrt, tuple_wrt)
             else:
-                spec = ReverseSpec(wrt, tuple_wrt, self.transform)
+                spec = ReverseSpec(wrt, tuple_wrt, self.transform, self.trusted_seed)
                 derived = (tangent_grad(primal, spec) if boundary is None else None) or \
                     reverse(primal, spec)
             verify(derived)

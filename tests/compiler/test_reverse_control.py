@@ -327,9 +327,8 @@ def halving(x):
     return halving(x * 0.5)
 
 
-def test_recursion_on_a_run_time_value_is_a_clear_error():
-    with pytest.raises(sg.SrcGradError, match="calls itself"):
-        sg.grad(halving)(X + 3.0)
+def test_recursion_on_a_run_time_value_differentiates():
+    assert_close(sg.grad(halving)(X + 3.0), numeric_gradient(halving, (X + 3.0,), {}, 0))
 
 
 def cubic_branch(x):

@@ -89,6 +89,7 @@ class References:
         self.from_imports: dict[str, dict[str, str]] = {}  # module -> {"name [as alias]": ""}
         self.namespace: dict[str, Any] = {"np": np, "math": math}
         self.bound: dict[str, str] = {}  # name -> description, for the module's header
+        self.notes: dict[str, str] = {}  # comments for the header (an ordered set)
         self.used_names: set[str] = {"np", "math"}
 
     def ref(self, obj: Any) -> str:
@@ -127,6 +128,10 @@ class References:
         local = self._unique("_" + _identifier(qualname or name or type(obj).__name__))
         self.namespace[local] = obj
         self.bound[local] = _describe(obj)
+        # why such an object is called rather than inlined (a recursive call)
+        note = getattr(obj, "__srcgrad_note__", None)
+        if isinstance(note, str):
+            self.notes[note] = ""
         return local
 
     def module(self, name: str) -> str:
@@ -164,6 +169,7 @@ class References:
         for module, names in other.from_imports.items():
             self.from_imports.setdefault(module, {}).update(names)
         self.bound.update(other.bound)
+        self.notes.update(other.notes)
 
     def header(self) -> list[str]:
         lines = sorted(self.imports)
@@ -171,4 +177,5 @@ class References:
             lines.append(f"from {module} import {', '.join(sorted(self.from_imports[module]))}")
         for name, desc in self.bound.items():
             lines.append(f"# {name} = {desc}  (not importable; bound by srcgrad)")
+        lines += [f"# {note}" for note in self.notes]
         return lines

@@ -22,7 +22,7 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
 from ..structure import is_plain_object
 from ..symbolic import Sym, is_symbolic, to_value
-from . import captured
+from . import captured, recursion
 from .context import Context, RecursionNeedsValues, error
 from .control import flatten
 from .lower import Lowerer
@@ -124,6 +124,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         else:
             result = lw.run_body(node.body)
         check_result(parsed, node, getattr(fn, "__qualname__", ir.name), result)
+        recursion.check_recomputable(fn, body.walk(), parsed.filename)
         with builder.at_line(None):
             # a (nested) tuple or list result is split into its leaves, so that each one is
             # a separate result the transforms can seed and differentiate

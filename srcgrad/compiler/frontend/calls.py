@@ -29,16 +29,16 @@ from srcgrad.rules import RULES, Rule, rule_for
 from srcgrad.rules.multi import declared_tuple, multi_for
 
 from ..ir import types as T
+from ..ir.core import Block
 from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object, short_repr
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import captured, checkpoints, derived, methods, multicalls, runlists
+from . import captured, checkpoints, derived, methods, multicalls, recursion, runlists
 from .captured import CapturedObject
 from .context import (
     BoundMethod,
     LocalFunction,
-    RecursionNeedsValues,
 )
 from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
@@ -444,19 +444,21 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
-    if fn.__code__ in lw.ctx.code_stack and not POLICY.should_unroll_recursion(
-            lw.ctx.constant_ints):
-        raise RecursionNeedsValues(
-            f"{fn.__qualname__} calls itself; srcgrad differentiates recursion by unrolling "
-            "it for the values of the int arguments, which are not known here.",
-            filename=lw.parsed.filename, lineno=lw.parsed.file_line(node),
-            advice="Recurse on an int argument of the differentiated function, or write "
-                   "the recursion as a loop.")
+    if fn.__code__ in lw.ctx.code_stack:  # recursion: called, not inlined (.recursion)
+        return recursion.call_recursive(fn, list(env.values()), lw.parsed.filename,
+                                        lw.parsed.file_line(node))
     lw.ctx.code_stack.append(fn.__code__)
+    block = lw.ctx.builder.block
+    start = len(block.ops)
     try:
-        return _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
+        out = _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
     finally:
         lw.ctx.code_stack.pop()
+    if lw.ctx.builder.block is block:
+        added = Block()
+        added.ops = block.ops[start:]
+        recursion.check_recomputable(fn, added.walk(), parsed.filename)
+    return out
 
 
 def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str, Any],

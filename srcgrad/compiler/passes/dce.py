@@ -3,11 +3,13 @@
     %0 = multiply(x=%a, y=%b)      # unused
     %1 = cos(x=%a)                 ->    %1 = cos(x=%a)
     return %1                            return %1
+
+An ``if``'s results nothing reads are dropped from both branches first.
 """
 
 from __future__ import annotations
 
-from ..ir.core import Block, Function
+from ..ir.core import Block, Function, Op
 from .rewrite import is_pure
 
 
@@ -21,8 +23,21 @@ def _block(block: Block, live: set[int]) -> None:
     for op in reversed(block.ops):
         if is_pure(op) and not any(o.id in live for o in op.outputs):
             continue
+        if op.prim == "if":
+            _prune_if(op, live)
         kept.append(op)
         live.update(v.id for v in op.operands())
         for r in op.regions:
             _block(r, live)
     block.ops = kept[::-1]
+
+
+def _prune_if(op: Op, live: set[int]) -> None:
+    """Drop the results of an ``if`` nothing reads, from both branches: the ops computing
+    them there become dead (a recursive call whose value only its shape needed)."""
+    keep = [k for k, o in enumerate(op.outputs) if o.id in live]
+    if len(keep) == len(op.outputs):
+        return
+    op.outputs = [op.outputs[k] for k in keep]
+    for region in op.regions:
+        region.results = [region.results[k] for k in keep]
