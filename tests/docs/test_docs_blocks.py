@@ -9,9 +9,13 @@ cannot be skipped by mislabelling it.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -49,12 +53,26 @@ def test_no_python_block_uses_prompts():
     assert not prompted, f"write plain scripts, not >>> sessions: {prompted}"
 
 
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "block.py"
+        script.write_text(code)
+        return subprocess.run([sys.executable, str(script)], cwd=directory,
+                              capture_output=True, text=True, timeout=300)
+
+
+@functools.cache
+def _all_runs() -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every block's run, started together: the interpreters mostly wait on imports, so
+    running them side by side keeps the whole docs test near a minute."""
+    codes = sorted({p.values[0] for p in PYTHON})
+    with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
+        return dict(zip(codes, pool.map(_run, codes), strict=True))
+
+
 @pytest.mark.parametrize("code", PYTHON)
-def test_python_block_runs_as_a_script(code: str, tmp_path: Path) -> None:
-    script = tmp_path / "block.py"
-    script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+def test_python_block_runs_as_a_script(code: str) -> None:
+    done = _all_runs()[code]
     assert done.returncode == 0, f"the block failed:\n{code}\n--- stderr ---\n{done.stderr}"
 
 
