@@ -153,6 +153,56 @@ a = sg.tensor([2.0], requires_grad=True)
 dot = sg.viz.make_dot((a * 3).sin(), params={"a": a})
 print(dot.source.splitlines()[0])                           # digraph {
 """,
+    "nn": """\
+import srcgrad as sg
+import srcgrad.nn as nn
+
+sg.manual_seed(0)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(3, 8), nn.GELU(), nn.Dropout(0.1), nn.Linear(8, 8))
+        self.act = nn.Tanh()
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(self.act(self.body(x)))
+
+net = Net()
+x, target = sg.randn(4, 3), sg.tensor([0, 1, 1, 0])
+logits = net(x)
+losses = [nn.CrossEntropyLoss()(logits, target), nn.NLLLoss()(nn.LogSoftmax(dim=1)(logits), target),
+          nn.MSELoss()(nn.Softmax(dim=1)(logits), sg.ones(4, 2) / 2),
+          nn.L1Loss()(nn.ReLU()(logits), sg.zeros(4, 2)), nn.SmoothL1Loss()(logits, sg.zeros(4, 2)),
+          nn.BCELoss()(nn.Sigmoid()(logits), sg.ones(4, 2)),
+          nn.BCEWithLogitsLoss()(nn.Identity()(logits), sg.ones(4, 2))]
+sum(losses).backward()
+net.eval()
+state = net.state_dict()
+net.load_state_dict(state)
+print(sorted(state)[:2], [p.grad.shape for p in net.parameters()][:2],
+      isinstance(net.head.weight, nn.Parameter))
+""",
+    "nn_functional": """\
+import srcgrad as sg
+import srcgrad.nn.functional as F
+
+sg.manual_seed(0)
+x = sg.randn(4, 3, requires_grad=True)
+w, b = sg.randn(2, 3, requires_grad=True), sg.zeros(2, requires_grad=True)
+z = F.linear(x, w, b)                                  # AddmmBackward0
+p = F.softmax(z, dim=1)
+target = sg.tensor([0, 1, 1, 0])
+loss = (F.cross_entropy(z, target) + F.nll_loss(F.log_softmax(z, dim=1), target)
+        + F.cross_entropy(z, p.detach())                 # class probabilities
+        + F.mse_loss(F.relu(z), sg.zeros(4, 2)) + F.l1_loss(F.gelu(z), sg.zeros(4, 2))
+        + F.smooth_l1_loss(F.tanh(z), sg.zeros(4, 2), beta=0.5)
+        + F.binary_cross_entropy(F.sigmoid(z), sg.ones(4, 2))
+        + F.binary_cross_entropy_with_logits(F.dropout(z, p=0.2), sg.ones(4, 2)))
+loss.backward()
+print(loss.grad_fn.name(), x.grad.shape, w.grad.shape, b.grad.shape)
+""",
     "methods": """\
 import srcgrad as sg
 
@@ -214,14 +264,25 @@ def _args(text: str) -> str:
     return "\n".join(out)
 
 
+def _own_doc(obj: Any) -> str:
+    """``obj``'s own docstring: a class that has none does not borrow its base's."""
+    if inspect.isclass(obj) and not obj.__dict__.get("__doc__"):
+        return ""
+    return inspect.getdoc(obj) or ""
+
+
+def _torch_name(qualified: str) -> str:
+    return "torch" + qualified.removeprefix("sg")
+
+
 def entry(qualified: str, obj: Any) -> str:
     """One name's reference: heading, signature, docstring, example."""
-    doc = inspect.getdoc(obj) or ""
-    summary, parts = _sections(doc)
+    summary, parts = _sections(_own_doc(obj))
     lines = [f"### `{qualified}`", ""]
     if callable(obj):
         lines += ["```text", _signature(obj, qualified), "```", ""]
-    lines += [_md(summary) or "(no description)", ""]
+    # the runtime's names without a docstring of their own mean what PyTorch's mean
+    lines += [_md(summary) or f"As PyTorch's `{_torch_name(qualified)}`.", ""]
     if "Arg" in parts:
         lines += ["**Arguments**", "", _args(parts["Arg"]), ""]
     if "Return" in parts:
@@ -236,7 +297,7 @@ def entry(qualified: str, obj: Any) -> str:
 
 
 def _summary_line(obj: Any) -> str:
-    doc = inspect.getdoc(obj) or ""
+    doc = _own_doc(obj)
     first = doc.split("\n\n")[0].replace("\n", " ").strip()
     return _md(first).replace("|", "\\|")
 
@@ -354,9 +415,11 @@ def render() -> str:
     if nn is not None:
         functional = importlib.import_module("srcgrad.nn.functional")
         out += [_section("sg.nn", _md(_summary_line(nn)), "sg.nn.", nn,
-                         [n for n in _namespace(nn) if n != "functional"]),
+                         [n for n in _namespace(nn) if n != "functional"],
+                         _FAMILY_EXAMPLES["nn"]),
                 _section("sg.nn.functional", _md(_summary_line(functional)),
-                         "sg.nn.functional.", functional, _namespace(functional))]
+                         "sg.nn.functional.", functional, _namespace(functional),
+                         _FAMILY_EXAMPLES["nn_functional"])]
     else:
         out += ["## sg.nn", "", "(not in this build)", "", "## sg.nn.functional", "",
                 "(not in this build)", ""]
