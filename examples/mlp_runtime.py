@@ -1,40 +1,41 @@
-"""A two-layer perceptron fitted to sin(x) with the Tensor runtime and ``sg.optim.Adam``.
+"""A two-layer perceptron fitted to sin(x), written as a PyTorch user writes it.
 
-Run: python examples/mlp_runtime.py   (the same loop as in PyTorch, ``torch`` -> ``sg``)
+Run: python examples/mlp_runtime.py   (the PyTorch program with ``torch`` -> ``sg``:
+``nn.Module``, ``nn.Linear``, ``nn.functional.mse_loss``, ``optim.Adam``)
 """
 
 import srcgrad as sg
+import srcgrad.nn as nn
+import srcgrad.nn.functional as F
 
 
-def init_params(sizes=(1, 32, 1)):
-    """Weights scaled by 1/sqrt(fan_in), zero biases; every one a leaf that requires grad."""
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        weight = sg.randn(fan_in, fan_out) / fan_in ** 0.5
-        params += [weight.requires_grad_(), sg.zeros(fan_out, requires_grad=True)]
-    return params
+class MLP(nn.Module):
+    """tanh hidden layer, linear output; the layers register their parameters."""
 
+    def __init__(self, hidden=32):
+        super().__init__()
+        self.hidden = nn.Linear(1, hidden)
+        self.out = nn.Linear(hidden, 1)
 
-def forward(params, x):
-    """tanh hidden layer, linear output."""
-    w1, b1, w2, b2 = params
-    return (x @ w1 + b1).tanh() @ w2 + b2
+    def forward(self, x):
+        return self.out(F.tanh(self.hidden(x)))
 
 
 if __name__ == "__main__":
     sg.manual_seed(0)
     x = sg.linspace(-3.0, 3.0, 64).reshape(-1, 1)
     y = x.sin()
-    params = init_params()
-    optimizer = sg.optim.Adam(params, lr=0.01)
+    model = MLP()
+    optimizer = sg.optim.Adam(model.parameters(), lr=0.01)
     for step in range(501):
         optimizer.zero_grad()  # .grad accumulates: reset it every step
-        loss = ((forward(params, x) - y) ** 2).mean()
+        loss = F.mse_loss(model(x), y)
         loss.backward()
         optimizer.step()
         if step % 100 == 0:
             print(f"step {step:3d}  loss {loss.item():.5f}")
+    model.eval()
     with sg.no_grad():
         test = sg.tensor([[0.5], [-2.0]])
-        print("f(0.5), f(-2.0):", [round(v, 2) for v in forward(params, test).flatten().tolist()],
+        print("f(0.5), f(-2.0):", [round(v, 2) for v in model(test).flatten().tolist()],
               " sin:", [round(v, 2) for v in test.sin().flatten().tolist()])

@@ -2,12 +2,12 @@
 
 Layers, bottom to top (each imports only those below it):
 ``rules`` (the one table of derivative rules) -> ``compiler`` | ``tensor`` + ``autograd``
-(never each other) -> this package's public API, ``optim`` and the ``cli``.
+(never each other) -> this package's public API, ``optim``, ``nn`` and the ``cli``.
 """
 
 from __future__ import annotations
 
-from . import autograd, optim, rules, viz
+from . import autograd, nn, optim, rules, viz
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .compiler.api import (
     checkpoint,
@@ -39,7 +39,7 @@ __all__ = [
     "defvjp", "defjvp", "stop_gradient", "checkpoint", "clear_cache", "SrcGradError",
     "tree_map", "tree_leaves",
     # the runtime (API.md section 3)
-    "autograd", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
+    "autograd", "nn", "optim", "viz", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "linalg", *_tensor_names, *_function_names,
     "rules", "__version__",
 ]

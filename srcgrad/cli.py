@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from . import __version__
 from .compiler.structure import split_top
 from .errors import SrcGradError
 
@@ -46,14 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="srcgrad", description="srcgrad: source-to-source derivatives.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
+    parser.add_argument("--version", action="version", version=f"srcgrad {__version__}",
+                        help="print srcgrad's version and exit")
     show = commands.add_parser(
         "show", help="print the code srcgrad emits for a function",
-        description="Print the derivative code srcgrad emits for a function (or its IR).")
+        description="Print the derivative code srcgrad emits for a function (or its IR). "
+                    "For a function already made by @sg.grad (or sg.vjp, sg.jvp, ...), print "
+                    "that derivative's own code, under its own name.")
     show.add_argument("target", metavar="TARGET",
                       help="path/to/file.py:function or package.module:function")
-    show.add_argument("--wrt", default="0", type=parse_wrt, metavar="0,1|x,y",
+    show.add_argument("--wrt", default=None, type=parse_wrt, metavar="0,1|x,y",
                       help="arguments to differentiate, by position or name (default: 0)")
-    show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
+    show.add_argument("--mode", choices=("reverse", "forward"), default=None,
                       help="reverse: the code sg.grad runs (reverse mode, or forward mode "
                            "for one float argument, as its first comment says); forward: "
                            "sg.jvp's code (default: reverse)")
@@ -61,7 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="show the code before the optimisation passes")
     show.add_argument("--types", type=parse_types, metavar="float,array[2],...",
                       help="one kind per positional parameter: float, int, bool, np.float64, "
-                           "np.float32, array[N], array[N,float32], other, or a structure "
+                           "np.float32, array[N] (a float64 array with N dimensions: "
+                           "array[1] a vector, array[2] a matrix; N is the rank, not the "
+                           "length; a rank the function cannot take is an error), "
+                           "array[N,float32], other, or a structure "
                            "of them: dict(W1=array[2],b1=array[1]), list(array[2],float), "
                            "tuple(...), nested (default: the generic version); e.g. "
                            "--types 'dict(W1=array[2],b1=array[1]),array[2]'. A namedtuple or "

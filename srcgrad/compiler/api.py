@@ -42,6 +42,7 @@ from .ir.dot import to_dot
 from .ir.printer import print_function
 from .ir.verify import verify
 from .jacobians import jacobian_of
+from .kind_check import check_ranks
 from .passes.pipeline import optimize as run_passes
 from .primitives import Checkpointed, checkpoint, stop_gradient
 from .signature import key_of, types_of
@@ -318,17 +319,32 @@ def _derivation(df: Any) -> Derivation:
     return d
 
 
-def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True,
+def render(f: Any, *, wrt: Any = None, mode: str | None = None, optimize: bool = True,
            types: Sequence[str] | None = None, what: str = "source") -> str:
     """The emitted module text (``what="source"``), printed IR (``"ir"``), the text
     annotated with ``f``'s source (``"annotate"``) or the IR as Graphviz DOT (``"graph"``) of
-    ``f``'s derivative; ``types`` are argument kind strings (see :func:`.ir.types.parse`)."""
-    if mode not in ("reverse", "forward"):
+    ``f``'s derivative (``wrt`` default 0, ``mode`` default reverse); ``types`` are argument
+    kind strings (see :func:`.ir.types.parse`). For a function made by ``sg.grad`` (and the
+    other transforms), ``f``'s own code, under its own name."""
+    if mode not in (None, "reverse", "forward"):
         raise SrcGradError(f"unknown mode {mode!r}; expected 'reverse' or 'forward'.")
     if what not in ("source", "ir", "annotate", "graph"):
         raise SrcGradError(f"unknown what={what!r}; expected 'source', 'ir', 'annotate' or "
                            "'graph'.")
-    d = Derivation(f, JVP if mode == "forward" else GRAD, wrt, optimize)
+    derived = getattr(f, "__srcgrad__", None)
+    if isinstance(derived, Derivation):
+        if wrt is not None or mode is not None:
+            raise SrcGradError(
+                f"{derived.function.__name__} is already a derivative (of "
+                f"{derived.function.__name__.split('_', 1)[-1]}, made by sg.{derived.transform})"
+                "; --wrt and --mode choose what to differentiate in a plain function.",
+                advice="Leave them out to see its code, or show the undecorated function.")
+        d = derived
+        if optimize != d.optimize:
+            d = Derivation(d.f, d.transform, d.wrt if d.tuple_wrt else d.wrt[0], optimize)
+    else:
+        d = Derivation(f, JVP if mode == "forward" else GRAD, 0 if wrt is None else wrt,
+                       optimize)
     arg_types = None
     if types is not None:
         try:
@@ -337,10 +353,13 @@ def render(f: Any, *, wrt: Any = 0, mode: str = "reverse", optimize: bool = True
             arg_types = [S.parse_kind(t) for t in types]
         except ValueError as e:
             raise SrcGradError(str(e)) from None
-        arg_types = _complete_types(f, arg_types, d.param_names)
-    primal, _ = d.primal_ir(arg_types)
-    if primal.meta.get("tuple_result") and mode == "reverse":
-        d = Derivation(f, VJP, wrt, optimize)
+        arg_types = _complete_types(d.f, arg_types, d.param_names)
+        if d.inner is None:
+            check_ranks(d.f, d.param_names, arg_types, list(types))
+    if d is not derived:
+        primal, _ = d.primal_ir(arg_types)
+        if primal.meta.get("tuple_result") and mode != "forward":
+            d = Derivation(f, VJP, 0 if wrt is None else wrt, optimize)
     entry = d.entry(arg_types)
     if what == "annotate":
         return annotate(entry.text, entry.ir.source_lines, entry.ir.filename)
@@ -515,9 +534,8 @@ class Derivation:
             if t.is_integral:
                 raise SrcGradError(
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
-                    f"{type(primal_args[i]).__name__} "
-                    f"({'an integer or bool' if t.kind != 'none' else 'None'}).",
-                    advice="Pass a float (e.g. 2.0), or leave it out of wrt.")
+                    f"{_not_differentiable(primal_args[i], t)}.",
+                    advice="Pass a float (e.g. 2.0) or a float array, or leave it out of wrt.")
         try:
             entry = self.compile(arg_types, self.constants(primal_args))
         except RecursionNeedsValues:
@@ -632,6 +650,20 @@ def _before_def(text: str, name: str, lines: str) -> str:
 
 
 _NO_DEFAULTS = type("_NoDefaults", (), {"__defaults__": None, "__kwdefaults__": None})()
+
+
+def _not_differentiable(value: Any, t: T.AType) -> str:
+    """What a value srcgrad cannot differentiate is, for a message (never its repr: an
+    array's would fill the screen)."""
+    name = type(value).__name__
+    name = f"{'an' if name[0] in 'aeiou' or name == 'ndarray' else 'a'} {name}"
+    if t.kind == "none":
+        return "None"
+    if t.kind in ("int", "bool"):
+        return f"{name} (an integer or bool)"
+    if t.kind in ("array", "scalar"):
+        return f"{name} of dtype {t.dtype} (integer or bool values)"
+    return f"{name} (a value srcgrad treats as a compile-time constant, not a number)"
 
 
 def _normalize_wrt(wrt: Any, names: list[str], transform: str) -> tuple[tuple[int, ...], bool]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import reprlib
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -268,16 +269,35 @@ def make_dataclass(cls: type, names: tuple[str, ...], values: list[Any]) -> Any:
     return obj
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 40
+_MAX_PARTS = 8  # a message names a few items of a long container, then counts the rest
+
+
+def short_repr(value: Any) -> str:
+    """A repr for messages that stays short: an array by its shape and dtype, long strings
+    and containers cut (a message must never print a whole data set)."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, _Static):
+        value = value.value
+    return _SHORT.repr(value)
+
+
 def describe_tree(tree: Tree) -> str:
     """A short text of a tree for messages and ``srcgrad show``."""
     kind = tree[0]
     if kind == "leaf":
         return str(tree[1])
     if kind == "static":
-        return repr(tree[1])
-    parts = [describe_tree(c) for c in tree[-1]]
-    if kind in ("dict", "dataclass"):
-        parts = [f"{k}={p}" for k, p in zip(node_keys(tree), parts)]
+        return short_repr(tree[1])
+    children = tree[-1]
+    keys = node_keys(tree) if kind in ("dict", "dataclass") else None
+    parts = [describe_tree(c) for c in children[:_MAX_PARTS]]
+    if keys is not None:
+        parts = [f"{k}={p}" for k, p in zip(keys, parts)]
+    if len(children) > _MAX_PARTS:
+        parts.append(f"... {len(children)} items in all")
     name = {"tuple": "tuple", "list": "list", "dict": "dict"}.get(kind) or tree[1].__name__
     return f"{name}({', '.join(parts)})"
 

@@ -4,7 +4,8 @@ Importing this package registers every rule. Read :mod:`.registry` for the recor
 (and :mod:`.callform` for how a call maps onto a rule's names), then the rule files, each
 a scannable table: :mod:`.elementwise`, :mod:`.reductions`, :mod:`.products`,
 :mod:`.einsum`, :mod:`.linalg`, :mod:`.norms`, :mod:`.shape`, :mod:`.joining`,
-:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`.
+:mod:`.factories`, :mod:`.nondiff`, :mod:`.helpers`, :mod:`.setitem`, :mod:`.runtime_ops`,
+:mod:`.nn` (PyTorch's fused losses).
 Every per-primitive fact is a keyword of the rule's ``defrule`` line (PyTorch node name
 ``torch=``, ``methods=``/``attributes=`` spellings, ``view``/``fresh``, ``operator=``,
 ``runtime_only``, ``kinks=``; see :class:`.registry.Rule`): :mod:`.methods` only indexes
@@ -25,6 +26,7 @@ from . import (  # noqa: F401
     matrix_functions,  # linalg
     meshgrid,
     multi,
+    nn,
     nondiff,
     norms,
     products,

@@ -22,7 +22,7 @@ import numpy as np
 
 from .dispatch import dispatching
 from .registry import ELEMENTWISE, NONDIFF, defrule
-from .torch_names import clip_node, power_node, subtract_node
+from .torch_names import clip_node, power_node, scalar_form, subtract_node
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
@@ -48,11 +48,11 @@ _binary("subtract", np.subtract, lambda g: g, lambda g: -g, safe=True,
         torch=subtract_node, operator="-",
         pytorch=("t - u", "t.sub", "t.subtract", "sg.sub"), fresh=True, correctly_rounded=True)
 _binary("multiply", np.multiply, lambda g, y: g * y, lambda g, x: g * x, safe=True,
-        torch=("MulBackward0", 2), operator="*",
+        torch=scalar_form("MulBackward0", "MulBackward1"), operator="*",
         pytorch=("t * u", "t.mul", "t.multiply", "sg.mul"), fresh=True, correctly_rounded=True)
 # (-g * out / y, not -g * x / (y * y): y * y underflows to 0 for a tiny y != 0)
 _binary("divide", np.divide, lambda g, y: g / y, lambda g, y, out: -g * out / y, safe=True,
-        torch=("DivBackward0", 2), float_result=True, operator="/",
+        torch=scalar_form("DivBackward0", "DivBackward1"), float_result=True, operator="/",
         pytorch=("t / u", "t.div", "t.divide", "t.true_divide", "sg.div"),
         fresh=True, correctly_rounded=True)
 
@@ -120,11 +120,14 @@ _unary("log2", np.log2, lambda g, x: g / (x * LN2), math.log2,
 _unary("log10", np.log10, lambda g, x: g / (x * LN10), math.log10,
        torch="Log10Backward0", float_result=True,
        pytorch=("t.log10", "sg.log10"))
+# exp(x - out) <= 1: the softmax weight of x, overflow-free where 1 / (exp(y - x) + 1)
+# overflows (and warns) once |x - y| > 709
 _binary("logaddexp", np.logaddexp,
-        lambda g, x, y: g / (np.exp(y - x) + 1), lambda g, x, y: g / (np.exp(x - y) + 1),
+        lambda g, x, out: g * np.exp(x - out), lambda g, y, out: g * np.exp(y - out),
         torch=("LogaddexpBackward0", 2), float_result=True,
         kinks=("Both arguments -inf: NaN gradients; one -inf: that argument's gradient is 0 and "
-               "the other's is 1."))
+               "the other's is 1. Overflow-free at |x - y| = 800 (gradients 1 and 0); its "
+               "second derivative there is 0 (PyTorch's is NaN)."))
 
 # --- trigonometric and hyperbolic ---------------------------------------------------
 _unary("sin", np.sin, lambda g, x: g * np.cos(x), math.sin, safe=True,
@@ -153,7 +156,7 @@ _unary("cosh", np.cosh, lambda g, x: g * np.sinh(x), math.cosh, safe=True,
        pytorch=("t.cosh", "sg.cosh"))
 _unary("tanh", np.tanh, lambda g, out: g * (1 - out * out), math.tanh, safe=True,
        torch="TanhBackward0", float_result=True,
-       pytorch=("t.tanh", "sg.tanh"), fresh=True)
+       pytorch=("t.tanh", "sg.tanh", "sg.nn.functional.tanh", "sg.nn.Tanh"), fresh=True)
 _unary("arcsinh", np.arcsinh, lambda g, x: g / np.sqrt(x * x + 1), math.asinh, safe=True,
        torch="AsinhBackward0", float_result=True,
        pytorch=("t.asinh", "sg.asinh"))

@@ -66,22 +66,25 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 defrule("relu", relu, inputs=("x",), kind=ELEMENTWISE,
         vjp={"x": lambda g, out: np.where(out > 0, g, 0.0)},
         torch="ReluBackward0", runtime_only=True,
-        pytorch=("t.relu", "sg.relu"),
+        pytorch=("t.relu", "sg.relu", "sg.nn.functional.relu", "sg.nn.ReLU"),
         kinks="relu'(0) = 0; second derivative 0 everywhere.")
 defrule("sigmoid", sigmoid, inputs=("x",), kind=ELEMENTWISE,
         vjp={"x": lambda g, out: g * (out * (1 - out))},
         torch="SigmoidBackward0", float_result=True, runtime_only=True,
-        pytorch=("t.sigmoid", "sg.sigmoid"))
+        kinks="Overflow-free: at +-800 the derivative is exactly 0 (and 0.25 at 0), no warning.",
+        pytorch=("t.sigmoid", "sg.sigmoid", "sg.nn.functional.sigmoid", "sg.nn.Sigmoid"))
 defrule("softmax", softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
         vjp={"x": lambda g, out, axis: out * (g - np.sum(g * out, axis=axis, keepdims=True))},
         jvp={"x": lambda t, out, axis: out * (t - np.sum(t * out, axis=axis, keepdims=True))},
         torch="SoftmaxBackward0", float_result=True, runtime_only=True,
-        pytorch=("t.softmax", "sg.softmax"))
+        pytorch=("t.softmax", "sg.softmax", "sg.nn.functional.softmax", "sg.nn.Softmax"))
 defrule("log_softmax", log_softmax, inputs=("x",), params=("axis",), form="x, axis=-1",
         vjp={"x": lambda g, out, axis: g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)},
         jvp={"x": lambda t, out, axis: t - np.sum(np.exp(out) * t, axis=axis, keepdims=True)},
         torch="LogSoftmaxBackward0", float_result=True, runtime_only=True,
-        pytorch=("t.log_softmax", "sg.log_softmax"))
+        kinks="Overflow-free (from exp(out) <= 1): inputs 1600 apart differentiate exactly.",
+        pytorch=("t.log_softmax", "sg.log_softmax", "sg.nn.functional.log_softmax",
+                 "sg.nn.LogSoftmax"))
 
 
 # --- reading part of a tensor: select / slice (views) --------------------------------

@@ -44,6 +44,18 @@ def subtract_node(tensors: tuple[bool, ...] = (True, True), **_: Any) -> tuple[s
     return "SubBackward0", 2
 
 
+def scalar_form(tensor: str, scalar: str) -> Namer:
+    """``a * b`` of two tensors (or a Python number: PyTorch wraps it) is ``MulBackward0``;
+    ATen's ``mul(Tensor, Scalar)``, reached from PyTorch's own composites (``cross_entropy``'s
+    ``/ n``, label smoothing's ``(1 - eps) *``), is ``MulBackward1`` with one edge: the
+    runtime records those with ``form="scalar"``."""
+
+    def namer(form: str | None = None, **_: Any) -> tuple[str, int]:
+        return (scalar, 1) if form == "scalar" else (tensor, 2)
+
+    return namer
+
+
 def power_node(tensors: tuple[bool, ...] = (True, True), **_: Any) -> tuple[str, int]:
     if tensors == (True, False):
         return "PowBackward0", 1  # x ** 2
@@ -101,6 +113,11 @@ def max_min_node(stem: str) -> Namer:
         return f"{stem}Backward{1 if axis is None else 0}", 1
 
     return namer
+
+
+def nll_loss_node(ndims: tuple[int, ...] = (2,), **_: Any) -> tuple[str, int]:
+    """PyTorch runs spatial inputs (``(N, C, H, W)``) through ``nll_loss2d``."""
+    return ("NllLoss2DBackward0" if ndims and ndims[0] >= 3 else "NllLossBackward0"), 1
 
 
 # multi

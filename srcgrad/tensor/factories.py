@@ -208,3 +208,8 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = None
         low, high = 0, low
     data = _GENERATOR[0].integers(low, high, size=_shape((size,)))
     return _finish(data.astype(_dtype(dtype, np.int64)), requires_grad, device)
+
+
+def generator() -> np.random.Generator:
+    """The generator ``sg.manual_seed`` seeds (``rand``, ``randn``, ``nn`` init, dropout)."""
+    return _GENERATOR[0]

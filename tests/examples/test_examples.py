@@ -36,7 +36,7 @@ COMPILER_FUNCTIONS = [
     ("custom_rule.py", "quantize", [], "def grad_quantize(w):"),
     ("rnn_loop.py", "rnn_loss", ["--wrt", "W,U"], "for i_1 in reversed(range("),
     ("newton_hessian.py", "rosenbrock", ["--annotate"], "def grad_rosenbrock(p):"),
-    ("newton_hessian.py", "gradient", [], "def grad_grad_rosenbrock(p):"),
+    ("newton_hessian.py", "gradient", [], "def grad_rosenbrock(p):"),
     ("mlp_params.py", "loss", ["--types", "dict(W1=array[2],b1=array[1],W2=array[2],"
                                "b2=array[1],temperature=float),array[2],array[1]"],
      "def grad_loss(params_W1, params_b1, params_W2, params_b2, params_temperature, X, y):"),

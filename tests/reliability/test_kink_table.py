@@ -151,6 +151,23 @@ def logaddexp_(x, y):
     return np.sum(np.logaddexp(x, y))
 
 
+def softplus_as_logaddexp(x):
+    return np.sum(np.logaddexp(x, 0.0))
+
+
+def sigmoid_rule(x):
+    return np.sum(RULES["sigmoid"].impl(x))
+
+
+def log_softmax_rule(x):
+    return np.sum(RULES["log_softmax"].impl(x) * np.array([1.0, 0.0, 0.0]))
+
+
+def bce_with_logits_rule(x):
+    return RULES["binary_cross_entropy_with_logits"].impl(x, np.array([1.0, 0.0, 0.5]),
+                                                          reduction="sum")
+
+
 def var_no_dof(x):
     return np.var(x, ddof=1)
 
@@ -245,6 +262,11 @@ RUNTIME_ONLY = ("rules", "runtime", "torch", "torch-forward")
 _NORM_SECOND = ("second order at 0: srcgrad's norm rule gives 0 (its 0-at-0 branch is a "
                 "constant); PyTorch's masked division leaks NaN, as in 0 ** y. Found by this "
                 "table; DESIGN.md does not decide it yet")
+
+_LOGADDEXP_SECOND = ("second order where one argument is far below the other: srcgrad's "
+                     "d/dx = exp(x - logaddexp(x, y)) never overflows, so its derivative is the "
+                     "true 0; PyTorch's 1 / (1 + exp(y - x)) overflows and its derivative is "
+                     "inf / inf = NaN")
 
 TABLE = [
     Row("abs", abs_, ([0.0, -1.0, 2.0],), ([0.0, -1.0, 1.0],), lambda x: x.abs().sum(),
@@ -368,8 +390,45 @@ TABLE = [
     Row("logaddexp-of-minus-inf", logaddexp_, ([-INF, -INF, 0.0], [0.0, -INF, -INF]),
         ([0.0, NAN, 1.0], [1.0, NAN, 0.0]), lambda x, y: _torch("logaddexp")(x, y).sum(),
         forward=([NAN] * 3, [NAN] * 3),
-        second=([NAN, NAN, 0.0], [0.0, NAN, NAN],)),
+        second=([0.0, NAN, 0.0], [0.0, NAN, 0.0],), torch_second=([NAN, NAN, 0.0], [0.0, NAN, NAN]),
+        differs_from_torch=_LOGADDEXP_SECOND),
 ]
+
+# Extreme inputs (|z| = 800, where exp overflows): every overflow-prone derivative in the
+# table is written in an overflow-free form, so these give exact numbers and no warning
+# (test_extreme_inputs_differentiate_without_floating_point_warnings)
+EXTREME = [
+    Row("logaddexp-at-800", logaddexp_, ([800.0, -800.0, 0.0], [0.0, 0.0, -800.0]),
+        ([1.0, 0.0, 1.0], [0.0, 1.0, 0.0]), lambda x, y: _torch("logaddexp")(x, y).sum(),
+        second=([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+        torch_second=([0.0, NAN, 0.0], [NAN, 0.0, NAN]), differs_from_torch=_LOGADDEXP_SECOND),
+    Row("logaddexp-as-softplus-at-800", softplus_as_logaddexp, ([800.0, -800.0, 0.0],),
+        ([1.0, 0.0, 0.5],), lambda x: _torch("logaddexp")(x, _torch("zeros_like")(x)).sum(),
+        second=([0.0, 0.0, 0.25],), torch_second=([0.0, NAN, 0.25],),
+        differs_from_torch=_LOGADDEXP_SECOND),
+    Row("sigmoid-at-800", sigmoid_rule, ([800.0, -800.0, 0.0],), ([0.0, 0.0, 0.25],),
+        lambda x: x.sigmoid().sum(), runtime=lambda x: x.sigmoid().sum(), only=RUNTIME_ONLY,
+        why_only="a Tensor method; the compiler has no NumPy spelling of it",
+        second=([0.0, 0.0, 0.0],)),
+    Row("log_softmax-at-800", log_softmax_rule, ([800.0, -800.0, 0.0],), ([0.0, 0.0, 0.0],),
+        lambda x: x.log_softmax(0)[0], runtime=lambda x: x.log_softmax(0)[0],
+        only=RUNTIME_ONLY, why_only="a Tensor method; the compiler has no NumPy spelling of it",
+        second=([0.0, 0.0, 0.0],)),
+    Row("binary_cross_entropy_with_logits-at-800", bce_with_logits_rule, ([800.0, -800.0, 0.0],),
+        ([0.0, 0.0, 0.0],),
+        lambda x: _torch("nn.functional.binary_cross_entropy_with_logits")(
+            x, _torch("tensor")([1.0, 0.0, 0.5], dtype=x.dtype), reduction="sum"),
+        runtime=lambda x: _nn_bce_logits(x), only=RUNTIME_ONLY,
+        why_only="sg.nn.functional: the compiler has no NumPy spelling of it",
+        second=([0.0, 0.0, 0.25],)),
+]
+TABLE += EXTREME
+
+
+def _nn_bce_logits(x: Any) -> Any:
+    return sg.nn.functional.binary_cross_entropy_with_logits(
+        x, sg.tensor([1.0, 0.0, 0.5], dtype=x.dtype), reduction="sum")
+
 
 # "<label>[<column>]" -> the bug, while the owner fixes it (strict: a fix must remove it)
 PENDING: dict[str, str] = {}
@@ -537,6 +596,21 @@ def test_kink_table(row, column):
 
 def _row(label: str) -> Row:
     return next(row for row in TABLE if row.label == label)
+
+
+@pytest.mark.parametrize("row, column", [(r, c) for r in EXTREME for c in _columns(r)
+                                         if not c.startswith("torch")],
+                         ids=lambda v: getattr(v, "label", v))
+def test_extreme_inputs_differentiate_without_floating_point_warnings(row, column):
+    compute = {"rules": _rules, "compiler": lambda r: _compiled(r, True),
+               "compiler-unoptimized": lambda r: _compiled(r, False),
+               "compiler-forward": _compiled_forward, "runtime": _runtime,
+               "compiler-second": _compiled_second, "runtime-second": _runtime_second}[column]
+    # (underflow to 0 is the right answer at these points, and NumPy ignores it by default)
+    with np.errstate(over="raise", divide="raise", invalid="raise"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compute(row)
 
 
 @pytest.mark.parametrize("label, column, change", [

@@ -441,4 +441,5 @@ each("tie_share", [{"x": _TIED, "out": np.max(_TIED, axis=a, keepdims=k), "axis"
 from . import (  # noqa: E402,F401  (each area's samples, one line each)
     samples_linalg,  # linalg
     samples_multi,  # tuple-returning functions
+    samples_nn,  # sg.nn rules
 )

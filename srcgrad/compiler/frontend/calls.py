@@ -31,7 +31,7 @@ from srcgrad.rules.multi import declared_tuple, multi_for
 from ..ir import types as T
 from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
-from ..structure import is_plain_object
+from ..structure import is_plain_object, short_repr
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
 from . import captured, checkpoints, derived, methods, multicalls, runlists
 from .captured import CapturedObject
@@ -387,7 +387,7 @@ def _enumerate(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], node: Any) 
 def _describe(value: Any) -> str:
     if isinstance(value, Sym):
         return f"a value of type {value.value.type}"
-    return f"{type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {short_repr(value)}"
 
 
 # --- inlining user functions ------------------------------------------------------------
