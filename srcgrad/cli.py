@@ -44,7 +44,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="srcgrad", description="srcgrad: source-to-source derivatives.")
+    raw = argparse.RawDescriptionHelpFormatter  # the examples keep their lines
+    parser = _Parser(
+        prog="srcgrad", formatter_class=raw,
+        description="srcgrad: source-to-source derivatives for Python and NumPy.\n\n"
+                    "In Python, sg.grad(f) writes f's gradient as Python source and runs it;\n"
+                    "this command prints that source without running your program.",
+        epilog="example:\n"
+               "  srcgrad show model.py:loss --types array[1],array[2]\n\n"
+               "'srcgrad show --help' lists its options; docs/compiler.md explains the output.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     parser.add_argument("--version", action="version", version=f"srcgrad {__version__}",
@@ -53,7 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
         "show", help="print the code srcgrad emits for a function",
         description="Print the derivative code srcgrad emits for a function (or its IR). "
                     "For a function already made by @sg.grad (or sg.vjp, sg.jvp, ...), print "
-                    "that derivative's own code, under its own name.")
+                    "that derivative's own code, under its own name.",
+        epilog="examples, for def f(x, w) in model.py:\n"
+               "  srcgrad show model.py:f --types array[1],array[1]         d/dx\n"
+               "  srcgrad show model.py:f --types array[1],float --wrt x,w  (d/dx, d/dw)\n"
+               "  srcgrad show model.py:f --types float,float --mode forward  sg.jvp's code\n"
+               "  srcgrad show model.py:f --types array[1],array[1] --annotate\n"
+               "  srcgrad show model.py:f --graph | dot -Tsvg > f.svg       the IR, drawn\n\n"
+               "Exit status 2 with one line on stderr for a bad target, an unsupported\n"
+               "construct or bad options. How to read the output: docs/compiler.md.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     show.add_argument("target", metavar="TARGET",
                       help="path/to/file.py:function or package.module:function")
     show.add_argument("--wrt", default=None, type=parse_wrt, metavar="0,1|x,y",
@@ -76,10 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
                            "dataclass argument has no spelling here: print its version from "
                            "Python with sg.source(sg.grad(f), *example_args)")
     view = show.add_mutually_exclusive_group()
-    view.add_argument("--ir", action="store_true", help="print srcgrad's IR instead")
+    view.add_argument("--ir", action="store_true",
+                      help="print srcgrad's IR instead (one op per line, with your line)")
     view.add_argument("--annotate", action="store_true",
                       help="the emitted code annotated with the user's source")
-    view.add_argument("--graph", action="store_true", help="the IR as a graph")
+    view.add_argument("--graph", action="store_true",
+                      help="the IR as a Graphviz DOT graph (pipe it to `dot -Tsvg`)")
     show.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                       help="syntax highlighting (auto: on a terminal, unless NO_COLOR is set)")
     return parser

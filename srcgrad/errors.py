@@ -4,7 +4,25 @@ from __future__ import annotations
 
 
 class SrcGradError(Exception):
-    """Base of every error the compiler raises: what went wrong, where, and what to do."""
+    """Base of every error the compiler raises: what went wrong, where, and what to do.
+
+    Raised when a derivative is compiled (never a silently wrong derivative): the message
+    starts with the user's ``file:line`` and ends with advice. An internal failure is an
+    ``InternalCompilerError``, a subclass, chained to the internal exception.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.sum(np.partition(x, 1))     # np.partition has no derivative rule
+
+        try:
+            sg.grad(f)(np.array([3.0, 1.0, 2.0]))
+        except sg.SrcGradError as error:
+            print(error)
+    """
 
     def __init__(self, message: str, *, filename: str | None = None, lineno: int | None = None,
                  advice: str | None = None) -> None:

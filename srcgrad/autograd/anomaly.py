@@ -25,6 +25,7 @@ ANOMALY = _Anomaly()
 
 
 def is_anomaly_enabled() -> bool:
+    """True inside ``detect_anomaly()`` or after ``set_detect_anomaly(True)``."""
     return ANOMALY.enabled
 
 

@@ -56,34 +56,169 @@ _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-
 
 
 def clear_cache() -> None:
-    """Forget every compiled derivative."""
+    """Forget every compiled derivative.
+
+    Derived functions recompile on their next call. Rarely needed: a derived function
+    already recompiles when a callee is rebound, a captured value changes type, or a rule
+    is registered.
+
+    Returns:
+        None.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        df = sg.grad(lambda x: np.sum(x ** 2))
+        print(df(np.ones(2)))
+        sg.clear_cache()
+        print(df(np.ones(2)))          # compiled again
+    """
     cache.clear_cache()
 
 
 def grad(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
-    """``df(*args, **kwargs)``: the gradient of ``f`` w.r.t. argument(s) ``wrt``."""
+    """The gradient of ``f``: a function ``df(*args, **kwargs)`` with ``f``'s parameters.
+
+    srcgrad reads ``f``'s source, writes its derivative as Python source (print it with
+    ``sg.source(df, *args)`` or ``srcgrad show``), compiles it once per kind of arguments
+    and caches it. Usable as ``@sg.grad`` or ``@sg.grad(wrt=...)``. ``f`` must return one
+    element (a float, a 0-d or size-1 array); use ``sg.vjp`` or ``sg.jacobian`` otherwise.
+
+    Args:
+        f: a Python function (its source must be readable: defined in a file).
+        wrt: the argument(s) to differentiate: a position (int), a parameter name (str),
+            or a tuple of those (then the gradient is a tuple). Default: 0.
+        optimize: run the optimisation passes on the emitted code (default True).
+
+    Returns:
+        ``df``: called like ``f``, it returns the gradient with the type, shape and dtype
+        of the ``wrt`` argument (a float for a float; the same containers for a dict,
+        list, dataclass ... of arrays). Raises ``sg.SrcGradError`` at the user's line for
+        what it cannot differentiate.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def loss(w, x):
+            return np.sum(np.tanh(x @ w) ** 2)
+
+        dloss = sg.grad(loss)                     # with respect to w
+        w, x = np.array([0.5, -0.5]), np.array([[1.0, 2.0], [3.0, 4.0]])
+        print(dloss(w, x))                        # shaped like w
+        dw, dx = sg.grad(loss, wrt=("w", "x"))(w, x)
+    """
     return _derive(f, GRAD, wrt, optimize)
 
 
 def value_and_grad(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
-    """``vg(*args, **kwargs)`` -> ``(f(*args), gradient)`` in one pass."""
+    """The value and the gradient of ``f`` in one pass: ``vg(*args) -> (f(*args), grad)``.
+
+    Args:
+        f: a Python function whose result has one element.
+        wrt: position(s) or name(s) of the argument(s) to differentiate (default 0).
+        optimize: run the optimisation passes (default True).
+
+    Returns:
+        ``vg``: called like ``f``, returns ``(value, gradient)``; the gradient as ``sg.grad``
+        returns it.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.sum(np.exp(x) * x)
+
+        value, gradient = sg.value_and_grad(f)(np.array([0.0, 1.0]))
+        print(value, gradient)                    # gradient = exp(x) * (1 + x)
+    """
     return _derive(f, VALUE_AND_GRAD, wrt, optimize)
 
 
 def vjp(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
-    """``pb(*args, seed, **kwargs)`` -> the cotangent(s) of ``wrt`` for output seed ``seed``."""
+    """Reverse mode for any result: ``pb(*args, seed, **kwargs)`` -> cotangent(s) of ``wrt``.
+
+    Args:
+        f: a Python function (any result: array, tuple, container).
+        wrt: position(s) or name(s) of the argument(s) to differentiate (default 0).
+        optimize: run the optimisation passes (default True).
+
+    Returns:
+        ``pb``: takes ``f``'s positional arguments, then ``seed`` (shaped like ``f``'s
+        result; a tuple for a tuple result), and returns ``seed`` pulled back to the
+        ``wrt`` argument(s) (the vector-Jacobian product). Pass ``f``'s defaulted
+        arguments by keyword.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.sin(x) * x
+
+        x = np.array([0.5, 1.0])
+        print(sg.vjp(f)(x, np.ones(2)))           # cos(x) * x + sin(x)
+    """
     return _derive(f, VJP, wrt, optimize)
 
 
 def jvp(f: Any = None, *, wrt: Any = 0, optimize: bool = True) -> Any:
-    """``fw(*args, tangent, **kwargs)`` -> ``(f(*args), directional derivative)``."""
+    """Forward mode, emitted as source: ``fw(*args, tangent, **kwargs) -> (value, jvp)``.
+
+    Args:
+        f: a Python function.
+        wrt: position(s) or name(s) of the argument(s) the tangent is for (default 0).
+        optimize: run the optimisation passes (default True).
+
+    Returns:
+        ``fw``: takes ``f``'s positional arguments, then ``tangent`` (shaped like the
+        ``wrt`` argument; a tuple for a tuple ``wrt``), and returns ``(f(*args), J @
+        tangent)``, the value and the directional derivative (summed over a tuple ``wrt``).
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.sin(x) * x
+
+        value, tangent_out = sg.jvp(f)(np.array([0.5, 1.0]), np.array([1.0, 0.0]))
+        print(value, tangent_out)                 # the first column of the Jacobian
+    """
     return _derive(f, JVP, wrt, optimize)
 
 
 def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
-    """``J(*args, **kwargs)`` -> array of shape ``out.shape + x.shape`` (tuple ``wrt``: a
-    tuple of blocks): reverse mode (one ``vjp`` pass per result element) when the result is
-    smaller than the inputs, else forward mode (one ``jvp`` pass per input element)."""
+    """The Jacobian of ``f``: ``J(*args, **kwargs)`` -> array of shape ``out.shape + x.shape``.
+
+    Reverse mode (one ``vjp`` pass per result element) when the result is smaller than the
+    input, else forward mode (one ``jvp`` pass per input element).
+
+    Args:
+        f: a Python function.
+        wrt: position(s) or name(s) of the argument(s) (default 0).
+
+    Returns:
+        ``J``: called like ``f``, returns the dense Jacobian (a tuple of blocks for a tuple
+        ``wrt``).
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.array([x[0] * x[1], np.sin(x[0])])
+
+        print(sg.jacobian(f)(np.array([1.0, 2.0])))   # shape (2, 2)
+    """
     if f is None:
         return lambda g: jacobian(g, wrt=wrt)
     return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
@@ -95,8 +230,28 @@ def _forward_jacobian(f: Any, wrt: Any) -> Any:
 
 
 def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
-    """``H(*args, **kwargs)`` -> array of shape ``x.shape + x.shape`` (forward over reverse;
-    tuple ``wrt``: a nested tuple of blocks)."""
+    """The Hessian of ``f``: ``H(*args, **kwargs)`` -> array of shape ``x.shape + x.shape``.
+
+    Forward mode over the reverse-mode gradient (one pass per input element).
+
+    Args:
+        f: a Python function whose result has one element.
+        wrt: position(s) or name(s) of the argument(s) (default 0).
+
+    Returns:
+        ``H``: called like ``f``, returns the dense Hessian (a nested tuple of blocks for a
+        tuple ``wrt``; nested dicts for a dict argument).
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def energy(x):
+            return np.sum(x ** 3) + x[0] * x[1]
+
+        print(sg.hessian(energy)(np.array([1.0, 2.0])))   # [[6, 1], [1, 12]]
+    """
     if f is None:
         return lambda g: hessian(g, wrt=wrt)
     if isinstance(wrt, (tuple, list)):
@@ -124,7 +279,27 @@ def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
 
 
 def source(df: Any, *example_args: Any) -> str:
-    """The emitted module text of derived function ``df`` (for ``example_args``' types)."""
+    """The Python source srcgrad wrote for derived function ``df``, as one module text.
+
+    Args:
+        df: a function made by ``sg.grad``, ``value_and_grad``, ``vjp`` or ``jvp``.
+        *example_args: arguments like the ones you will pass (their kinds select the
+            specialised version; the seed or tangent may be left out). None: the generic
+            version.
+
+    Returns:
+        str: imports, then every emitted function (also those for called user functions).
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.sum(np.sin(x) ** 2)
+
+        print(sg.source(sg.grad(f), np.ones(3)))
+    """
     d = _derivation(df)
     if not example_args:
         return d.entry(None).text

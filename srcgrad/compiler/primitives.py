@@ -8,7 +8,24 @@ from srcgrad.errors import SrcGradError
 
 
 def stop_gradient(x: Any) -> Any:
-    """``x`` itself; the compiler lets no derivative flow through it."""
+    """``x`` itself, with no derivative flowing through it (a constant to the compiler).
+
+    Args:
+        x: any value (array, float, container).
+
+    Returns:
+        ``x`` unchanged. Inside a differentiated function its derivative is zero.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def f(x):
+            return np.sum(x * sg.stop_gradient(x))    # d/dx = stop_gradient(x) = x
+
+        print(sg.grad(f)(np.array([1.0, 2.0])))       # [1. 2.], not [2. 4.]
+    """
     return x
 
 
@@ -36,5 +53,33 @@ class Checkpointed:
 
 
 def checkpoint(fn: Any) -> Checkpointed:
-    """``fn`` marked for recomputation in reverse mode (API.md "Memory")."""
+    """``fn`` marked for recomputation in reverse mode: less memory, the same gradient.
+
+    Inside a differentiated function, reverse mode saves only the arguments of a call of
+    ``sg.checkpoint(fn)(...)`` and runs ``fn`` again for its adjoint, instead of keeping
+    every intermediate value of ``fn``. Random draws, prints and other calls that must run
+    once are not repeated. Outside differentiation it just calls ``fn``.
+
+    Args:
+        fn: a Python function.
+
+    Returns:
+        A callable like ``fn``.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def step(h, w):
+            return np.tanh(h * w)
+
+        def rollout(w):
+            h = np.ones(3)
+            for _ in range(50):
+                h = sg.checkpoint(step)(h, w)
+            return np.sum(h)
+
+        print(sg.grad(rollout)(np.array([0.9, 1.0, 1.1])))
+    """
     return Checkpointed(fn)

@@ -31,9 +31,26 @@ __all__ = ["tree_leaves", "tree_map"]
 
 
 def tree_leaves(tree: Any) -> list[Any]:
-    """The float, NumPy-scalar and array leaves of ``tree`` in order (dict keys in
-    insertion order, an object's attributes in its ``__dict__``'s order); ints, bools,
-    strings and None are static and left out."""
+    """The float, NumPy-scalar and array leaves of ``tree``, in order.
+
+    Dict keys in insertion order, an object's attributes in its ``__dict__``'s order;
+    ints, bools, strings and None are static and left out (as the compiler treats them).
+
+    Args:
+        tree: a value or a nesting of dicts, lists, tuples, namedtuples, dataclasses and
+            objects.
+
+    Returns:
+        list: the leaves.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        params = {"W": np.ones((2, 2)), "b": 0.5, "name": "layer", "n": 3}
+        print(sg.tree_leaves(params))             # [array(...), 0.5]
+    """
     out: list[Any] = []
 
     def walk(v: Any) -> None:
@@ -47,8 +64,32 @@ def tree_leaves(tree: Any) -> list[Any]:
 
 
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """``fn`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``), each
-    container rebuilt as its own type; static leaves are copied from ``tree``."""
+    """``fn`` applied to the leaves of ``tree`` (and the matching leaves of ``rest``).
+
+    Each container is rebuilt as its own type; static leaves (ints, strings, None) are
+    copied from ``tree``. Useful for a gradient step on a structure of parameters.
+
+    Args:
+        fn: called as ``fn(leaf, *matching_leaves)``.
+        tree: a structure of containers (see ``tree_leaves``).
+        *rest: structures of the same shape as ``tree``.
+
+    Returns:
+        A structure like ``tree`` holding ``fn``'s results.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def loss(p):
+            return np.sum(p["W"] ** 2) + p["b"] ** 2
+
+        params = {"W": np.ones(2), "b": 1.0}
+        grads = sg.grad(loss)(params)
+        params = sg.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+        print(params)                             # {'W': array([0.8, 0.8]), 'b': 0.8}
+    """
     if is_structured(tree):
         pairs = children(tree)
         others = []

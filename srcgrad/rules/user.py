@@ -40,12 +40,65 @@ _WRAPPERS: dict[int, Callable[..., Any]] = {}
 
 
 def defvjp(fn: Callable[..., Any], *rules: Callable[..., Any] | None) -> Callable[..., Any]:
-    """Register reverse-mode rules ``rule(g, out, *args, **kwargs)`` for ``fn``."""
+    """Give ``fn`` reverse-mode derivative rules, one per positional argument.
+
+    The compiler uses them wherever it resolves a call to ``fn`` (they win over ``fn``'s
+    source); the runtime uses them when the returned wrapper is called on Tensors. A rule
+    body may use any NumPy function srcgrad supports, so rules differentiate again.
+
+    Args:
+        fn: the function (yours, or a NumPy function without a rule).
+        *rules: ``rule(g, out, *args, **kwargs)`` returning that argument's cotangent given
+            the result's cotangent ``g`` and the result ``out``; ``None`` for an argument
+            without derivative; trailing ones may be left out.
+
+    Returns:
+        ``fn`` wrapped as a primitive (call it instead of ``fn`` on Tensors).
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def logsumexp(x):
+            m = np.max(x)
+            return m + np.log(np.sum(np.exp(x - m)))
+
+        sg.defvjp(logsumexp, lambda g, out, x: g * np.exp(x - out))
+        def f(x):
+            return 2.0 * logsumexp(x)             # the call uses the rule
+
+        print(sg.grad(f)(np.array([0.0, 1.0])))   # 2 * softmax(x)
+    """
     return _register("defvjp", fn, rules, "vjp")
 
 
 def defjvp(fn: Callable[..., Any], *rules: Callable[..., Any] | None) -> Callable[..., Any]:
-    """Register forward-mode rules ``rule(t, out, *args, **kwargs)`` for ``fn``."""
+    """Give ``fn`` forward-mode derivative rules (for ``sg.jvp``), one per argument.
+
+    Args:
+        fn: the function.
+        *rules: ``rule(t, out, *args, **kwargs)`` returning the result's tangent
+            contributed by that argument's tangent ``t``; ``None`` for an argument without
+            derivative.
+
+    Returns:
+        ``fn`` wrapped as a primitive.
+
+    Example::
+
+        import numpy as np
+        import srcgrad as sg
+
+        def cube(x):
+            return x ** 3
+
+        sg.defjvp(cube, lambda t, out, x: 3 * x ** 2 * t)
+        def f(x):
+            return cube(x) + x                    # the call uses the rule
+
+        print(sg.jvp(f)(np.array([2.0]), np.array([1.0])))   # (array([10.]), array([13.]))
+    """
     return _register("defjvp", fn, rules, "jvp")
 
 

@@ -116,21 +116,25 @@ def _dtype(dtype: Any, default: Any = dtypes.DEFAULT_FLOAT) -> np.dtype:
 
 def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
           ) -> Tensor:
+    """A tensor of zeros of shape ``size`` (float32 unless ``dtype``), as ``torch.zeros``."""
     return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad, device)
 
 
 def ones(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
          ) -> Tensor:
+    """A tensor of ones of shape ``size`` (float32 unless ``dtype``), as ``torch.ones``."""
     return _finish(np.ones(_shape(size), dtype=_dtype(dtype)), requires_grad, device)
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None
           ) -> Tensor:
+    """An uninitialised tensor of shape ``size``, as ``torch.empty`` (here: zeros)."""
     return _finish(np.zeros(_shape(size), dtype=_dtype(dtype)), requires_grad, device)
 
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False,
          device: Any = None) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value``, as ``torch.full``."""
     if dtype is None:
         dtype = _infer(fill_value).dtype
     return _finish(np.full(_shape((size,)), fill_value, dtype=_dtype(dtype)), requires_grad, device)
@@ -142,16 +146,19 @@ def _like(t: Any, dtype: Any) -> np.dtype:
 
 def zeros_like(input: Any, dtype: Any = None, requires_grad: bool = False,  # noqa: A002
                device: Any = None) -> Tensor:
+    """Zeros with ``input``'s shape (and dtype unless ``dtype``)."""
     return _finish(np.zeros(input.shape, dtype=_like(input, dtype)), requires_grad, device)
 
 
 def ones_like(input: Any, dtype: Any = None, requires_grad: bool = False,  # noqa: A002
               device: Any = None) -> Tensor:
+    """Ones with ``input``'s shape (and dtype unless ``dtype``)."""
     return _finish(np.ones(input.shape, dtype=_like(input, dtype)), requires_grad, device)
 
 
 def full_like(input: Any, fill_value: Any, dtype: Any = None,  # noqa: A002
               requires_grad: bool = False, device: Any = None) -> Tensor:
+    """``fill_value`` with ``input``'s shape (and dtype unless ``dtype``)."""
     data = np.full(input.shape, fill_value, dtype=_like(input, dtype))
     return _finish(data, requires_grad, device)
 
@@ -170,11 +177,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (float32)."""
     return _finish(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad, device)
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> Tensor:
+    """The ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
     return _finish(np.eye(n, m, dtype=_dtype(dtype)), requires_grad, device)
 
 
@@ -194,6 +203,7 @@ def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, device: An
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype: Any = None,
             requires_grad: bool = False, device: Any = None) -> Tensor:
+    """Integers drawn uniformly from ``[low, high)`` (int64), from the ``manual_seed`` generator."""
     if high is None:
         low, high = 0, low
     data = _GENERATOR[0].integers(low, high, size=_shape((size,)))

@@ -58,6 +58,7 @@ globals().update(_FUNCTIONS)
 
 
 def matmul(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input @ other`` with PyTorch's rules for 1-d and batched operands."""
     return _matmul(as_tensor(input), other)
 
 
@@ -101,10 +102,12 @@ meshgrid = _multi.meshgrid
 
 
 def numel(input: Any) -> int:  # noqa: A002
+    """The number of elements of ``input``."""
     return as_tensor(input).numel()
 
 
 def is_tensor(obj: Any) -> bool:
+    """True when ``obj`` is an ``sg.Tensor``."""
     return isinstance(obj, Tensor)
 
 

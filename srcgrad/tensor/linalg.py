@@ -44,14 +44,17 @@ def _items(items: list[Item], result: Any) -> Any:
 
 
 def cholesky(A: Any, *, upper: bool = False) -> Any:  # noqa: N803 (PyTorch's names)
+    """``torch.linalg.cholesky``: the lower (or ``upper``) Cholesky factor of ``A``."""
     return _record("cholesky", A, upper=upper)
 
 
 def eigvalsh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """``torch.linalg.eigvalsh``: the ascending eigenvalues of symmetric ``A``."""
     return _record("eigvalsh", A, UPLO=UPLO)
 
 
 def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """``torch.linalg.eigh``: ``(eigenvalues, eigenvectors)`` of symmetric ``A``."""
     a = _tensor(A)
     env = {"x": a, "UPLO": UPLO}
     return _items([Item("eigh_values", env), Item("eigh_vectors", env)],
@@ -59,10 +62,12 @@ def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
 
 
 def svdvals(A: Any) -> Any:  # noqa: N803
+    """``torch.linalg.svdvals``: the descending singular values of ``A``."""
     return _record("svdvals", A)
 
 
 def svd(A: Any, full_matrices: bool = True) -> Any:  # noqa: N803
+    """``torch.linalg.svd``: ``(U, S, Vh)`` with ``A = U diag(S) Vh`` (an ``SVDResult``)."""
     a = _tensor(A)
     full = bool(full_matrices)
     return _items([Item("svd_u", {"x": a, "full_matrices": full}), Item("svd_s", {"x": a}),
@@ -71,6 +76,7 @@ def svd(A: Any, full_matrices: bool = True) -> Any:  # noqa: N803
 
 
 def qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
+    """``torch.linalg.qr``: ``(Q, R)`` of ``A`` (a ``QRResult``)."""
     if mode != "reduced":
         raise ValueError(f"sg.linalg.qr(mode={mode!r}): only mode='reduced' differentiates")
     a = _tensor(A)
@@ -79,33 +85,40 @@ def qr(A: Any, mode: str = "reduced") -> Any:  # noqa: N803
 
 
 def slogdet(A: Any) -> Any:  # noqa: N803
+    """``torch.linalg.slogdet``: ``(sign, logabsdet)`` of ``A`` (a ``SlogdetResult``)."""
     a = _tensor(A)
     return _items([Item("slogdet_sign", {"x": a}), Item("slogdet_logabsdet", {"x": a})],
                   lambda values: SlogdetResult(*values))
 
 
 def pinv(A: Any, *, rtol: float | None = None, hermitian: bool = False) -> Any:  # noqa: N803
+    """``torch.linalg.pinv``: the Moore-Penrose pseudo-inverse of ``A``."""
     # NumPy's rcond is PyTorch's rtol (relative to the largest singular value)
     return _record("pinv", A, rcond=rtol, hermitian=hermitian)
 
 
 def matrix_power(A: Any, n: int) -> Any:  # noqa: N803
+    """``torch.linalg.matrix_power``: ``A`` to the integer power ``n``."""
     return _record("matrix_power", A, n=int(n))
 
 
 def multi_dot(tensors: Sequence[Any]) -> Any:
+    """``torch.linalg.multi_dot``: the product of a list of matrices."""
     return _ops.record(rule_named("multi_dot"), ([_tensor(t) for t in tensors],), {})
 
 
 def inv(A: Any) -> Any:  # noqa: N803
+    """``torch.linalg.inv``: the inverse of ``A``."""
     return _record("inv", A)
 
 
 def det(A: Any) -> Any:  # noqa: N803
+    """``torch.linalg.det``: the determinant of ``A``."""
     return _record("det", A)
 
 
 def solve(A: Any, B: Any) -> Any:  # noqa: N803
+    """``torch.linalg.solve``: ``X`` with ``A @ X = B``."""
     return _record("solve", A, B)
 
 
@@ -120,6 +133,7 @@ def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False) -> Any
 
 
 def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+    """``torch.linalg.vector_norm``: the ``ord``-norm of ``x`` over ``dim`` (all by default)."""
     t = _tensor(x)
     if dim is None:  # every element, whatever the ndim
         if keepdim:
@@ -134,6 +148,7 @@ def vector_norm(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) ->
 
 
 def matrix_norm(A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False) -> Any:  # noqa: A002,N803
+    """``torch.linalg.matrix_norm``: the ``ord`` matrix norm over the two dims ``dim``."""
     return norm(A, ord, tuple(dim), keepdim)
 
 
