@@ -45,6 +45,7 @@ from . import (  # noqa: F401
     special,
     splitting,
     statistics,
+    symmetric_input,  # linalg (PyTorch's spellings)
     tensor_products,
     triangular,  # linalg
 )

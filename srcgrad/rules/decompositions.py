@@ -7,15 +7,19 @@ an item's derivative recomputes the other items it needs by calling their primit
 each body differentiates again, and items a program does not use cost nothing in reverse.
 
 ==============  ==========================================================================
-cholesky        (Murray 2016) ``Phi(X)`` = ``lower(X, 0.5)``. VJP ``sym(L^-T Phi(L^T g)
-                L^-1)``; JVP ``L Phi(L^-1 sym(t) L^-T)``. NumPy reads one triangle of the
-                input; like PyTorch the derivative treats the input as symmetric: the
-                gradient is symmetric, and a tangent counts by its symmetric part.
-eigvalsh,       VJP ``V diag(g) V^T``; JVP ``diag(V^T t V)``. Defined where eigenvalues
-eigh_values     repeat too (it does not need the vectors' derivative).
-eigh_vectors    (Giles 2008) ``F = inverse_gaps(w)``: VJP ``sym(V (F o V^T g) V^T)``; JVP
-                ``V (F o V^T sym(t) V)``. Repeated eigenvalues: no derivative; the gradient
-                is ``inf``/``nan`` there (as PyTorch), see :mod:`.triangular`.
+cholesky        (Murray 2016) ``Phi(X)`` = ``lower(X, 0.5)``. ``H`` = ``sym(L^-T Phi(L^T
+                g) L^-1)``; ``dL`` = ``L Phi(L^-1 S L^-T)`` for a symmetric tangent ``S``.
+eigvalsh,       ``H`` = ``V diag(g) V^T``; ``dw`` = ``diag(V^T S V)``. Defined where
+eigh_values     eigenvalues repeat too (it does not need the vectors' derivative).
+eigh_vectors    (Giles 2008) ``F = inverse_gaps(w)``: ``H`` = ``sym(V (F o V^T g) V^T)``;
+                ``dV`` = ``V (F o V^T S V)``. Repeated eigenvalues: no derivative; the
+                gradient is ``inf``/``nan`` there (as PyTorch), see :mod:`.triangular`.
+(reading)       These read one triangle of ``A``: NumPy factors ``M = tril(A) +
+                tril(A, -1)^T`` (``'L'``; ``triu`` for ``'U'``, cholesky ``upper=True``).
+                The rules return the derivative of that: VJP ``tril(H) + tril(H^T, -1)``,
+                JVP with ``S = tril(t) + tril(t, -1)^T``. PyTorch's spellings
+                (``sg.linalg.*``) treat ``A`` as symmetric instead (VJP ``H``, ``S =
+                sym(t)``): :mod:`.symmetric_input`.
 svdvals, svd_s  VJP ``U diag(g) Vt``; JVP ``diag(U^T t V)`` (thin SVD, simple values)
 svd_u, svd_vt   (Townsend 2016) ``F = inverse_gaps(s**2)``, ``S = diag(s)``.
                 U: ``U (F o (U^T g - g^T U)) S Vt + (I - U U^T) g S^-1 Vt``;
@@ -46,7 +50,7 @@ def _mT(a: Any) -> Any:
     return np.swapaxes(a, -1, -2)
 
 
-def _sym(a: Any) -> Any:
+def sym(a: Any) -> Any:
     return 0.5 * (a + _mT(a))
 
 
@@ -60,31 +64,65 @@ def _col(v: Any) -> Any:
     return np.expand_dims(v, -1)
 
 
+# --- which triangle NumPy reads ---------------------------------------------------------------
+# NumPy's symmetric routines see ``M = tril(A) + tril(A, -1)^T`` (``'L'``; ``triu`` for
+# ``'U'``). With ``H`` the (symmetric) gradient w.r.t. ``M``, the gradient w.r.t. ``A`` is
+# ``tril(H) + tril(H^T, -1)``, and a tangent ``T`` of ``A`` moves ``M`` by
+# ``tril(T) + tril(T, -1)^T``. ``'U'`` is ``'L'`` of the transpose. Spelled with ``lower``
+# and ``swapaxes`` (rules, batched), so these differentiate again.
+def _fold_lower(h: Any) -> Any:
+    return lower(h, 1.0) + lower(_mT(h), 0.0)
+
+
+def _read_lower(t: Any) -> Any:
+    return lower(t, 1.0) + _mT(lower(t, 0.0))
+
+
+def fold_read(h: Any, uplo: str) -> Any:
+    """The gradient w.r.t. ``A`` of ``H``, the gradient w.r.t. the matrix NumPy reads."""
+    return _fold_lower(h) if uplo == "L" else _mT(_fold_lower(_mT(h)))
+
+
+def as_read(t: Any, uplo: str) -> Any:
+    """The tangent of the matrix NumPy reads, for a tangent ``t`` of ``A``."""
+    return _read_lower(t) if uplo == "L" else _mT(_read_lower(_mT(t)))
+
+
 # --- cholesky -------------------------------------------------------------------------------
 def _lower_factor(out: Any, upper: bool) -> Any:
     return _mT(out) if upper else out
 
 
-def _cholesky_vjp(g: Any, out: Any, upper: bool) -> Any:
+def cholesky_vjp_sym(g: Any, out: Any, upper: bool) -> Any:
+    """The gradient w.r.t. the symmetric matrix factored (PyTorch's, symmetric)."""
     factor = _lower_factor(out, upper)
     g = _mT(g) if upper else g
     inverse = np.linalg.inv(factor)
     phi = lower(np.matmul(_mT(factor), g), 0.5)
-    return _sym(np.matmul(_mT(inverse), np.matmul(phi, inverse)))
+    return sym(np.matmul(_mT(inverse), np.matmul(phi, inverse)))
 
 
-def _cholesky_jvp(t: Any, out: Any, upper: bool) -> Any:
+def cholesky_jvp_sym(t: Any, out: Any, upper: bool) -> Any:
+    """The tangent of the factor along the symmetric part of ``t`` (PyTorch's)."""
     factor = _lower_factor(out, upper)
     inverse = np.linalg.inv(factor)
-    d = np.matmul(factor, lower(np.matmul(inverse, np.matmul(_sym(t), _mT(inverse))), 0.5))
+    d = np.matmul(factor, lower(np.matmul(inverse, np.matmul(sym(t), _mT(inverse))), 0.5))
     return _mT(d) if upper else d
+
+
+def _uplo(upper: bool) -> str:
+    return "U" if upper else "L"  # NumPy's cholesky reads the triangle of its factor
 
 
 defrule("cholesky", np.linalg.cholesky, inputs=("x",), params=("upper",),
         form="x, /, *, upper=False",
-        vjp={"x": _cholesky_vjp}, jvp={"x": _cholesky_jvp},
-        torch=("LinalgCholeskyExBackward0", 1), pytorch=("sg.linalg.cholesky",),
-        kinks="input read as symmetric: symmetrised gradient (PyTorch); needs positive definite")
+        vjp={"x": lambda g, out, upper: fold_read(cholesky_vjp_sym(g, out, upper),
+                                                  _uplo(upper))},
+        jvp={"x": lambda t, out, upper: cholesky_jvp_sym(as_read(t, _uplo(upper)), out,
+                                                         upper)},
+        torch=("LinalgCholeskyExBackward0", 1),
+        kinks="reads one triangle (upper=True: the upper), as NumPy computes: the gradient "
+              "is zero on the other; needs positive definite")
 
 
 # --- symmetric eigendecomposition -------------------------------------------------------------
@@ -101,41 +139,57 @@ def eigh_vectors(x: Any, UPLO: str = "L") -> Any:
     return np.linalg.eigh(x, UPLO)[1]
 
 
-def _eigenvalues_vjp(g: Any, x: Any, UPLO: str) -> Any:
-    v = eigh_vectors(x, UPLO)
+# The formulas on the symmetric matrix factored, given its values/vectors (each spelling
+# recomputes them with its own primitives, so its second derivative reads ``A`` its way):
+# ``H`` for a cotangent, the tangent of the item for a symmetric tangent ``s``.
+def values_vjp_sym(g: Any, v: Any) -> Any:
     return np.matmul(v * _row(g), _mT(v))
 
 
+def values_jvp_sym(s: Any, v: Any) -> Any:
+    return np.sum(v * np.matmul(s, v), axis=-2)
+
+
+def vectors_vjp_sym(g: Any, w: Any, out: Any) -> Any:
+    inner = inverse_gaps(w) * np.matmul(_mT(out), g)
+    return sym(np.matmul(out, np.matmul(inner, _mT(out))))
+
+
+def vectors_jvp_sym(s: Any, w: Any, out: Any) -> Any:
+    return np.matmul(out, inverse_gaps(w) * np.matmul(_mT(out), np.matmul(s, out)))
+
+
+def _eigenvalues_vjp(g: Any, x: Any, UPLO: str) -> Any:
+    return fold_read(values_vjp_sym(g, eigh_vectors(x, UPLO)), UPLO)
+
+
 def _eigenvalues_jvp(t: Any, x: Any, UPLO: str) -> Any:
-    v = eigh_vectors(x, UPLO)
-    return np.sum(v * np.matmul(_sym(t), v), axis=-2)
+    return values_jvp_sym(as_read(t, UPLO), eigh_vectors(x, UPLO))
 
 
 def _eigenvectors_vjp(g: Any, x: Any, out: Any, UPLO: str) -> Any:
-    f = inverse_gaps(eigh_values(x, UPLO))
-    inner = f * np.matmul(_mT(out), g)
-    return _sym(np.matmul(out, np.matmul(inner, _mT(out))))
+    return fold_read(vectors_vjp_sym(g, eigh_values(x, UPLO), out), UPLO)
 
 
 def _eigenvectors_jvp(t: Any, x: Any, out: Any, UPLO: str) -> Any:
-    f = inverse_gaps(eigh_values(x, UPLO))
-    return np.matmul(out, f * np.matmul(_mT(out), np.matmul(_sym(t), out)))
+    return vectors_jvp_sym(as_read(t, UPLO), eigh_values(x, UPLO), out)
 
 
-_EIGH_FORM = "x, UPLO='L'"
-_EIGH_NODE = ("LinalgEighBackward0", 1)  # one node per item (PyTorch: one for the tuple)
-_VECTOR_KINK = "repeated values: the vectors have no derivative; inf/nan (as PyTorch)"
-_VALUE_KINK = ("repeated values: V diag(g) V^T with NumPy's vectors (as PyTorch), the "
-               "derivative of any symmetric function of the values")
-defrule("eigvalsh", np.linalg.eigvalsh, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
-        vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=_EIGH_NODE,
-        pytorch=("sg.linalg.eigvalsh",), kinks=_VALUE_KINK)
-defrule("eigh_values", eigh_values, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
-        vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=_EIGH_NODE,
-        pytorch=("sg.linalg.eigh",), kinks=_VALUE_KINK)
-defrule("eigh_vectors", eigh_vectors, inputs=("x",), params=("UPLO",), form=_EIGH_FORM,
-        vjp={"x": _eigenvectors_vjp}, jvp={"x": _eigenvectors_jvp}, torch=_EIGH_NODE,
-        pytorch=("sg.linalg.eigh",), kinks=_VECTOR_KINK)
+EIGH_FORM = "x, UPLO='L'"
+EIGH_NODE = ("LinalgEighBackward0", 1)  # one node per item (PyTorch: one for the tuple)
+_READ = "reads the UPLO triangle, as NumPy computes: the gradient is zero on the other; "
+VECTOR_KINK = "repeated values: the vectors have no derivative; inf/nan (as PyTorch)"
+VALUE_KINK = ("repeated values: V diag(g) V^T with NumPy's vectors (as PyTorch), the "
+              "derivative of any symmetric function of the values")
+defrule("eigvalsh", np.linalg.eigvalsh, inputs=("x",), params=("UPLO",), form=EIGH_FORM,
+        vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=EIGH_NODE,
+        kinks=_READ + VALUE_KINK)
+defrule("eigh_values", eigh_values, inputs=("x",), params=("UPLO",), form=EIGH_FORM,
+        vjp={"x": _eigenvalues_vjp}, jvp={"x": _eigenvalues_jvp}, torch=EIGH_NODE,
+        kinks=_READ + VALUE_KINK)
+defrule("eigh_vectors", eigh_vectors, inputs=("x",), params=("UPLO",), form=EIGH_FORM,
+        vjp={"x": _eigenvectors_vjp}, jvp={"x": _eigenvectors_jvp}, torch=EIGH_NODE,
+        kinks=_READ + VECTOR_KINK)
 
 
 # --- singular value decomposition (thin) -----------------------------------------------------
@@ -225,11 +279,11 @@ defrule("svd_s", svd_s, inputs=("x",), vjp={"x": _values_vjp}, jvp={"x": _values
         torch=_SVD_NODE, pytorch=("sg.linalg.svd",), kinks=_SINGULAR_KINK)
 defrule("svd_u", svd_u, inputs=("x",), params=("full_matrices",), form="x, full_matrices=False",
         vjp={"x": _u_vjp}, jvp={"x": _u_jvp}, torch=_SVD_NODE, pytorch=("sg.linalg.svd",),
-        kinks=_VECTOR_KINK + "; zero singular values likewise")
+        kinks=VECTOR_KINK + "; zero singular values likewise")
 defrule("svd_vt", svd_vt, inputs=("x",), params=("full_matrices",),
         form="x, full_matrices=False", vjp={"x": _vt_vjp}, jvp={"x": _vt_jvp},
         torch=_SVD_NODE, pytorch=("sg.linalg.svd",),
-        kinks=_VECTOR_KINK + "; zero singular values likewise")
+        kinks=VECTOR_KINK + "; zero singular values likewise")
 
 
 # --- QR (reduced) ------------------------------------------------------------------------------

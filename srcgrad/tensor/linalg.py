@@ -1,12 +1,15 @@
 """``sg.linalg``: the runtime's linear algebra in PyTorch's spellings (``torch.linalg``).
 
 Where it sits: the Tensor layer, above the rule table. Each function records the table's
-rule (``cholesky``, ``eigvalsh``, ``pinv``, ``norm``, ...) or, for a tuple result, its
-items (:mod:`srcgrad.rules.linalg_tuples`: ``eigh_values``/``eigh_vectors``, ...) through
+rule (``symmetric_cholesky``, ``pinv``, ``norm``, ...) or, for a tuple result, its
+items (``symmetric_eigh_values``/``symmetric_eigh_vectors``, ``svd_u``, ...) through
 :func:`.numpy_protocol.record_items`, one node per item named as PyTorch names the call's
 one node (``LinalgEighBackward0``). PyTorch's signatures and defaults: ``svd`` returns
 ``(U, S, Vh)`` with ``full_matrices=True``; ``vector_norm`` with ``dim=None`` is the norm
-of every element; ``matrix_norm`` defaults to ``'fro'`` over the last two axes.
+of every element; ``matrix_norm`` defaults to ``'fro'`` over the last two axes;
+``cholesky``/``eigh``/``eigvalsh`` differentiate as PyTorch's, treating the input as
+symmetric (:mod:`srcgrad.rules.symmetric_input`; ``np.linalg.*`` on a Tensor reads one
+triangle, as NumPy computes).
 """
 
 from __future__ import annotations
@@ -45,19 +48,19 @@ def _items(items: list[Item], result: Any) -> Any:
 
 def cholesky(A: Any, *, upper: bool = False) -> Any:  # noqa: N803 (PyTorch's names)
     """``torch.linalg.cholesky``: the lower (or ``upper``) Cholesky factor of ``A``."""
-    return _record("cholesky", A, upper=upper)
+    return _record("symmetric_cholesky", A, upper=upper)
 
 
 def eigvalsh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
     """``torch.linalg.eigvalsh``: the ascending eigenvalues of symmetric ``A``."""
-    return _record("eigvalsh", A, UPLO=UPLO)
+    return _record("symmetric_eigvalsh", A, UPLO=UPLO)
 
 
 def eigh(A: Any, UPLO: str = "L") -> Any:  # noqa: N803
     """``torch.linalg.eigh``: ``(eigenvalues, eigenvectors)`` of symmetric ``A``."""
     a = _tensor(A)
     env = {"x": a, "UPLO": UPLO}
-    return _items([Item("eigh_values", env), Item("eigh_vectors", env)],
+    return _items([Item("symmetric_eigh_values", env), Item("symmetric_eigh_vectors", env)],
                   lambda values: EighResult(*values))
 
 

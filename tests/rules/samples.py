@@ -39,9 +39,9 @@ class Sample:
     # why the second derivative is refused here (the second-order checks then check the
     # refusal instead); "" for a sample that differentiates twice
     first_order_only: str = ""
-    # inputs that are symmetric matrices by the function's contract (cholesky, eigh read
-    # one triangle and differentiate as PyTorch does, treating the input as symmetric):
-    # the checks move them only in symmetric directions
+    # inputs that are symmetric matrices by the function's contract (PyTorch's spellings
+    # ``symmetric_cholesky``, ``symmetric_eigh_*`` treat the input as symmetric): the
+    # checks move them only in symmetric directions
     symmetric: tuple[str, ...] = ()
 
 

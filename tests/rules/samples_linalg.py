@@ -4,8 +4,10 @@
 Values keep each derivative defined and well away from where it is not: symmetric
 positive definite matrices with distinct eigenvalues, matrices with distinct nonzero
 singular values, full column rank for QR and ``pinv``, nonsingular matrices (negative
-determinants included) for ``slogdet`` and negative powers. ``cholesky`` and ``eigh`` are
-functions of a symmetric matrix (``Sample.symmetric``).
+determinants included) for ``slogdet`` and negative powers. ``cholesky`` and ``eigh`` read
+one triangle: their NumPy spellings are checked at non-symmetric inputs (noise in the
+triangle not read) in general directions; PyTorch's ``symmetric_*`` spellings treat the
+input as symmetric (``Sample.symmetric``).
 """
 
 from __future__ import annotations
@@ -36,12 +38,26 @@ SQUARE = [(3, 3), (2, 3, 3), (1, 1)]
 TALL = [(4, 3), (3, 3), (2, 4, 3), (5, 2)]
 WIDE = [(3, 4), (2, 2, 5)]
 
+
+
+def read_one(shape: tuple[int, ...], uplo: str) -> np.ndarray:
+    """Symmetric positive definite in the triangle ``uplo`` NumPy reads, noise in the other."""
+    n = shape[-1]
+    noise = _r(shape) * np.tri(n, n, -1)  # strictly lower
+    return spd(shape) + (np.swapaxes(noise, -1, -2) if uplo == "L" else noise)
+
+
 _SYM = ("x",)
-each("cholesky", [{"x": spd(s), "upper": False} for s in SQUARE], symmetric=_SYM)
-each("cholesky", [{"x": spd((3, 3)), "upper": True}], symmetric=_SYM)
+each("cholesky", [{"x": read_one(s, "L"), "upper": False} for s in SQUARE])
+each("cholesky", [{"x": read_one((3, 3), "U"), "upper": True}])
+each("symmetric_cholesky", [{"x": spd(s), "upper": False} for s in SQUARE], symmetric=_SYM)
+each("symmetric_cholesky", [{"x": spd((3, 3)), "upper": True}], symmetric=_SYM)
 for _name in ("eigvalsh", "eigh_values", "eigh_vectors"):
-    each(_name, [{"x": spd(s), "UPLO": "L"} for s in SQUARE[:2]], symmetric=_SYM)
-    each(_name, [{"x": spd((4, 4)), "UPLO": "U"}], symmetric=_SYM)
+    each(_name, [{"x": read_one(s, "L"), "UPLO": "L"} for s in SQUARE[:2]])
+    each(_name, [{"x": read_one((4, 4), "U"), "UPLO": "U"}])
+    each("symmetric_" + _name, [{"x": spd(s), "UPLO": "L"} for s in SQUARE[:2]],
+         symmetric=_SYM)
+    each("symmetric_" + _name, [{"x": spd((4, 4)), "UPLO": "U"}], symmetric=_SYM)
 for _name in ("svdvals", "svd_s"):
     each(_name, [{"x": _r(s)} for s in TALL + WIDE])
 for _name in ("svd_u", "svd_vt"):

@@ -1,7 +1,9 @@
 """``sg.linalg`` and the compiler's linear algebra against PyTorch 2.13's ``torch.linalg``
 (skipped without torch): the same values, the same gradients (PyTorch's symmetrised
-gradient for ``cholesky`` and ``eigh``, whose input is symmetric by contract) and the same
-node names; and the compiler's gradient of the NumPy spelling equals the runtime's."""
+gradient for ``sg.linalg.cholesky`` and ``eigh``, which treat the input as symmetric) and the
+same node names; and the compiler's gradient of the NumPy spelling equals the runtime's. The
+NumPy spellings differentiate what NumPy computes, which reads one triangle: their gradient
+is torch's of the matrix read, ``tril(A) + tril(A, -1).mT``."""
 
 from __future__ import annotations
 
@@ -135,20 +137,26 @@ def test_gp_negative_log_likelihood_gradient_matches_torch_and_the_runtime():
     y = rng.standard_normal(4)
     g = sg.grad(gp_nll)(SPD, y)
     k = torch.tensor(SPD, requires_grad=True)
-    L = torch.linalg.cholesky(k)
+    L = torch.linalg.cholesky(torch.tril(k) + torch.tril(k, -1).mT)  # what NumPy reads
     yt = torch.tensor(y)
     nll = 0.5 * yt @ torch.linalg.solve(k, yt) + torch.log(torch.diagonal(L)).sum()
     (want,) = torch.autograd.grad(nll, [k])
     np.testing.assert_allclose(g, want.numpy(), rtol=1e-9, atol=1e-12)
-    # along a symmetric direction it is the derivative of NumPy's function
+    # along any direction it is the derivative of NumPy's function
     u = rng.standard_normal((4, 4))
-    u = u + u.T
     fd = float(directional_derivative(lambda m: gp_nll(m, y), (SPD,), {0: u}))
     assert np.sum(g * u) == pytest.approx(fd, rel=1e-6)
 
 
+def _numpy_eigh(m, a):
+    """NumPy's spelling on a Tensor; torch's eigh of the lower triangle NumPy reads."""
+    if m is sg:
+        return np.linalg.eigh(a)
+    return torch.linalg.eigh(torch.tril(a) + torch.tril(a, -1).mT)
+
+
 @pytest.mark.parametrize("f, x, call", [
-    (eigh_loss, SPD, lambda m, a: m.linalg.eigh(a)),
+    (eigh_loss, SPD, _numpy_eigh),
     (svd_loss, TALL, lambda m, a: m.linalg.svd(a, full_matrices=False)),
     (qr_loss, TALL, lambda m, a: m.linalg.qr(a)),
 ], ids=["eigh", "svd", "qr"])
@@ -159,3 +167,17 @@ def test_compiler_gradient_of_tuple_call_equals_runtime_and_torch(f, x, call):
     _, theirs, _ = _run(torch, x, call)
     np.testing.assert_allclose(compiled, runtime, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(compiled, theirs, rtol=1e-8, atol=1e-10)
+
+
+_SKEWED = SPD + np.triu(rng.uniform(-1.0, 1.0, (4, 4)), 1)  # the upper triangle is not read
+
+
+@pytest.mark.parametrize("name", ["cholesky", "eigvalsh", "eigh"])
+def test_sg_linalg_keeps_torch_symmetrised_gradient_on_a_non_symmetric_input(name):
+    x, call, _ = CALLS[name]
+    ours, g_ours, first = _run(sg, _SKEWED, call)
+    theirs, g_theirs, first_t = _run(torch, _SKEWED, call)
+    np.testing.assert_allclose(np.asarray(first.detach().numpy()),
+                               first_t.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(g_ours, g_theirs, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(g_ours, g_ours.T, rtol=1e-12, atol=1e-12)
