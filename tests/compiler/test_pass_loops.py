@@ -97,3 +97,18 @@ def test_the_gradient_of_a_function_of_one_float_carries_its_tangent_through_the
         assert got == pytest.approx(sg.vjp(scalar_loop)(x, 20, 1.0), rel=1e-12)
         assert got == pytest.approx(float(numeric_gradient(scalar_loop, (x, 20), {}, 0)),
                                     rel=1e-6)
+
+
+def branch_power(a, b):
+    if a >= 0:
+        return a ** b
+    return (-a) ** b
+
+
+@pytest.mark.parametrize("a, b", [(2.0, 1.5), (-2.0, -2.0), (-3.0, 0.5)])
+def test_the_gradient_of_one_float_is_a_float_even_where_numpy_gives_a_0d_array(a, b):
+    """The power rule's derivative w.r.t. the exponent goes through np.where, which returns
+    a 0-d array for numbers: the forward-mode gradient is still cast to a Python float."""
+    got = sg.grad(branch_power, wrt=1)(a, b)
+    assert type(got) is float
+    assert got == pytest.approx(float(numeric_gradient(branch_power, (a, b), {}, 1)), rel=1e-6)

@@ -57,8 +57,10 @@ def tangent_grad(primal: Function, spec: ReverseSpec) -> Function | None:
     out, t_out = fn.body.results
     p = fn.params[spec.wrt[0]]
     with Builder(fn.body, line=None):
-        # a Python float, as reverse mode returns (the tangent may be a NumPy scalar)
-        t_out = record_rule(STRUCTURAL["float"], [Sym(t_out)], {}).value
+        # a Python float, as reverse mode returns: the tangent may be a NumPy scalar or a
+        # 0-d array (np.where of numbers) even where its inferred type says float, so the
+        # cast is ``like`` (which no pass drops on a float's type), not ``float``
+        t_out = record_rule(STRUCTURAL["like"], [Sym(t_out), Sym(p)], {}).value
         t_out.adjoint_of = p
     fn.name = f"{spec.transform}_{primal.name}"
     if spec.transform == VALUE_AND_GRAD:

@@ -1,5 +1,8 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
+from srcgrad.compiler.support import like
+
+
 # forward mode: the gradient w.r.t. one float is one directional derivative, so
 # its tangent is carried through the code beside the value (no tape, no reverse)
 def grad_while_doubling(x):
@@ -16,4 +19,5 @@ def grad_while_doubling(x):
         dx_1 = dx_1 * 2.0
         # line 81: steps += 1
         steps = steps + 1
-    return dx_1
+    dx = like(dx_1, x)
+    return dx
