@@ -11,14 +11,8 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.test_pass_loops import newton, scalar_loop
 from tests.fd import numeric_gradient
-
-
-def scalar_loop(x, steps):
-    y = x
-    for _ in range(steps):
-        y = y * x + math.sin(y)
-    return y
 
 
 def swap_in_loop(x, steps):
@@ -43,19 +37,6 @@ def array_writes(x):
     w = y * x          # reads y after the write
     y[2] = w[3] * 3.0  # an in-place write while w's expression could be pending
     return np.sum(w * y) + np.sum(np.sin(z))
-
-
-def newton(a):
-    x = 1.0
-    delta = 1.0
-    steps = 0
-    while abs(delta) >= 1e-10 and steps < 50:
-        fx = x - math.cos(a * x)
-        dfx = 1.0 + a * math.sin(a * x)
-        delta = fx / dfx
-        x = x - delta
-        steps = steps + 1
-    return x
 
 
 def negative_base(x):

@@ -26,7 +26,7 @@ from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..symbolic import uses_math_spelling
 from . import control, floats, inplace, reads
 from .names import References, ValueNames
-from .nesting import nesting_plan, read_positions
+from .nesting import all_reads, nesting_plan, read_positions
 from .syntax import dotted, load
 
 with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
@@ -91,16 +91,6 @@ def _call(func: Any, args: list[Any], keywords: dict[str, Any] | None = None) ->
 def _assign(target: str, value: Any) -> Any:
     return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
                                           type_comment=None)], value=value, type_comment=None)
-
-
-def _all_operands(op: Op) -> list[Value]:
-    """What ``op`` reads, including reads from inside its regions."""
-    out = list(op.operands())
-    for r in op.regions:
-        for inner in r.ops:
-            out.extend(_all_operands(inner))
-        out.extend(v for v in r.results if isinstance(v, Value))
-    return out
 
 
 def _last_reads(block: Block, appended: list[Value], plan: dict[int, int]) -> dict[int, int]:
@@ -365,7 +355,7 @@ class _Emitter:
         nxt = next((o for o in block.ops[i + 1:] if o.prim != "const"), None)
         if nxt is None or nxt.regions or nxt.prim in control.TAPE_PRIMS:
             return False
-        reads = sum(1 for o in block.ops for v in _all_operands(o) if v is op.out)
+        reads = sum(1 for o in block.ops for v in all_reads(o) if v is op.out)
         reads += sum(1 for r in block.results if r is op.out)
         if reads != 1 or op.out not in list(nxt.operands()):
             return False

@@ -60,7 +60,7 @@ def read_positions(block: Block, plan: dict[int, int]) -> Iterator[tuple[int, Va
                 break
             at = index[reader]
             current = block.ops[at]
-        for v in _all_reads(op):
+        for v in all_reads(op):
             yield at, v
 
 
@@ -117,11 +117,12 @@ def _a_number(v: Value) -> bool:
                               or t.known_ndim == 0)
 
 
-def _all_reads(op: Op) -> list[Value]:
+def all_reads(op: Op) -> list[Value]:
+    """What ``op`` reads, including reads from inside its regions."""
     out = list(op.operands())
     for r in op.regions:
         for inner in r.ops:
-            out.extend(_all_reads(inner))
+            out.extend(all_reads(inner))
         out.extend(v for v in r.results if isinstance(v, Value))
     return out
 
