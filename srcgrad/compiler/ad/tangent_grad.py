@@ -24,7 +24,8 @@ from srcgrad.errors import SrcGradError
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Function, Op, Value
+from ..passes.rewrite import replace_uses
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule
 from .forward import forward
@@ -50,16 +51,18 @@ def tangent_grad(primal: Function, spec: ReverseSpec) -> Function | None:
     tangent = fn.params.pop()
     one = Op("const", {}, [Value(type=T.FLOAT)], {"value": 1.0})
     fn.body.ops.insert(0, one)
-    _replace(fn.body, tangent, one.out)
+    seeded = {tangent: one.out}
     for op in fn.body.ops:  # the seed 1.0 needs no shape check: it is a number here
-        if op.prim == "tangent_of_shape" and op.args.get("tangent") is one.out:
-            _replace(fn.body, op.out, one.out)
+        if op.prim == "tangent_of_shape" and op.args.get("tangent") is tangent:
+            seeded[op.out] = one.out
+    replace_uses(fn, seeded)
     out, t_out = fn.body.results
     p = fn.params[spec.wrt[0]]
     with Builder(fn.body, line=None):
         # a Python float, as reverse mode returns: the tangent may be a NumPy scalar or a
-        # 0-d array (np.where of numbers) even where its inferred type says float, so the
-        # cast is ``like`` (which no pass drops on a float's type), not ``float``
+        # 0-d array (np.where of numbers) even where its type says float (forward mode gives
+        # a region's tangent outputs their primal's type), so the cast is ``like``, which
+        # no pass drops on a float's type, not ``float``
         t_out = record_rule(STRUCTURAL["like"], [Sym(t_out), Sym(p)], {}).value
         t_out.adjoint_of = p
     fn.name = f"{spec.transform}_{primal.name}"
@@ -81,15 +84,3 @@ def _one_number(v: Value) -> bool:
     return t is not None and (t == T.FLOAT or (t.kind == "scalar" and t.dtype in (
         "float64", "float32", "float16")))
 
-
-def _replace(block: Block, old: Value, new: Value) -> None:
-    def fix(a: object) -> object:
-        if isinstance(a, tuple):
-            return tuple(fix(x) for x in a)
-        return new if a is old else a
-
-    for op in block.ops:
-        op.args = {k: fix(a) for k, a in op.args.items()}
-        for region in op.regions:
-            _replace(region, old, new)
-    block.results = [new if r is old else r for r in block.results]
