@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import types as T
-from .structure import describe, is_structured
+from .structure import describe, is_leaf_value, is_structured
 
 _PY = {float: T.FLOAT, int: T.INT, bool: T.BOOL}
 
@@ -30,7 +30,7 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
             out.append((a.ndim, a.dtype.char))
         elif t in _PY or a is None or isinstance(a, np.generic):
             out.append(t)
-        elif is_structured(a):  # structured: its tree (keys, types,
+        elif is_structured(a) or _is_static(a):  # structured: its tree (keys, types,
             # lengths, leaf kinds); an object of a user's class by its attributes
             out.append(describe(a))
         else:
@@ -40,7 +40,16 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
 
 def types_of(args: Sequence[Any]) -> list[T.AType]:
     """The abstract type of each argument (``ANY`` for other types)."""
-    return [describe(a) if is_structured(a) else T.of_value(a) for a in args]
+    return [describe(a) if is_structured(a) or _is_static(a) else T.of_value(a)
+            for a in args]
+
+
+def _is_static(a: Any) -> bool:
+    """A function given as an argument (``f(x, act=np.tanh)``, a defaulted
+    ``_r=np.sum``): a compile-time value the version specialises on (its tree is one
+    static leaf, guarded by identity), so a call of it lowers to the function's rule
+    rather than to an opaque run-time value."""
+    return callable(a) and not is_leaf_value(a) and not isinstance(a, type)
 
 
 def parse_types(text: Sequence[str]) -> list[T.AType]:
