@@ -254,6 +254,8 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
         env = rule.bind(list(args), kwargs)
     except (TypeError, ValueError) as e:  # (ValueError: a spelling the rule refuses)
         raise SrcGradError(str(e), advice="Check the call's arguments.") from None
+    if rule.variadic is not None and isinstance(env[rule.variadic], Sym):
+        return _joined_rows(rule, env)
     # a captured value read at run time, given where the rule needs a constant: its value
     env = {k: _static(v) if k in rule.params else v for k, v in env.items()}
     if rule.resolve is not None:
@@ -267,6 +269,20 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
         attrs[PYTHON_SPELLING] = _spelling[0]
     op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
+
+
+def _joined_rows(rule: Rule, env: dict[str, Any]) -> Any:
+    """``np.vstack(A)``: one array where a sequence of arrays goes means its rows (NumPy
+    iterates over the first axis). Its length is known only at run time, so the rows
+    cannot be separate operands: the joining rule that takes the array whole records it."""
+    joined = rule_named("joined_rows")
+    args, kwargs = [env[rule.variadic], rule.name], {k: env[k] for k in rule.params}
+    try:
+        joined.bind(args, kwargs)  # (a function it does not join: ValueError)
+    except (TypeError, ValueError):
+        raise SrcGradError(f"{rule.name}: {rule.variadic} must be a list or tuple of arrays "
+                           "here", advice="Pass the arrays as a list: np.stack([a, b]).") from None
+    return record_rule(joined, args, kwargs)
 
 
 def _resolve(rule: Rule, env: dict[str, Any]) -> dict[str, Any]:

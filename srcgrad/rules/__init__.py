@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     gather,
     helpers,
     joining,
+    joining_rows,  # forms: np.vstack(A) of one array
     linalg,
     linalg_tuples,  # linalg
     math_items,

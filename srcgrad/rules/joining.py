@@ -28,7 +28,7 @@ import numpy as np
 from .dispatch import dispatching
 from .helpers import getitem
 from .registry import LINEAR, NONDIFF, defrule
-from .shape import concat_index
+from .shape import concat_index, joined_back
 from .torch_names import atleast_node
 
 Shape = tuple[int, ...]
@@ -75,12 +75,22 @@ defrule("append_index", append_index, inputs=(),
 
 
 def _joining(name: str, impl: Any, how: str, **fields: Any) -> None:
-    defrule(name, impl, inputs=("tup",), variadic="tup", kind=LINEAR, form="tup", **fields,
-            vjp={"tup": lambda g, tup_shape, i:
-                 np.reshape(getitem(g, joined_index(tup_shape, how, i)), tup_shape[i])})
+    # NumPy 2's vstack/hstack take dtype= and casting= (dstack/column_stack do not)
+    params = ("dtype", "casting") if how in ("v", "h") else ()
+    form = "tup, *, dtype=None, casting='same_kind'" if params else "tup"
+    def piece(g: Any, tup_shape: Any, i: int) -> Any:
+        return np.reshape(getitem(g, joined_index(tup_shape, how, i)), tup_shape[i])
+
+    vjp = ((lambda g, tup_shape, tup_dtype, dtype, i:
+            joined_back(piece(g, tup_shape, i), dtype, tup_dtype[i])) if params
+           else piece)
+    defrule(name, impl, inputs=("tup",), params=params, variadic="tup", kind=LINEAR,
+            form=form, **fields, vjp={"tup": vjp})
 
 
-_joining("vstack", np.vstack, "v")
+# np.row_stack: NumPy 2's deprecated alias of vstack, while the installed NumPy has it
+_joining("vstack", np.vstack, "v",
+         aliases=(np.row_stack,) if hasattr(np, "row_stack") else ())
 _joining("hstack", np.hstack, "h")
 _joining("dstack", np.dstack, "d")
 _joining("column_stack", np.column_stack, "column")

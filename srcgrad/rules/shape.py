@@ -168,13 +168,24 @@ _linear("astype", astype, ("dtype",), vjp=lambda g, x_dtype: astype(g, x_dtype),
         torch=("ToCopyBackward0", 1), methods=("astype",),
         pytorch=("t.to", "t.float", "t.double"))  # np.astype: NumPy >= 2.1
 
-defrule("concatenate", np.concatenate, inputs=("xs",), params=("axis",), variadic="xs",
-        kind=LINEAR, form="xs, axis=0", aliases=(np.concat,),
-        vjp={"xs": lambda g, xs_shape, axis, i: getitem(g, concat_index(xs_shape, axis, i))},
+def joined_back(ct: Any, dtype: Any, x_dtype: Any) -> Any:
+    """A joined input's cotangent in its own dtype when ``dtype=`` made the result another
+    (no cast otherwise: the common case stays one slice)."""
+    return ct if dtype is None else astype(ct, x_dtype)
+
+
+defrule("concatenate", np.concatenate, inputs=("xs",), params=("axis", "dtype", "casting"),
+        variadic="xs",
+        kind=LINEAR, form="xs, axis=0, *, dtype=None, casting='same_kind'",
+        aliases=(np.concat,),
+        vjp={"xs": lambda g, xs_shape, xs_dtype, axis, dtype, i: joined_back(
+            getitem(g, concat_index(xs_shape, axis, i)), dtype, xs_dtype[i])},
         torch="CatBackward0",
         pytorch=("sg.cat", "sg.concat", "sg.concatenate"))
-defrule("stack", np.stack, inputs=("xs",), params=("axis",), variadic="xs", kind=LINEAR,
-        form="xs, axis=0",
-        vjp={"xs": lambda g, xs_shape, axis, i: getitem(g, stack_index(xs_shape, axis, i))},
+defrule("stack", np.stack, inputs=("xs",), params=("axis", "dtype", "casting"),
+        variadic="xs", kind=LINEAR,
+        form="xs, axis=0, *, dtype=None, casting='same_kind'",
+        vjp={"xs": lambda g, xs_shape, xs_dtype, axis, dtype, i: joined_back(
+            getitem(g, stack_index(xs_shape, axis, i)), dtype, xs_dtype[i])},
         torch="StackBackward0",
         pytorch=("sg.stack",))

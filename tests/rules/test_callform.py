@@ -28,7 +28,8 @@ def test_call_args_bind_back_to_the_same_environment(name):
     (np.sum, ("X", 1), {"keepdims": True}, {"x": "X", "axis": 1, "keepdims": True}),
     (np.var, ("X",), {"ddof": 1}, {"x": "X", "axis": None, "ddof": 1, "keepdims": False}),
     (np.reshape, ("X", (2, 3)), {}, {"x": "X", "shape": (2, 3)}),
-    (np.concatenate, (["A", "B"],), {"axis": 1}, {"xs": ["A", "B"], "axis": 1}),
+    (np.concatenate, (["A", "B"],), {"axis": 1},
+     {"xs": ["A", "B"], "axis": 1, "dtype": None, "casting": "same_kind"}),
     (np.einsum, ("ij,jk", "A", "B"), {},
      {"subscripts": "ij,jk", "operands": ["A", "B"], "optimize": False}),
     (np.clip, ("X", None, 1.0), {}, {"x": "X", "a_min": None, "a_max": 1.0}),
@@ -63,7 +64,8 @@ def test_unsupported_calls_say_what_is_supported(fn, args, kwargs, message):
 def test_metadata_gives_shapes_and_dtypes_the_rules_ask_for():
     rule = rule_named("concatenate")
     xs = [np.ones((2, 3)), np.ones((1, 3), dtype=np.float32)]
-    assert rule.metadata({"xs": xs, "axis": 0}) == {"xs_shape": ((2, 3), (1, 3))}
+    assert rule.metadata({"xs": xs, "axis": 0}) == {
+        "xs_shape": ((2, 3), (1, 3)), "xs_dtype": (np.dtype(np.float64), np.dtype(np.float32))}
     assert rule_named("astype").metadata({"x": np.ones(2, np.float32), "dtype": float}) == {
         "x_dtype": np.dtype(np.float32)}
     assert rule_named("sum").metadata({"x": 2.0, "x_shape": "given"}) == {}

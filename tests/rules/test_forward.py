@@ -13,6 +13,8 @@ Y = np.array([0.5, -1.0])
 
 
 def _env(name, **env):
+    form = rule_named(name).call_form
+    env = {**{k: v for k, v in form.defaults.items() if k not in env}, **env}
     return {**env, "out": rule_named(name).apply(env)}
 
 

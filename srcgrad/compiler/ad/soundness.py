@@ -38,7 +38,6 @@ _EQUIVALENTS = {
     "select": "nested np.where(condition, a, b) calls",
     "piecewise": "np.where",
     "block": "np.concatenate",
-    "row_stack": "np.vstack or np.concatenate",
     "put": "an index assignment y[idx] = v on a copy",
     "place": "np.where(mask, values, x)",
 }
