@@ -216,7 +216,9 @@ class Dispatcher:
         """The guard namespace's name for ``obj`` (a type: ndarray, float, np.float32)."""
         if obj is np.ndarray:
             return "_sg_ndarray"
-        name = f"_sg_t_{getattr(obj, '__name__', 'obj')}"
+        label = str(getattr(obj, "__name__", "obj"))
+        # (a function argument's own name may be `<lambda>`: not an identifier)
+        name = f"_sg_t_{label if label.isidentifier() else 'obj'}"
         if self.ns.setdefault(name, obj) is not obj:
             name = f"{name}_{id(obj)}"
             self.ns[name] = obj

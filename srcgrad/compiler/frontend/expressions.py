@@ -17,7 +17,7 @@ import numpy as np
 
 from ..ir.types import AType
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import branches, calls, captured, comprehensions, multicalls, unbound
+from . import branches, calls, captured, comprehensions, index_tricks, multicalls, unbound
 from .context import Context, LocalFunction
 from .identity import is_identity
 from .policy import POLICY
@@ -297,6 +297,8 @@ class ExpressionsMixin:
                            "only as an array here.", "Give its structure: call the derived "
                            "function with the dict, or srcgrad show --types "
                            "'dict(W=array[2],...)'.")
+        if index_tricks.is_concatenator(base) and is_symbolic(index):
+            return index_tricks.lower(self.lowerer, base, index, node)  # np.r_[x, 0:3]
         if isinstance(base, Sym):
             out = record_rule(calls.rule("getitem"), [base], {"index": index})
             if _may_be_view(index, out.value.type):
