@@ -144,7 +144,8 @@ class _Emitter:
     def __init__(self, fn: Function, refs: References) -> None:
         self.fn = fn
         self.refs = refs
-        self.names = ValueNames({"np", "math", *refs.used_names})
+        self.names = ValueNames({"np", "math", *refs.used_names}, refs.used_names)
+        refs.value_names = self.names.used
         self.fn_name = fn.name
         self.plan = nesting_plan(fn)
         self.last_use = self._last_uses()

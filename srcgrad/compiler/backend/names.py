@@ -22,8 +22,11 @@ from ..ir.core import Value
 
 
 class ValueNames:
-    def __init__(self, reserved: set[str]) -> None:
+    def __init__(self, reserved: set[str], imported: set[str] | None = None) -> None:
         self.used: set[str] = set(reserved)
+        # the names imports take while this function is emitted (a live set): a value
+        # named after a helper imported earlier (`lower`) gets a suffix instead
+        self.imported: set[str] = imported if imported is not None else set()
         self.names: dict[int, str] = {}
         self.base: dict[str, str] = {}  # emitted name -> its family (user name or d+name)
         self.temps = 0
@@ -38,12 +41,12 @@ class ValueNames:
 
     def fresh(self, base: str) -> str:
         base = _identifier(base)
-        if base not in self.used:
+        if base not in self.used and base not in self.imported:
             self.used.add(base)
             return base
         stem = re.sub(r"_\d+$", "", base)
         n = 1
-        while f"{stem}_{n}" in self.used:
+        while f"{stem}_{n}" in self.used or f"{stem}_{n}" in self.imported:
             n += 1
         name = f"{stem}_{n}"
         self.used.add(name)
@@ -91,6 +94,9 @@ class References:
         self.bound: dict[str, str] = {}  # name -> description, for the module's header
         self.notes: dict[str, str] = {}  # comments for the header (an ordered set)
         self.used_names: set[str] = {"np", "math"}
+        # the value names of the function being emitted (set by its emitter): an import
+        # made after a value took its name (a user's `lower`) is aliased
+        self.value_names: set[str] = set()
 
     def ref(self, obj: Any) -> str:
         name = getattr(obj, "__name__", None)
@@ -113,8 +119,12 @@ class References:
             if mod is not None and getattr(mod, qualname, None) is obj \
                     and module != "__main__":
                 local = qualname
+                alias = next((k for k, v in self.namespace.items() if v is obj), None)
+                if alias is not None:  # (imported already, perhaps under another name)
+                    return alias
                 names = self.from_imports.setdefault(module, {})
-                if local in self.namespace and self.namespace[local] is not obj:
+                if self.namespace.get(local, obj) is not obj or (
+                        local in self.value_names and local not in self.namespace):
                     local = self._unique(qualname)
                     names[f"{qualname} as {local}"] = ""
                 else:
@@ -158,7 +168,7 @@ class References:
 
     def _unique(self, base: str) -> str:
         name, n = base, 1
-        while name in self.used_names:
+        while name in self.used_names or name in self.value_names:
             name = f"{base}_{n}"
             n += 1
         self.used_names.add(name)
