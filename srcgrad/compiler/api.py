@@ -22,7 +22,7 @@ from typing import Any
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import generation
 
-from . import cache
+from . import cache, varargs
 from . import structure as S
 from .ad.forward import JVP, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
@@ -221,6 +221,8 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     """
     if f is None:
         return lambda g: jacobian(g, wrt=wrt)
+    if varargs.has_varargs(f):
+        return varargs.by_count(f, lambda g: jacobian(g, wrt=wrt))
     return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
 
 
@@ -254,6 +256,8 @@ def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
     """
     if f is None:
         return lambda g: hessian(g, wrt=wrt)
+    if varargs.has_varargs(f):
+        return varargs.by_count(f, lambda g: hessian(g, wrt=wrt))
     if isinstance(wrt, (tuple, list)):
         rows = [_forward_jacobian(grad(f, wrt=wi), tuple(wrt)) for wi in wrt]
         return lambda *args, **kwargs: tuple(row(*args, **kwargs) for row in rows)
@@ -275,6 +279,9 @@ def _derive(f: Any, transform: str, wrt: Any, optimize: bool) -> Any:
         raise SrcGradError(f"sg.{transform} needs a function, got {type(f).__name__}.")
     if isinstance(f, Checkpointed):  # all of it recomputed is all of it: nothing to save
         f = f.fn
+    if varargs.has_varargs(f):  # one version per number of positional arguments
+        return varargs.VarArgs(f, transform, wrt, optimize, transform in (VJP, JVP),
+                               lambda g, t, w, o: Derivation(g, t, w, o).function).function()
     return Derivation(f, transform, wrt, optimize).function
 
 
@@ -300,7 +307,7 @@ def source(df: Any, *example_args: Any) -> str:
 
         print(sg.source(sg.grad(f), np.ones(3)))
     """
-    d = _derivation(df)
+    d = _derivation(df, len(example_args))
     if not example_args:
         return d.entry(None).text
     n = len(d.param_names)
@@ -311,7 +318,10 @@ def source(df: Any, *example_args: Any) -> str:
     return d.entry_for(args[:n]).text
 
 
-def _derivation(df: Any) -> Derivation:
+def _derivation(df: Any, count: int = 0) -> Derivation:
+    several = getattr(df, "__srcgrad_varargs__", None)
+    if several is not None:  # (of a *args function: the version for these arguments)
+        df = several.version(count)
     d = getattr(df, "__srcgrad__", None)
     if not isinstance(d, Derivation):
         raise SrcGradError("sg.source needs a function made by sg.grad, sg.value_and_grad or "

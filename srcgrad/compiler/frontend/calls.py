@@ -395,19 +395,25 @@ def _describe(value: Any) -> str:
 def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
                 lw: Lowerer, node: Any) -> dict[str, Any]:
     a = fn.node.args
-    if a.vararg is not None or a.kwarg is not None:
-        raise lw.err(node, f"{fn.name}: *args/**kwargs parameters are not supported.")
     names = [p.id for p in a.args]
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
     first_default = len(names) - len(fn.defaults)
     for i, d in enumerate(fn.defaults):
         params[first_default + i] = params[first_default + i].replace(default=d)
+    # `*args` / `**kwargs` of a nested def or lambda (autograd's wrappers are written so):
+    # bound to the tuple / dict of what this call passes, known while compiling
+    if a.vararg is not None:
+        params.append(inspect.Parameter(a.vararg.id, inspect.Parameter.VAR_POSITIONAL))
+    if a.kwarg is not None:
+        params.append(inspect.Parameter(a.kwarg.id, inspect.Parameter.VAR_KEYWORD))
     try:
         bound = inspect.Signature(params).bind(*args, **kwargs)
     except TypeError as e:
         raise lw.err(node, f"bad call of {fn.name}: {e}") from None
     bound.apply_defaults()
-    return dict(bound.arguments)
+    return {k: dict(v) if a.kwarg is not None and k == a.kwarg.id else
+            tuple(v) if a.vararg is not None and k == a.vararg.id else v
+            for k, v in bound.arguments.items()}
 
 
 def inline_local(lw: Lowerer, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
@@ -434,10 +440,12 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
     sig = inspect.signature(fn)
     env: dict[str, Any] = {}
     for pname, value in bound.arguments.items():
-        if sig.parameters[pname].kind in (inspect.Parameter.VAR_POSITIONAL,
-                                          inspect.Parameter.VAR_KEYWORD):
-            raise lw.err(node, f"{fn.__qualname__}: *args/**kwargs parameters are not "
-                         "supported.")
+        kind = sig.parameters[pname].kind
+        if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            # `*args` / `**kwargs`: the tuple / dict of what this call passed, known now
+            env[pname] = tuple(value) if kind == inspect.Parameter.VAR_POSITIONAL \
+                else dict(value)
+            continue
         if pname not in given:  # a default: read from fn.__defaults__ when the code runs
             value = captured.default(lw, fn, pname, value, node)
         env[pname] = value
