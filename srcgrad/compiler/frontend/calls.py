@@ -34,7 +34,16 @@ from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object, short_repr
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import captured, checkpoints, derived, methods, multicalls, recursion, runlists
+from . import (
+    captured,
+    checkpoints,
+    derived,
+    methods,
+    multicalls,
+    recursion,
+    runlists,
+    sorted_builtin,
+)
 from .captured import CapturedObject
 from .context import (
     BoundMethod,
@@ -232,7 +241,9 @@ def _pure(func: Any) -> bool:
     module = getattr(func, "__module__", None) or ""
     if module.startswith("numpy.random") or "random" in getattr(func, "__name__", ""):
         return False
-    return module.startswith("numpy") or module == "math" or isinstance(func, np.ufunc)
+    # (operator's functions and its itemgetter/attrgetter: `key=itemgetter(0)` is made now)
+    return module.startswith("numpy") or module in ("math", "operator", "_operator") or \
+        isinstance(func, np.ufunc)
 
 
 def call_numpy_name(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any],
@@ -281,6 +292,8 @@ def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]
         return out
     if name in ("max", "min"):
         return _extreme(lw, name, args, kwargs, node)
+    if func is sorted:
+        return sorted_builtin.lower(lw, args, kwargs, node)
     if func is math.prod:  # Python's left-to-right products, like sum below
         items = args[0]
         start = args[1] if len(args) > 1 else kwargs.get("start", 1)
