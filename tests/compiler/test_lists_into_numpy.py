@@ -13,6 +13,7 @@ Hessian against finite differences of the checked gradient).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import operator
 
@@ -387,7 +388,11 @@ def reduce_over_tuple(x):
 
 
 def dict_into_call_without_rule(x):
-    return operator.getitem({"a": x * 2}, "a")  # <- error
+    return x * len(list(itertools.chain({"a": x * 2})))  # <- error
+
+
+def dict_read_by_operator(x):  # (operator's functions run while compiling, as Python)
+    return operator.getitem({"a": x * 2}, "a") + operator.itemgetter("b")({"b": x ** 2})
 
 
 def traced_static_argument(x):
@@ -404,6 +409,10 @@ def test_call_without_rule_reached_by_a_list_is_refused(mode):
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_dict_holding_traced_values_passed_to_a_call_is_refused(mode):
     assert_refused(dict_into_call_without_rule, 0.5, ["dict"], mode)
+
+
+def test_operator_functions_on_a_compile_time_dict_differentiate():
+    check_all_modes(dict_read_by_operator, 0.5)
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
