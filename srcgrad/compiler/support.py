@@ -11,6 +11,8 @@
 - ``add_items(xs, ys)``: two adjoints of one such list summed item by item (``+`` on
   lists would concatenate them);
 - ``is_none(x)``: ``x is None``, for a value whose type the generic version does not know.
+- ``call_method(obj, name, *args)``: a method of an object that a call without a rule made
+  at run time (``np.random.RandomState(0).randn(3)``), called as the user wrote it.
 - ``as_python(result, *args)``: NumPy's ``result`` of a fast Python spelling's fallback
   (backend/floats.py), as the Python float that spelling gives when every argument is a
   Python number (a value whose type was unknown when compiling, such as a tangent).
@@ -151,3 +153,9 @@ def add_items(xs: Any, ys: Any) -> list[Any]:
 def is_none(x: Any) -> bool:
     """``x is None``: the generic version's run-time test (specialised versions fold it)."""
     return x is None
+
+
+def call_method(obj: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``obj.name(*args, **kwargs)``: an opaque call (its result gets no derivative; the
+    soundness check refuses one that a differentiated value reaches)."""
+    return getattr(obj, name)(*args, **kwargs)

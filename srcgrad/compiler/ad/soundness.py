@@ -106,7 +106,7 @@ def _where(fn: Function, op: Op) -> dict[str, Any]:
 
 def _no_rule(fn: Function, op: Op, mode: str) -> SrcGradError:
     callee = op.attrs["fn"]
-    name = callee_name(callee)
+    name = op.attrs.get("display") or callee_name(callee)  # (rng.normal: RandomState's)
     register = "sg.defvjp" if mode == "reverse" else "sg.defjvp"
     instead = _EQUIVALENTS.get(getattr(callee, "__name__", ""))
     alternative = f"write it with {instead}, " if instead else ""

@@ -28,6 +28,7 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import RULES, Rule, rule_for
 from srcgrad.rules.multi import declared_tuple, multi_for
 
+from .. import support
 from ..ir import types as T
 from ..ir.core import Block
 from ..primitives import Checkpointed, checkpoint, stop_gradient
@@ -124,6 +125,12 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         return func(*args, **kwargs)  # a local list being built (.append): compile time
     if isinstance(func, BoundMethod):
         return methods.call_method(lw, func, args, kwargs, node)
+    if isinstance(func, methods.RunTimeMethod):  # rng.randn(3) of an opaque rng
+        out = opaque(lw, support.call_method, [func.obj, func.name, *args], kwargs)
+        maker = func.obj.value.op.attrs.get("fn") if func.obj.value.op is not None else None
+        what = getattr(maker, "__qualname__", None) or "an object made at run time"
+        out.value.op.attrs["display"] = f"{what}(...).{func.name}"  # (for messages)
+        return out
     if symbolic and isinstance(getattr(func, "__self__", None), np.ndarray):
         # a method of a compile-time array (a module global) given run-time values: the
         # array as an IR constant, so the method lowers like one of a symbolic array

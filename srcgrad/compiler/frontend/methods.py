@@ -8,6 +8,7 @@ array (``ndim``, ``dtype``) are constants where the abstract type knows them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,11 @@ def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
         return _record(lw, rule, name, obj, args, kwargs)
     if name in spellings.methods() or name in _LIST_MUTATORS:
         return BoundMethod(obj, name)
+    made_by = obj.value.op.prim if obj.value.op is not None else None
+    if made_by == "call" and t == T.ANY and not name.startswith("_"):
+        # an object a call without a rule made at run time (a np.random.RandomState(0)):
+        # its method is another such call, whose result has no derivative
+        return RunTimeMethod(obj, name)
     if not hasattr(np.ndarray, name):  # not an array's: an object srcgrad sees as one
         raise lw.err(node, f"`.{name}` is not an attribute of an array, and srcgrad knows "
                      "this value only as an array here (of unknown structure).",
@@ -54,6 +60,14 @@ def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
               else "Write it with NumPy functions and operators on a new array instead (a "
                    "derived function never changes its arguments).")
     raise lw.err(node, f"the array attribute `.{name}` is not supported.", advice)
+
+
+@dataclass(frozen=True)
+class RunTimeMethod:
+    """``obj.name`` of an object made at run time by a call without a rule."""
+
+    obj: Sym
+    name: str
 
 
 def call_method(lw: Lowerer, method: BoundMethod, args: list[Any], kwargs: dict[str, Any],
