@@ -59,10 +59,14 @@ def parameter_names(fn: Any) -> list[str]:
         return parameter_names(target)[len(bound):]
     parsed = parse_function(fn)
     a = parsed.node.args
-    if a.vararg is not None or a.kwarg is not None:
-        raise error(parsed, parsed.node, f"{fn.__qualname__}: *args/**kwargs parameters are "
-                    "not supported in a differentiated function.",
-                    "List the parameters explicitly.")
+    if a.kwarg is not None:
+        raise error(parsed, parsed.node, f"{fn.__qualname__}: a **kwargs parameter is not "
+                    "supported in a differentiated function.",
+                    "Name its keyword parameters explicitly.")
+    if a.vararg is not None:  # (sg.grad & co. compile one version per count: ..varargs)
+        raise error(parsed, parsed.node, f"{fn.__qualname__}: *args parameters are "
+                    "differentiated per number of arguments, which is not known here.",
+                    "Call the derived function (sg.grad(f)(...)), or list the parameters.")
     return [p.id for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
 
 
