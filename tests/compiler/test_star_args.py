@@ -123,3 +123,13 @@ def test_kwargs_of_the_differentiated_function_is_refused():
     with pytest.raises(sg.SrcGradError) as info:
         sg.grad(f)
     assert "**kwargs" in str(info.value) and info.value.advice
+
+
+def nested_keyword_only(x):
+    def scaled(a, *rest, scale=2.0, shift):
+        return np.sum(a * scale + shift) + len(rest)
+    return scaled(x, 1, shift=0.5) + scaled(np.sin(x), scale=3.0, shift=x[0])
+
+
+def test_nested_def_keyword_only_parameters_are_bound():
+    check_all_modes(nested_keyword_only, np.array([0.3, -1.2, 0.8]))

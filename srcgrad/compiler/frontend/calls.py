@@ -424,6 +424,9 @@ def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
     # bound to the tuple / dict of what this call passes, known while compiling
     if a.vararg is not None:
         params.append(inspect.Parameter(a.vararg.id, inspect.Parameter.VAR_POSITIONAL))
+    params += [inspect.Parameter(p.id, inspect.Parameter.KEYWORD_ONLY,
+                                 default=fn.kw_defaults.get(p.id, inspect.Parameter.empty))
+               for p in a.kwonlyargs]
     if a.kwarg is not None:
         params.append(inspect.Parameter(a.kwarg.id, inspect.Parameter.VAR_KEYWORD))
     try:

@@ -76,6 +76,9 @@ class LocalFunction:
     envs: list[dict[str, Any]]  # enclosing local environments, innermost first
     defaults: list[Any]
     name: str
+    # keyword-only parameters' defaults (``def g(a, *rest, scale=2.0)``), evaluated where
+    # the def stands, as Python does
+    kw_defaults: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -359,7 +359,12 @@ class ExpressionsMixin:
     def expr_Lambda(self, node: Any) -> Any:
         defaults = [self.expr(d) for d in node.args.defaults]
         return LocalFunction(node, self.parsed, self.scope, [self.env, *self.enclosing],
-                             defaults, "<lambda>")
+                             defaults, "<lambda>", self.kw_defaults(node.args))
+
+    def kw_defaults(self, args: Any) -> dict[str, Any]:
+        """The defaults of a nested def's or lambda's keyword-only parameters."""
+        return {p.id: self.expr(d) for p, d in zip(args.kwonlyargs, args.kw_defaults)
+                if d is not None}
 
     def expr_JoinedStr(self, node: Any) -> Any:
         parts = []

@@ -173,7 +173,8 @@ class Lowerer(AssignMixin, ExpressionsMixin):
                            "Define it at module level and decorate it there.")
         defaults = [self.expr(d) for d in node.args.defaults]
         self.env[node.name] = LocalFunction(node, self.parsed, self.scope,
-                                            [self.env, *self.enclosing], defaults, node.name)
+                                            [self.env, *self.enclosing], defaults, node.name,
+                                            self.kw_defaults(node.args))
 
     def stmt_Assert(self, node: Any) -> None:
         test = self.expr(node.test)
