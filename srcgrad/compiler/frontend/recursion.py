@@ -28,12 +28,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules import Rule
+from srcgrad.rules import Rule, rule_named
 
 from ..ir import types as T
 from ..ir.builder import current
-from ..ir.core import Op
-from ..symbolic import Sym, is_symbolic, to_value
+from ..ir.core import JVP_PAIR, PAIR_PART, TAKES_TREES, Op, Value
+from ..symbolic import Sym, is_symbolic, record_rule, to_value
 
 # op attribute: the code object of the function a recursive call calls
 RECURSIVE = "recursive_call_of"
@@ -45,8 +45,8 @@ NOTE = ("a recursive call is a call of the function's own derived function (comp
 # a rule's derivative functions read these names from their environment
 _RESERVED = {"g", "t", "out", "i"}
 
-# (target, pick) -> its opaque rule; derived functions by (target, transform, name)
-_RULES: dict[tuple[Any, int | None], Rule] = {}
+# target -> its opaque rule; derived functions by (target, transform, wrt name(s))
+_RULES: dict[Any, Rule] = {}
 _DERIVED: dict[tuple[Any, str, str], Any] = {}
 
 
@@ -61,7 +61,7 @@ def call_recursive(fn: Any, values: list[Any], filename: str, line: int | None) 
                 filename=filename, lineno=line,
                 advice="Pass the arrays as separate arguments, or write the recursion as a "
                        "loop.")
-    return _record(_rule(fn, None), values, fn.__code__)
+    return _record(_rule(fn), values, fn, fn.__code__)
 
 
 def check_recomputable(fn: Any, ops: Iterable[Op], filename: str) -> None:
@@ -86,18 +86,62 @@ def check_recomputable(fn: Any, ops: Iterable[Op], filename: str) -> None:
                        "function and pass it in as an argument.")
 
 
-def _record(rule: Rule, values: list[Any], code: Any = None) -> Any:
+def _record(rule: Rule, values: list[Any], target: Any, code: Any = None) -> Any:
+    """One op of ``rule`` (calling ``target``) on ``values``; its result."""
     operands = {name: to_value(v) for name, v in zip(rule.inputs, values)}
     # the result's type is not known without lowering the callee again (it is being
     # lowered): the op says "unknown", and code after it is generic for it
-    attrs: dict[str, Any] = {"rule": rule}
+    attrs: dict[str, Any] = {"rule": rule, TAKES_TREES: True}
     if code is not None:
         attrs[RECURSIVE] = code
+    if target is not None:
+        attrs[JVP_PAIR] = lambda args, tangents: _jvp_pair(target, rule, args, tangents)
     op = current().emit(rule.name, operands, attrs=attrs, types=[T.ANY])
     return Sym(op.out)
 
 
-def _derived(target: Any, transform: str, name: str) -> Any:
+def _jvp_pair(target: Any, rule: Rule, args: dict[str, Value],
+              tangents: dict[str, Value]) -> tuple[Value, Value]:
+    """Record one call of ``sg.jvp(target, wrt=<the inputs with a tangent>)`` on ``args``
+    (the op's operands by input name): its (value, tangent). Several inputs with a
+    tangent are one tuple ``wrt`` (the tangents passed as a tuple, the result their summed
+    directional derivative): one call per level still, not one per input."""
+    names, n_pos, inputs = _parameters(target)
+    wrt = [k for k, i in enumerate(inputs) if i in tangents]
+    b = current()
+    if len(wrt) == 1:
+        d = _derived(target, "jvp", names[wrt[0]])
+        lead = Sym(tangents[inputs[wrt[0]]])
+    else:
+        d = _derived(target, "jvp", tuple(names[k] for k in wrt))
+        lead = Sym(b.emit("make_tuple", {"items": tuple(tangents[inputs[k]]
+                                                        for k in wrt)}).out)
+    vals: list[Any] = [Sym(args[i]) for i in inputs]
+    pair = _record(_rule(d), [*vals[:n_pos], lead, *vals[n_pos:]], d)
+    getitem = rule_named("getitem")
+    value, tangent = (record_rule(getitem, [pair], {"index": j}).value for j in (0, 1))
+    for j, part in enumerate((value, tangent)):
+        assert part.op is not None
+        part.op.attrs[PAIR_PART] = j
+    return value, tangent
+
+
+def _parameters(target: Any) -> tuple[list[str], int, tuple[str, ...]]:
+    """``target``'s parameter names, how many are positional without default (passed
+    first, the rest by keyword), and the names its opaque rule's inputs take."""
+    label = getattr(target, "__qualname__", None) or repr(target)
+    params = list(inspect.signature(target).parameters.values())
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise SrcGradError(f"{label} calls itself and takes *args or **kwargs; srcgrad "
+                           "differentiates recursion through named parameters only.",
+                           advice="Give the recursive function named parameters.")
+    names = [p.name for p in params]
+    n_pos = sum(1 for p in params if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return names, n_pos, tuple(f"{n}_" if n in _RESERVED else n for n in names)
+
+
+def _derived(target: Any, transform: str, name: str | tuple[str, ...]) -> Any:
     """``sg.<transform>(target, wrt=name)``, made once (its compiled versions are cached by
     the dispatcher it owns)."""
     key = (target, transform, name)
@@ -113,36 +157,21 @@ def _derived(target: Any, transform: str, name: str) -> Any:
     return d
 
 
-def _rule(target: Any, pick: int | None) -> Rule:
-    """The opaque primitive calling ``target`` (a user function or a derived function);
-    ``pick``: take that element of its result (a jvp's tangent)."""
-    rule = _RULES.get((target, pick))
+def _rule(target: Any) -> Rule:
+    """The opaque primitive calling ``target`` (a user function or a derived function)."""
+    rule = _RULES.get(target)
     if rule is not None:
         return rule
     label = getattr(target, "__qualname__", None) or repr(target)
-    params = list(inspect.signature(target).parameters.values())
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        raise SrcGradError(f"{label} calls itself and takes *args or **kwargs; srcgrad "
-                           "differentiates recursion through named parameters only.",
-                           advice="Give the recursive function named parameters.")
-    names = [p.name for p in params]
-    # the positional ones (no default) first, then the rest, passed by keyword
-    n_pos = sum(1 for p in params if p.default is p.empty
-                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
-    inputs = tuple(f"{n}_" if n in _RESERVED else n for n in names)
+    names, n_pos, inputs = _parameters(target)
 
     def impl(*vals: Any) -> Any:
-        result = target(*vals[:n_pos], **dict(zip(names[n_pos:], vals[n_pos:])))
-        return result if pick is None else result[pick]
+        return target(*vals[:n_pos], **dict(zip(names[n_pos:], vals[n_pos:])))
 
     impl.__name__ = impl.__qualname__ = f"call_{getattr(target, '__name__', 'fn')}"
     impl.__srcgrad_note__ = NOTE  # type: ignore[attr-defined]
-    vjp: dict[str, Any] = {}
-    jvp: dict[str, Any] = {}
-    if pick is None:
-        for k, name in enumerate(names):
-            vjp[inputs[k]] = _seeded(target, "vjp", name, inputs, n_pos, "g", None)
-            jvp[inputs[k]] = _seeded(target, "jvp", name, inputs, n_pos, "t", 1)
+    vjp = {inputs[k]: _cotangent(target, name, inputs, n_pos) for k, name in enumerate(names)}
+    jvp = {inputs[k]: _tangent(target, inputs, k) for k in range(len(names))}
     rule = Rule(name=f"recursive.{label}#{len(_RULES)}", impl=impl, inputs=inputs,
                 vjp=vjp, jvp=jvp, user=True)
     # the derived functions recompute what they need from the inputs: a derivative that
@@ -150,22 +179,33 @@ def _rule(target: Any, pick: int | None) -> Rule:
     # (the reverse sweep of `return f(y, n - 1)` then runs no primal recursion: linear)
     rule.needs = {k: ("g", *inputs) for k in vjp}
     rule.jvp_needs = {k: ("t", *inputs) for k in jvp}
-    _RULES[(target, pick)] = rule
+    _RULES[target] = rule
     return rule
 
 
-def _seeded(target: Any, transform: str, name: str, inputs: tuple[str, ...], n_pos: int,
-            lead: str, pick: int | None) -> Any:
-    """A derivative function of the opaque rule: records a call of
-    ``sg.<transform>(target, wrt=name)`` (seed or tangent after the positional
-    arguments, as the derived function takes it), itself an opaque primitive."""
+def _cotangent(target: Any, name: str, inputs: tuple[str, ...], n_pos: int) -> Any:
+    """The VJP of the opaque rule for input ``name``: records a call of
+    ``sg.vjp(target, wrt=name)`` (the seed after the positional arguments, as the derived
+    function takes it), itself an opaque primitive."""
 
     def derivative(**env: Any) -> Any:
         vals = [env[n] for n in inputs]
-        d = _derived(target, transform, name)
-        return _record(_rule(d, pick), [*vals[:n_pos], env[lead], *vals[n_pos:]])
+        d = _derived(target, "vjp", name)
+        return _record(_rule(d), [*vals[:n_pos], env["g"], *vals[n_pos:]], d)
 
-    derivative.__name__ = f"{transform}_{name}"
+    derivative.__name__ = f"vjp_{name}"
+    return derivative
+
+
+def _tangent(target: Any, inputs: tuple[str, ...], k: int) -> Any:
+    """The JVP of the opaque rule for input ``k`` (forward mode itself takes all inputs'
+    tangents at once, see ``_jvp_pair``): the tangent of a ``sg.jvp`` call's pair."""
+
+    def derivative(**env: Any) -> Any:
+        args = {i: to_value(env[i]) for i in inputs}
+        return Sym(_jvp_pair(target, _rule(target), args, {inputs[k]: to_value(env["t"])})[1])
+
+    derivative.__name__ = f"jvp_{inputs[k]}"
     return derivative
 
 

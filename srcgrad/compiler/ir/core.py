@@ -161,3 +161,19 @@ CHECKPOINT = "checkpoint"
 
 def checkpoint_mark(op: Op) -> tuple[str, int, str] | None:
     return op.attrs.get(CHECKPOINT)
+
+
+# An op attribute: the op calls a recursive user function (or a derived function of one)
+# through its opaque primitive (``frontend/recursion.py``). Its value is a callable
+# ``(args, tangents) -> (value, tangent)`` that records one call of the callee's forward
+# mode returning both, which forward mode uses in place of the op (``ad/forward.py``): a
+# separate primal call would rerun the whole remaining recursion at every level.
+JVP_PAIR = "jvp_pair"
+# An op attribute on the ``getitem`` ops taking item k (0: value, 1: tangent) of such a
+# pair: reverse mode collects their cotangents into one tuple seed for the pair's call
+# (``ad/scope.py``), where a subscript's adjoint would scatter into an array.
+PAIR_PART = "pair_part"
+# An op attribute: the op's rule differentiates a tuple operand as a tuple (its
+# derivatives are srcgrad's own transforms of a function, which take and return trees):
+# the soundness check lets a packed tuple of varied values reach it (``ad/soundness.py``).
+TAKES_TREES = "takes_trees"
