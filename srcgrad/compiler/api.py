@@ -33,6 +33,7 @@ from .backend.emit import emit_function, module_text
 from .boundary import Boundary, is_tree
 from .dispatcher import Dispatcher
 from .frontend import RecursionNeedsValues, lower, parameter_names
+from .frontend.recursion import call_directly
 from .frontend.resolve import Dependency
 from .internal_errors import compiler_boundary
 from .ir import types as T
@@ -645,6 +646,7 @@ class Derivation:
                 notes = boundary.describe(self.param_names)
                 text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
             ns = compile_module(text, emitted.refs.namespace, emitted.name)
+            call_directly(ns)  # a recursive call: one Python frame per level
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)
 

@@ -6,6 +6,8 @@ central finite differences in forward mode, forward over reverse (``sg.hessian``
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
@@ -80,3 +82,43 @@ def test_recursion_whose_arguments_all_carry_tangents_differentiates(depth):
         return sg.jvp(braided)(x, depth, V)[1]
 
     assert_close(sg.grad(tangent_of)(X), numeric_gradient(tangent_of, (X,), {}, 0))
+
+
+def deepest_primal_depth() -> int:
+    """The deepest ``damped_energy`` runs here, under the current recursion limit (pytest's
+    own frames included), found by trying."""
+    depth = sys.getrecursionlimit()
+    while depth > 0:
+        try:
+            damped_energy(X, depth)
+            return depth
+        except RecursionError:
+            depth -= 10
+    raise AssertionError("the primal does not recurse at all")
+
+
+def test_recursion_differentiates_as_deep_as_the_function_itself_runs():
+    # one Python frame per level in every derivative (the emitted code calls the callee's
+    # emitted code directly), as in the primal; a few frames of the derived function's
+    # entry stay on top, hence the margin
+    limit = sys.getrecursionlimit()
+    depth = deepest_primal_depth() - 10
+    assert depth > limit * 0.8
+    assert_close(sg.grad(damped_energy)(X, depth),
+                 numeric_gradient(damped_energy, (X, depth), {}, 0))
+    value, tangent = sg.jvp(damped_energy)(X, depth, V)
+    assert_close(tangent, directional_derivative(damped_energy, (X, depth), {0: V}))
+    assert_close(sg.hessian(damped_energy)(X, depth),
+                 numeric_hessian(sg.grad(damped_energy), (X, depth)))
+    assert sys.getrecursionlimit() == limit  # nothing raised it
+
+
+def test_a_recursive_call_in_emitted_code_is_bound_to_the_callee_itself():
+    # after the first call, the name the emitted code calls is the callee's emitted
+    # function (or the user's function for the primal): no wrapper or dispatcher between
+    df = sg.jvp(damped_energy)
+    df(X, 4, V)
+    ((_, entry),) = df.__srcgrad__.dispatcher.versions  # the version that ran
+    callee = entry.fn.__globals__["_call_jvp_damp"]
+    assert callee.__code__.co_filename.startswith("<srcgrad:jvp_damp")
+    assert callee.__globals__["_call_jvp_damp"] is callee  # it calls itself by name

@@ -8,17 +8,29 @@ The rule: the recursive call becomes one op of an *opaque primitive* made for th
 function. Its primal is the function itself, run as plain NumPy. Its derivative rules are
 srcgrad's own transforms of the function (``sg.vjp(fn, wrt=name)`` for an input's
 cotangent, ``sg.jvp(fn, wrt=name)`` for its tangent), called at run time: so the emitted
-``vjp_fn`` of a recursive ``fn`` calls ``vjp_fn`` again, compiled once per abstract
-signature. The derivative functions are themselves wrapped the same way, so a derivative of
-a derivative (``sg.grad(sg.grad(f))``, ``sg.hessian``) follows the same path. The int
+``vjp_fn`` of a recursive ``fn`` calls ``vjp_fn`` again (its generic version, compiled
+once for any argument kinds). The derivative functions are themselves wrapped the same
+way, so a derivative of a derivative (``sg.grad(sg.grad(f))``, ``sg.hessian``) follows
+the same path. The int
 arguments of a recursive call (a depth, ``len(x) // 2``) are inputs of the op, run-time
 values in the callee's emitted code, so a base case on them is a run-time ``if`` and
 compile time does not depend on the depth.
 
-Cost: the reverse sweep of each level reruns that level's forward sweep (the vjp of a
-level is a whole ``sg.vjp`` call), so reverse mode of a depth-``d`` recursion runs
-``O(d^2)`` primal steps for a chain (``O(n log n)`` for halving on a shape); forward mode
-is linear. One Python frame of the derived function per level, plus the dispatcher's.
+Frames: :func:`call_directly` binds each such call in an emitted module straight to the
+callee (the user's function for the primal, a derived function's generic emitted version
+for a derivative), so every level costs one Python frame, as in the primal, and a
+derivative runs as deep as the function itself, up to Python's recursion limit (which
+srcgrad never raises).
+
+Cost: forward mode calls the callee's ``jvp`` once per level for value and tangent
+together (:func:`_jvp_pair`; ``ad/forward.py`` replaces the op by it), so forward mode and
+forward-over-reverse (``sg.hessian``) are linear in the depth. The reverse sweep of each
+level calls the callee's ``vjp``, which reruns that level's forward sweep: linear when no
+adjoint reads the callee's result (``return f(g(x), n - 1)``: the primal call is dead),
+``O(d^2)`` primal steps when one does (``x * f(x, n - 1)``), run as plain NumPy by the
+user's own function; reverse over reverse then makes ``O(d^2)`` derived calls. A forward
+sweep returning what its adjoint needs (a record per level) would make that linear too;
+not built.
 """
 
 from __future__ import annotations
@@ -40,7 +52,8 @@ RECURSIVE = "recursive_call_of"
 
 # the rule, said in the emitted module's header (sg.source, srcgrad show)
 NOTE = ("a recursive call is a call of the function's own derived function (compiled once "
-        "per argument types, depth known at run time); every other user function is inlined")
+        "for any argument kinds, called directly: one frame per level, depth known at run "
+        "time); every other user function is inlined")
 
 # a rule's derivative functions read these names from their environment
 _RESERVED = {"g", "t", "out", "i"}
@@ -170,6 +183,7 @@ def _rule(target: Any) -> Rule:
 
     impl.__name__ = impl.__qualname__ = f"call_{getattr(target, '__name__', 'fn')}"
     impl.__srcgrad_note__ = NOTE  # type: ignore[attr-defined]
+    impl.__srcgrad_direct__ = lambda: _direct(target, names, n_pos)  # type: ignore[attr-defined]
     vjp = {inputs[k]: _cotangent(target, name, inputs, n_pos) for k, name in enumerate(names)}
     jvp = {inputs[k]: _tangent(target, inputs, k) for k in range(len(names))}
     rule = Rule(name=f"recursive.{label}#{len(_RULES)}", impl=impl, inputs=inputs,
@@ -181,6 +195,46 @@ def _rule(target: Any) -> Rule:
     rule.jvp_needs = {k: ("t", *inputs) for k in jvp}
     _RULES[target] = rule
     return rule
+
+
+def call_directly(ns: dict[str, Any]) -> None:
+    """Bind each recursive call of an emitted module (``ns``, its globals) straight to the
+    function it calls, so each level of a recursion costs one Python frame, as the primal
+    does, and a derivative runs as deep as the function itself (Python's recursion limit).
+    The callee is resolved at the first call (it may be the module being compiled): a
+    derived function's generic version (compiled for any argument kinds, its code the
+    same whatever the depth), called without its dispatcher; the user's own function
+    for the primal. The first call goes through a stand-in that rebinds the name."""
+    for name, obj in list(ns.items()):
+        resolve = getattr(obj, "__srcgrad_direct__", None)
+        if resolve is None:
+            continue
+
+        def first(*vals: Any, _name: str = name, _impl: Any = obj,
+                  _resolve: Any = resolve) -> Any:
+            fn = _resolve() or _impl
+            ns[_name] = fn
+            return fn(*vals)
+
+        ns[name] = first
+
+
+def _direct(target: Any, names: list[str], n_pos: int) -> Any:
+    """What a call of ``target`` with its arguments in ``names`` order can call without the
+    opaque rule's wrapper, or None: the target itself, or a derived function's compiled
+    generic version (when it takes them in that order and no structure is rebuilt)."""
+    if n_pos != len(names):
+        return None  # defaulted parameters are passed by keyword
+    derivation = getattr(target, "__srcgrad__", None)
+    if derivation is None:
+        return target
+    if list(derivation.call_names) != names:
+        return None
+    try:
+        entry = derivation.entry(None)
+    except SrcGradError:
+        return None  # the generic version cannot be compiled: the dispatcher's are
+    return entry.fn if entry.boundary is None else None
 
 
 def _cotangent(target: Any, name: str, inputs: tuple[str, ...], n_pos: int) -> Any:
@@ -209,4 +263,4 @@ def _tangent(target: Any, inputs: tuple[str, ...], k: int) -> Any:
     return derivative
 
 
-__all__ = ["call_recursive"]
+__all__ = ["call_directly", "call_recursive"]
