@@ -32,7 +32,7 @@ from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
 from .boundary import Boundary, is_tree
 from .dispatcher import Dispatcher
-from .frontend import RecursionNeedsValues, lower, parameter_names
+from .frontend import lower, parameter_names
 from .frontend.recursion import call_directly
 from .frontend.resolve import Dependency
 from .internal_errors import compiler_boundary
@@ -425,7 +425,6 @@ class Derivation:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
         self.has_seed = transform in (VJP, JVP)  # a seed / tangent: last positional
-        self.int_values = False  # set for a recursive f: int arguments become constants
         # set by frontend.recursion for the vjp a recursive call's adjoint calls
         self.trusted_seed = False
         self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
@@ -494,12 +493,8 @@ class Derivation:
         return [bound.arguments[n] for n in self.call_names]
 
     def key(self, primal: Sequence[Any]) -> tuple[Any, ...]:
-        """The abstract signature; plus the int arguments' values for a recursive ``f``."""
-        key = key_of(primal)
-        if self.int_values:
-            ints = tuple((i, a) for i, a in enumerate(primal) if type(a) in (int, bool))
-            key = (*key, ("values", ints))
-        return key
+        """The abstract signature."""
+        return key_of(primal)
 
     def cache_key(self, signature: Any) -> tuple[Any, ...]:
         """The cache key: everything that changes the emitted code or its result's form
@@ -543,20 +538,9 @@ class Derivation:
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
                     f"{_not_differentiable(primal_args[i], t)}.",
                     advice="Pass a float (e.g. 2.0) or a float array, or leave it out of wrt.")
-        try:
-            entry = self.compile(arg_types, self.constants(primal_args))
-        except RecursionNeedsValues:
-            if self.int_values or not any(type(a) is int for a in primal_args):
-                raise
-            self.int_values = True  # unroll the recursion for these int values
-            entry = self.compile(arg_types, self.constants(primal_args))
+        entry = self.compile(arg_types)
         cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
         return entry
-
-    def constants(self, primal_args: Sequence[Any]) -> dict[int, Any] | None:
-        if not self.int_values:
-            return None
-        return {i: a for i, a in enumerate(primal_args) if type(a) in (int, bool)}
 
     def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:
         """The entry for abstract types (None: the generic version)."""
@@ -574,8 +558,7 @@ class Derivation:
         the generic version. Its parameters are ``call_names``, in that order."""
         return self.entry(arg_types).ir
 
-    def primal_ir(self, arg_types: list[T.AType] | None,
-                  constants: dict[int, Any] | None = None
+    def primal_ir(self, arg_types: list[T.AType] | None
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
             inner_types = None
@@ -595,10 +578,9 @@ class Derivation:
             ir.params = [p for n in self.param_names
                          for p in groups[self.inner.call_names.index(n)]]
             return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
-        return lower(self.f, arg_types, constants)
+        return lower(self.f, arg_types)
 
-    def compile(self, arg_types: list[T.AType] | None,
-                constants: dict[int, Any] | None = None) -> cache.Entry:
+    def compile(self, arg_types: list[T.AType] | None) -> cache.Entry:
         gen = generation()
         with compiler_boundary(self.f):
             boundary = None
@@ -611,7 +593,7 @@ class Derivation:
                 boundary = Boundary(list(arg_types), self.wrt, self.tuple_wrt, self.transform)
                 wrt = boundary.leaf_wrt()  # the IR sees only leaves
                 tuple_wrt = True if boundary.rebuilds else self.tuple_wrt
-            primal, deps = self.primal_ir(arg_types, constants)
+            primal, deps = self.primal_ir(arg_types)
             verify(primal)
             result = primal.meta.get("result_structure")
             if result is not None and self.transform in (VJP, JVP):

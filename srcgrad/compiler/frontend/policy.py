@@ -26,9 +26,8 @@ The rules:
 - builtins (:meth:`~CompileTimePolicy.should_run_builtin`): run now on known arguments,
   and ``len`` of a list or tuple always.
 - calls (:meth:`~CompileTimePolicy.should_inline`): inlined while compiling, at most
-  :data:`MAX_INLINE_DEPTH` deep; a function calling itself
-  (:meth:`~CompileTimePolicy.should_unroll_recursion`) only when its int arguments are
-  taken as constants (``api`` compiles again that way, one version per set of values).
+  :data:`MAX_INLINE_DEPTH` deep; a function calling itself is called, never unrolled
+  (:mod:`.recursion`).
 
 Limits: :data:`MAX_UNROLL` iterations of one unrolled loop (beyond it the loop is refused
 with advice: an unrolled loop that long is a program that should loop over an array).
@@ -176,14 +175,6 @@ class CompileTimePolicy:
             return Decision(False, f"calls nested more than {MAX_INLINE_DEPTH} deep (a "
                             "recursion that does not end at compile time?)")
         return Decision(True, "a call is inlined while compiling")
-
-    def should_unroll_recursion(self, constant_ints: bool) -> Decision:
-        """Inline a function inside its own call? Only when the int arguments are taken
-        as constants (``api`` compiles again that way when a recursion needs them), so the
-        recursion ends while compiling, one version per set of int values."""
-        if constant_ints:
-            return Decision(True, "its int arguments are known while compiling")
-        return Decision(False, "the values of its int arguments are not known here")
 
     def unroll_note(self, decision: Decision) -> str:
         return f"unrolled at compile time: {decision.reason}"
