@@ -38,7 +38,7 @@ from .frontend.resolve import Dependency
 from .internal_errors import compiler_boundary
 from .ir import types as T
 from .ir.builder import clone_function
-from .ir.core import Function
+from .ir.core import REVERSE_PAIR, Function
 from .ir.dot import to_dot
 from .ir.printer import print_function
 from .ir.verify import verify
@@ -606,21 +606,35 @@ class Derivation:
                 derived = forward(primal, wrt, tuple_wrt)
             else:
                 spec = ReverseSpec(wrt, tuple_wrt, self.transform, self.trusted_seed)
-                derived = (tangent_grad(primal, spec) if boundary is None else None) or \
-                    reverse(primal, spec)
+                derived = tangent_grad(primal, spec) if boundary is None else None
+                from_reverse = derived is None
+                derived = derived or reverse(primal, spec)
             verify(derived)
+            emitted_ir = derived
+            if self.transform != JVP and from_reverse and _calls_itself(primal):
+                # the code to run calls the callees' own forward sweeps and adjoints
+                # (.pairs); the IR composed on keeps their rules
+                emitted_ir = reverse(primal, spec, pairs=True)
+                verify(emitted_ir)
             # what the derived IR returns, for a transform composed on it (grad of grad over a
             # dict): the gradients' tree, when they are rebuilt into structures
             derived.meta.pop("result_structure", None)
+            emitted_ir.meta.pop("result_structure", None)
             if boundary is not None and boundary.rebuilds and self.transform in (GRAD, VJP):
                 derived.meta["result_structure"] = boundary.gradient_tree()
             elif boundary is not None and boundary.rebuilds and self.transform == VALUE_AND_GRAD:
                 # (value, gradients): the value is one leaf, then the gradients' tree
                 derived.meta["result_structure"] = (
                     "tuple", (("leaf", T.ANY), boundary.gradient_tree()))
+            if emitted_ir is not derived:
+                emitted_ir.meta["result_structure"] = derived.meta.get("result_structure")
+                if emitted_ir.meta["result_structure"] is None:
+                    del emitted_ir.meta["result_structure"]
             if self.optimize:
                 run_passes(derived, check=verify)
-            emitted = emit_function(derived)
+                if emitted_ir is not derived:
+                    run_passes(emitted_ir, check=verify)
+            emitted = emit_function(emitted_ir)
             text = module_text([emitted])
             if derived.meta.get("note"):  # a choice the reader of the code should know
                 text = _before_def(text, emitted.name, derived.meta["note"])
@@ -631,6 +645,11 @@ class Derivation:
             call_directly(ns)  # a recursive call: one Python frame per level
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)
+
+
+def _calls_itself(primal: Function) -> bool:
+    """Does ``primal`` hold a recursive call (which reverse mode can pair)?"""
+    return any(REVERSE_PAIR in op.attrs for op in primal.body.walk())
 
 
 def _before_def(text: str, name: str, lines: str) -> str:

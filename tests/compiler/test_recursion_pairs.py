@@ -13,6 +13,7 @@ import pytest
 from fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
 
 import srcgrad as sg
+from srcgrad.compiler import pairs
 
 X = np.linspace(0.1, 1.0, 5)
 V = np.linspace(1.0, -1.0, 5)
@@ -122,3 +123,95 @@ def test_a_recursive_call_in_emitted_code_is_bound_to_the_callee_itself():
     callee = entry.fn.__globals__["_call_jvp_damp"]
     assert callee.__code__.co_filename.startswith("<srcgrad:jvp_damp")
     assert callee.__globals__["_call_jvp_damp"] is callee  # it calls itself by name
+
+
+# --- reverse mode: the callee's forward sweep returns a record, its adjoint reads it ---------
+
+def power(x, n):
+    # the adjoint of each level reads the value of the level below
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def power_sum(x, n):
+    return np.sum(power(x, n))
+
+
+def test_reverse_mode_of_a_recursion_emits_a_forward_sweep_and_an_adjoint():
+    text = sg.source(sg.grad(power), 1.3, 3)
+    assert "_call_fwd_power(" in text and "_call_bwd_power(" in text
+    # no level reruns the function, nor a whole vjp that would rerun its forward sweep
+    assert "_call_power(" not in text and "_call_vjp_power(" not in text
+    sg.grad(power)(1.3, 3)  # run: the names are bound at the first call
+    fwd, bwd, pair_text = pairs.compiled(power, ("x",))
+    assert "def fwd_power(x, n):" in pair_text and "def bwd_power(record, seed):" in pair_text
+    assert fwd.__globals__["_call_fwd_power"] is fwd  # each calls itself by name
+    assert bwd.__globals__["_call_bwd_power"] is bwd
+    assert sg.source(sg.grad(power), 1.3, 300) == text  # nothing grows with the depth
+
+
+def test_reverse_mode_of_a_recursion_runs_each_levels_forward_sweep_once(monkeypatch):
+    df = sg.grad(power_sum)
+    df(X, 2)
+    fwd, bwd, _ = pairs.compiled(power, ("x",))
+    calls = {"fwd": 0, "bwd": 0}
+
+    def counted(name: str, fn):
+        def call(*args):
+            calls[name] += 1
+            return fn(*args)
+        return call
+
+    # the emitted pair calls itself through these names
+    monkeypatch.setitem(fwd.__globals__, "_call_fwd_power", counted("fwd", fwd))
+    monkeypatch.setitem(bwd.__globals__, "_call_bwd_power", counted("bwd", bwd))
+    depth = 50
+    assert_close(df(X, depth), numeric_gradient(power_sum, (X, depth), {}, 0))
+    # levels 2..depth-1 below the caller's first call: once each, forward and adjoint
+    assert calls == {"fwd": depth - 1, "bwd": depth - 1}
+
+
+@pytest.mark.parametrize("depth", [0, 1, 5, 300])
+def test_recursion_whose_adjoint_reads_the_level_below_differentiates(depth):
+    x = np.linspace(0.95, 1.004, 5)
+    assert_close(sg.grad(power_sum)(x, depth), numeric_gradient(power_sum, (x, depth), {}, 0))
+    _, tangent = sg.jvp(power_sum)(x, depth, V)
+    assert_close(tangent, directional_derivative(power_sum, (x, depth), {0: V}))
+    assert sg.grad(power)(1.001, depth) == pytest.approx(depth * 1.001 ** max(depth - 1, 0))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 5, 40])
+def test_recursion_whose_adjoint_reads_the_level_below_differentiates_at_second_order(depth):
+    x = np.linspace(0.9, 1.02, 4)
+    assert_close(sg.hessian(power_sum)(x, depth),
+                 numeric_hessian(sg.grad(power_sum), (x, depth)))
+
+    def gradient_norm(x, n):
+        return np.sum(sg.grad(power_sum)(x, n) ** 2)
+
+    assert_close(sg.grad(gradient_norm)(x, depth),
+                 numeric_gradient(gradient_norm, (x, depth), {}, 0))
+
+
+def test_recursion_whose_adjoint_reads_the_level_below_runs_as_deep_as_the_primal():
+    depth = deepest_primal_depth() - 10
+    assert sg.grad(power)(1.0001, depth) == pytest.approx(depth * 1.0001 ** (depth - 1))
+    assert sg.jvp(power)(1.0001, depth, 1.0)[1] == pytest.approx(depth * 1.0001 ** (depth - 1))
+
+
+def split_sum(x):
+    if len(x) == 1:
+        return np.sin(x[0]) * x[0]
+    h = len(x) // 2
+    return split_sum(x[:h]) * 0.5 + split_sum(x[h:]) ** 2
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 16])
+def test_recursion_on_a_shape_with_two_calls_per_level_differentiates_through_the_pair(n):
+    x = np.linspace(0.2, 1.1, n)
+    assert_close(sg.grad(split_sum)(x), numeric_gradient(split_sum, (x,), {}, 0))
+    assert pairs.compiled(split_sum, ("x",)) is not None
+    _, tangent = sg.jvp(split_sum)(x, V[:1].repeat(n))
+    assert_close(tangent, directional_derivative(split_sum, (x,), {0: V[:1].repeat(n)}))
+    assert_close(sg.hessian(split_sum)(x), numeric_hessian(sg.grad(split_sum), (x,)))

@@ -25,7 +25,17 @@ from srcgrad.rules import Rule, rule_named
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.core import JVP_PAIR, PAIR_PART, Block, Function, Op, Value, const_value
+from ..ir.core import (
+    JVP_PAIR,
+    PAIR_FORWARD,
+    PAIR_PART,
+    REVERSE_PAIR,
+    Block,
+    Function,
+    Op,
+    Value,
+    const_value,
+)
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import rule_of
@@ -143,6 +153,8 @@ class Scope:
             return
         if JVP_PAIR in op.attrs and op.outputs[0].id in self._parts:
             self._pair_seed(op)
+        if REVERSE_PAIR in op.attrs and self.fn.meta.get("pairs") and self._reverse_pair(op):
+            return
         rule = rule_of(op)
         if rule is None:
             if op.prim in ("make_tuple", "make_list"):
@@ -168,6 +180,48 @@ class Scope:
                     ct = record_rule(rule_named("unbroadcast"), [Sym(ct)],
                                      {"shape": self.shape_of(arg)}).value
                 self.accumulate(arg, ct)
+
+    def _reverse_pair(self, op: Op) -> bool:
+        """A recursive call in code reverse mode emits (``ir.core.REVERSE_PAIR``): the
+        call becomes the callee's forward sweep, giving its value and a record of what its
+        adjoint needs, and its adjoint the callee's adjoint on that record, so no level
+        reruns the forward sweep of the levels below it. False: the callee has no pair
+        (its adjoint stays the rule's, which recomputes)."""
+        rule = rule_of(op)
+        assert rule is not None
+        active = tuple(n for n in rule.inputs if isinstance(op.args.get(n), Value)
+                       and op.args[n].id in self.active)
+        rules = op.attrs[REVERSE_PAIR](active)
+        if rules is None:
+            return False
+        forward, adjoint = rules
+        out = op.outputs[0]
+        sweep = Block()
+        with Builder(sweep, line=op.line) as b:
+            pair = b.emit(forward.name, dict(op.args), attrs={"rule": forward}).out
+            getitem = rule_named("getitem")
+            value, record = (record_rule(getitem, [Sym(pair)], {"index": k}).value
+                             for k in (0, 1))
+        assert value.op is not None
+        value.op.outputs = [out]
+        out.op = value.op
+        k = self.primal.ops.index(op)
+        self.primal.ops[k:k + 1] = sweep.ops
+        for new in sweep.ops:
+            new.attrs[PAIR_FORWARD] = True
+            for o in new.outputs:
+                self.owner[o.id] = self.primal
+        for o in (pair, record):
+            if out.id in self.active:
+                self.active.add(o.id)
+        g = self.table[out.id]
+        ct = self.builder.emit(adjoint.name, {"record": self.visible(record), "seed": g},
+                               attrs={"rule": adjoint}).out
+        for k, name in enumerate(active):
+            part = ct if len(active) == 1 else record_rule(
+                rule_named("getitem"), [Sym(ct)], {"index": k}).value
+            self.accumulate(op.args[name], part)
+        return True
 
     def _pair_part(self, op: Op) -> None:
         """Item k of a recursive call's (value, tangent) pair (``ir.core.PAIR_PART``): its

@@ -24,13 +24,13 @@ srcgrad never raises).
 
 Cost: forward mode calls the callee's ``jvp`` once per level for value and tangent
 together (:func:`_jvp_pair`; ``ad/forward.py`` replaces the op by it), so forward mode and
-forward-over-reverse (``sg.hessian``) are linear in the depth. The reverse sweep of each
-level calls the callee's ``vjp``, which reruns that level's forward sweep: linear when no
-adjoint reads the callee's result (``return f(g(x), n - 1)``: the primal call is dead),
-``O(d^2)`` primal steps when one does (``x * f(x, n - 1)``), run as plain NumPy by the
-user's own function; reverse over reverse then makes ``O(d^2)`` derived calls. A forward
-sweep returning what its adjoint needs (a record per level) would make that linear too;
-not built.
+forward-over-reverse (``sg.hessian``) are linear in the depth. In the code reverse mode
+emits, a recursive call of a user function is a call of the callee's own pair
+(``compiler/pairs.py``): its forward sweep returns its value and a record of what its
+adjoint needs, its adjoint takes that record, so reverse mode is linear too. The IR other
+transforms compose on keeps the rules below (each level's vjp reruns that level's forward
+sweep): reverse over reverse of a recursion whose adjoint reads the level below
+(``x * f(x, n - 1)``) makes ``O(d^2)`` calls.
 """
 
 from __future__ import annotations
@@ -44,16 +44,18 @@ from srcgrad.rules import Rule, rule_named
 
 from ..ir import types as T
 from ..ir.builder import current
-from ..ir.core import JVP_PAIR, PAIR_PART, TAKES_TREES, Op, Value
+from ..ir.core import JVP_PAIR, PAIR_PART, REVERSE_PAIR, TAKES_TREES, Op, Value
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 
 # op attribute: the code object of the function a recursive call calls
 RECURSIVE = "recursive_call_of"
 
 # the rule, said in the emitted module's header (sg.source, srcgrad show)
-NOTE = ("a recursive call is a call of the function's own derived function (compiled once "
-        "for any argument kinds, called directly: one frame per level, depth known at run "
-        "time); every other user function is inlined")
+NOTE = ("a recursive call is a call of the function's own derived function (reverse mode: "
+        "fwd_ returns the value and a record of what bwd_, its adjoint, reads; forward "
+        "mode: jvp_ returns value and tangent; compiled once for any argument kinds, called "
+        "directly: one frame per level, depth known at run time); every other user "
+        "function is inlined")
 
 # a rule's derivative functions read these names from their environment
 _RESERVED = {"g", "t", "out", "i"}
@@ -107,6 +109,7 @@ def _record(rule: Rule, values: list[Any], target: Any, code: Any = None) -> Any
     attrs: dict[str, Any] = {"rule": rule, TAKES_TREES: True}
     if code is not None:
         attrs[RECURSIVE] = code
+        attrs[REVERSE_PAIR] = lambda active: _reverse_pair(target, rule, active)
     if target is not None:
         attrs[JVP_PAIR] = lambda args, tangents: _jvp_pair(target, rule, args, tangents)
     op = current().emit(rule.name, operands, attrs=attrs, types=[T.ANY])
@@ -137,6 +140,15 @@ def _jvp_pair(target: Any, rule: Rule, args: dict[str, Value],
         assert part.op is not None
         part.op.attrs[PAIR_PART] = j
     return value, tangent
+
+
+def _reverse_pair(target: Any, rule: Rule, active: tuple[str, ...]) -> Any:
+    """The rules of ``target``'s forward sweep and adjoint for the inputs ``active``
+    (``compiler/pairs.py``), or None."""
+    from .. import pairs  # pairs lowers through this package: import when first needed
+
+    names, _, inputs = _parameters(target)
+    return pairs.pair_rules(target, tuple(names[inputs.index(i)] for i in active))
 
 
 def _parameters(target: Any) -> tuple[list[str], int, tuple[str, ...]]:

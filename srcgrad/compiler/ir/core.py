@@ -177,3 +177,11 @@ PAIR_PART = "pair_part"
 # derivatives are srcgrad's own transforms of a function, which take and return trees):
 # the soundness check lets a packed tuple of varied values reach it (``ad/soundness.py``).
 TAKES_TREES = "takes_trees"
+# An op attribute on a recursive call of a user function: a callable ``(names of the
+# inputs with an adjoint) -> (forward rule, adjoint rule) | None`` giving the callee's pair
+# of emitted functions (``compiler/pairs.py``). Reverse mode, when building the code it
+# emits, turns the call into the forward sweep's call (its value and a record of what
+# the adjoint needs) and its adjoint into the adjoint's call on that record
+# (``ad/scope.py``); ``PAIR_FORWARD`` marks the ops that rewrite puts in the forward sweep.
+REVERSE_PAIR = "reverse_pair"
+PAIR_FORWARD = "pair_forward"
