@@ -28,8 +28,9 @@ from __future__ import annotations
 from typing import Any
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules import Rule, rule_named
+from srcgrad.rules import Rule, generation, rule_named
 
+from . import cache
 from .ad.reverse import VJP, ReverseSpec, reverse
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
@@ -45,8 +46,9 @@ from .symbolic import Sym, record_rule
 
 Key = tuple[Any, tuple[str, ...]]
 
-# (function, wrt names) -> (fwd, bwd, module text), or None when it has no pair
-_PAIRS: dict[Key, tuple[Any, Any, str] | None] = {}
+# compiled pairs are kept in .cache under ("pair", wrt), with what they assumed (the
+# globals the function read, the rule table's generation): a stale one compiles again
+_NONE: set[Key] = set()  # (function, wrt names) that have no pair
 _RULES: dict[Key, tuple[Rule, Rule]] = {}
 _BUSY: set[Key] = set()  # pairs being compiled (a recursion asks for its own)
 
@@ -65,17 +67,25 @@ def pair_rules(fn: Any, wrt: tuple[str, ...]) -> tuple[Rule, Rule] | None:
 
 
 def compiled(fn: Any, wrt: tuple[str, ...]) -> tuple[Any, Any, str] | None:
-    """``(fwd_f, bwd_f, module text)`` for ``fn`` and ``wrt``, compiled once."""
+    """``(fwd_f, bwd_f, module text)`` for ``fn`` and ``wrt``, compiled once (again when
+    what it assumed changed)."""
     key = (fn, wrt)
-    if key not in _PAIRS:
+    if key in _NONE:
+        return None
+    entry = cache.lookup(fn, ("pair", wrt))
+    if entry is None:
         _BUSY.add(key)
         try:
-            _PAIRS[key] = _compile(fn, wrt)
+            entry = _compile(fn, wrt)
         except Exception:  # noqa: BLE001 - any failure: the call keeps its rules, which
-            _PAIRS[key] = None  # are right, only slower
+            entry = None  # are right, only slower
         finally:
             _BUSY.discard(key)
-    return _PAIRS[key]
+        if entry is None:
+            _NONE.add(key)
+            return None
+        cache.store(fn, ("pair", wrt), entry)
+    return entry.fn
 
 
 def _stub(fn: Any, wrt: tuple[str, ...], which: int) -> Rule:
@@ -105,8 +115,9 @@ def _stub(fn: Any, wrt: tuple[str, ...], which: int) -> Rule:
                 impl=impl, inputs=inputs, user=True)
 
 
-def _compile(fn: Any, wrt: tuple[str, ...]) -> tuple[Any, Any, str] | None:
-    primal, _ = lower(fn, None)
+def _compile(fn: Any, wrt: tuple[str, ...]) -> cache.Entry | None:
+    gen = generation()
+    primal, deps = lower(fn, None)
     if primal.meta.get("tuple_result") or len(primal.body.results) != 1:
         return None
     names = primal.param_names
@@ -124,7 +135,8 @@ def _compile(fn: Any, wrt: tuple[str, ...]) -> tuple[Any, Any, str] | None:
     text = module_text(emitted)
     ns = compile_module(text, refs.namespace, emitted[0].name)
     call_directly(ns)
-    return ns[emitted[0].name], ns[emitted[1].name], text
+    pair = (ns[emitted[0].name], ns[emitted[1].name], text)
+    return cache.Entry(pair, text, None, deps, gen)
 
 
 def _split(derived: Function, name: str) -> tuple[Function, Function]:

@@ -215,3 +215,19 @@ def test_recursion_on_a_shape_with_two_calls_per_level_differentiates_through_th
     _, tangent = sg.jvp(split_sum)(x, V[:1].repeat(n))
     assert_close(tangent, directional_derivative(split_sum, (x,), {0: V[:1].repeat(n)}))
     assert_close(sg.hessian(split_sum)(x), numeric_hessian(sg.grad(split_sum), (x,)))
+
+
+SCALE = 2  # an int: folded into the emitted code as a constant
+
+
+def scaled_power(x, n):
+    if n == 0:
+        return 1.0
+    return SCALE * x * scaled_power(x, n - 1)
+
+
+def test_a_recursions_pair_compiles_again_when_a_global_it_read_changes(monkeypatch):
+    df = sg.grad(scaled_power)
+    assert df(1.5, 3) == pytest.approx(3 * 8.0 * 1.5 ** 2)
+    monkeypatch.setitem(globals(), "SCALE", 3)
+    assert df(1.5, 3) == pytest.approx(3 * 27.0 * 1.5 ** 2)
