@@ -14,6 +14,7 @@ from fd import assert_close, directional_derivative, numeric_gradient, numeric_h
 
 import srcgrad as sg
 from srcgrad.compiler import pairs
+from srcgrad.compiler.frontend.policy import POLICY
 
 X = np.linspace(0.1, 1.0, 5)
 V = np.linspace(1.0, -1.0, 5)
@@ -231,3 +232,30 @@ def test_a_recursions_pair_compiles_again_when_a_global_it_read_changes(monkeypa
     assert df(1.5, 3) == pytest.approx(3 * 8.0 * 1.5 ** 2)
     monkeypatch.setitem(globals(), "SCALE", 3)
     assert df(1.5, 3) == pytest.approx(3 * 27.0 * 1.5 ** 2)
+
+
+def pendulum(s, theta):
+    return np.array([s[1], -theta[0] * np.sin(s[0]) - theta[1] * s[1]])
+
+
+def rk4_energy(theta, s, dt, steps):
+    for _ in range(steps):
+        k1 = pendulum(s, theta)
+        k2 = pendulum(s + 0.5 * dt * k1, theta)
+        k3 = pendulum(s + 0.5 * dt * k2, theta)
+        k4 = pendulum(s + dt * k3, theta)
+        s = s + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(s ** 2)
+
+
+def test_a_function_that_does_not_call_itself_is_inlined_and_a_recursion_is_called():
+    # the measured rule (CompileTimePolicy.should_call, benchmarks/pairs.py): a pair for
+    # RK4's dynamics was no faster than inlining it, so only recursion gets its own
+    assert POLICY.should_call(True).reason == "a function calling itself is called, never unrolled"
+    assert not POLICY.should_call(False)
+    args = (np.array([9.81, 0.3]), np.array([1.0, 0.2]), 0.05, 20)
+    text = sg.source(sg.grad(rk4_energy), *args)
+    code = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    assert not any("_call_" in line or "pendulum" in line for line in code)
+    assert_close(sg.grad(rk4_energy)(*args), numeric_gradient(rk4_energy, args, {}, 0))
+    assert "every other user function is inlined" in sg.source(sg.grad(power), 1.3, 3)
