@@ -44,6 +44,7 @@ from .ir.printer import print_function
 from .ir.verify import verify
 from .jacobians import jacobian_of
 from .kind_check import check_ranks
+from .pairs import listing
 from .passes.pipeline import optimize as run_passes
 from .primitives import Checkpointed, checkpoint, stop_gradient
 from .signature import key_of, types_of
@@ -643,6 +644,8 @@ class Derivation:
                 text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
             ns = compile_module(text, emitted.refs.namespace, emitted.name)
             call_directly(ns)  # a recursive call: one Python frame per level
+            if emitted_ir is not derived:
+                text += listing(emitted_ir)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)
 

@@ -51,6 +51,7 @@ Key = tuple[Any, tuple[str, ...]]
 _NONE: set[Key] = set()  # (function, wrt names) that have no pair
 _RULES: dict[Key, tuple[Rule, Rule]] = {}
 _BUSY: set[Key] = set()  # pairs being compiled (a recursion asks for its own)
+_OF_RULE: dict[str, Key] = {}  # a forward sweep's rule name -> its pair's key
 
 
 def pair_rules(fn: Any, wrt: tuple[str, ...]) -> tuple[Rule, Rule] | None:
@@ -63,7 +64,21 @@ def pair_rules(fn: Any, wrt: tuple[str, ...]) -> tuple[Rule, Rule] | None:
     rules = _RULES.get(key)
     if rules is None:
         rules = _RULES[key] = (_stub(fn, wrt, 0), _stub(fn, wrt, 1))
+        _OF_RULE[rules[0].name] = key
     return rules
+
+
+def listing(ir: Function) -> str:
+    """The text of the pairs ``ir`` calls (after its own module text in ``sg.source``, so
+    a reader sees every function the derivative runs), or ""."""
+    keys = dict.fromkeys(_OF_RULE[op.prim] for op in ir.body.walk() if op.prim in _OF_RULE)
+    parts = []
+    for fn, wrt in keys:
+        pair = compiled(fn, wrt)
+        if pair is not None:
+            parts.append(f"# the pair it calls for {getattr(fn, '__qualname__', fn)} "
+                         f"(d/d {', '.join(wrt)}), compiled once, shared:\n{pair[2]}")
+    return "".join(f"\n\n{p}" for p in parts)
 
 
 def compiled(fn: Any, wrt: tuple[str, ...]) -> tuple[Any, Any, str] | None:

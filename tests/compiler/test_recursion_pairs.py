@@ -150,6 +150,8 @@ def test_reverse_mode_of_a_recursion_emits_a_forward_sweep_and_an_adjoint():
     assert fwd.__globals__["_call_fwd_power"] is fwd  # each calls itself by name
     assert bwd.__globals__["_call_bwd_power"] is bwd
     assert sg.source(sg.grad(power), 1.3, 300) == text  # nothing grows with the depth
+    # sg.source shows the pair after the function's own code
+    assert text.endswith(pair_text) and "the pair it calls for power (d/d x)" in text
 
 
 def test_reverse_mode_of_a_recursion_runs_each_levels_forward_sweep_once(monkeypatch):
