@@ -261,3 +261,60 @@ def test_a_function_that_does_not_call_itself_is_inlined_and_a_recursion_is_call
     assert not any("_call_" in line or "pendulum" in line for line in code)
     assert_close(sg.grad(rk4_energy)(*args), numeric_gradient(rk4_energy, args, {}, 0))
     assert "every other user function is inlined" in sg.source(sg.grad(power), 1.3, 3)
+
+
+def power_in_a_loop(x, n, k):
+    for _ in range(k):
+        x = np.sin(power(x, n)) + x
+    return np.sum(x)
+
+
+def test_recursion_called_in_a_run_time_loop_differentiates_through_the_pair():
+    # each trip's record is taped like any value its adjoint reads
+    x = np.linspace(0.9, 1.01, 4)
+    assert_close(sg.grad(power_in_a_loop)(x, 4, 3),
+                 numeric_gradient(power_in_a_loop, (x, 4, 3), {}, 0))
+    assert "_call_fwd_power(" in sg.source(sg.grad(power_in_a_loop), x, 4, 3)
+
+
+def swap(x, y, n):
+    if n == 0:
+        return x * y
+    return swap(y * 0.5, x + 0.1, n - 1) * x
+
+
+def swapped(x, y, n):
+    return np.sum(swap(x, y, n))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 6])
+def test_recursion_with_two_differentiated_arguments_differentiates_through_the_pair(depth):
+    x = np.linspace(0.9, 1.01, 4)
+    y = np.cos(x)
+    dx, dy = sg.grad(swapped, wrt=(0, 1))(x, y, depth)
+    assert_close(dx, numeric_gradient(swapped, (x, y, depth), {}, 0))
+    assert_close(dy, numeric_gradient(swapped, (x, y, depth), {}, 1))
+    if depth:
+        assert pairs.compiled(swap, ("x", "y")) is not None
+
+
+def value_and_sum(x, n):
+    if n == 0:
+        return x, np.sum(x)
+    r = value_and_sum(np.sin(x), n - 1)  # (a recursive call's result has no known length)
+    return r[0] * x, r[1] + np.sum(r[0])
+
+
+def from_value_and_sum(x, n):
+    r = value_and_sum(x, n)
+    return np.sum(r[0]) * r[1]
+
+
+def test_recursion_returning_a_tuple_is_refused_with_advice():
+    x = np.linspace(0.3, 0.9, 3)
+    for transform in (sg.grad(from_value_and_sum), sg.jvp(from_value_and_sum)):
+        args = (x, 4) if transform.__name__.startswith("grad") else (x, 4, x)
+        with pytest.raises(sg.SrcGradError, match="calls itself and returns a tuple") as info:
+            transform(*args)
+        assert "test_recursion_pairs.py:" in str(info.value)
+        assert "Return one array" in str(info.value)

@@ -211,9 +211,7 @@ class Scope:
             new.attrs[PAIR_FORWARD] = True
             for o in new.outputs:
                 self.owner[o.id] = self.primal
-        for o in (pair, record):
-            if out.id in self.active:
-                self.active.add(o.id)
+        self.active.update((pair.id, record.id))  # (out is active: it has an adjoint)
         g = self.table[out.id]
         ct = self.builder.emit(adjoint.name, {"record": self.visible(record), "seed": g},
                                attrs={"rule": adjoint}).out

@@ -117,6 +117,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
             result = lw.run_body(node.body)
         check_result(parsed, node, getattr(fn, "__qualname__", ir.name), result)
         recursion.check_recomputable(fn, body.walk(), parsed.filename)
+        recursion.check_one_result(fn, body.walk(), result, parsed.filename, line)
         with builder.at_line(None):
             # a (nested) tuple or list result is split into its leaves, so that each one is
             # a separate result the transforms can seed and differentiate

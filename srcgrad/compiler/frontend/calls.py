@@ -458,6 +458,8 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
         added = Block()
         added.ops = block.ops[start:]
         recursion.check_recomputable(fn, added.walk(), parsed.filename)
+        recursion.check_one_result(fn, added.walk(), out, parsed.filename,
+                                   parsed.file_line(parsed.node))
     return out
 
 

@@ -101,6 +101,22 @@ def check_recomputable(fn: Any, ops: Iterable[Op], filename: str) -> None:
                        "function and pass it in as an argument.")
 
 
+def check_one_result(fn: Any, ops: Iterable[Op], result: Any, filename: str,
+                     line: int | None) -> None:
+    """Refuse a recursive ``fn`` (``ops``: its lowering) returning a tuple or list: the
+    derivatives of a recursive call take apart one value, not a container of them."""
+    code = getattr(fn, "__code__", None)
+    if not isinstance(result, (tuple, list)) or not any(
+            op.attrs.get(RECURSIVE) is code for op in ops):
+        return
+    raise SrcGradError(
+        f"{fn.__qualname__} calls itself and returns a {type(result).__name__}; srcgrad "
+        "differentiates recursion returning one array or number.",
+        filename=filename, lineno=line,
+        advice="Return one array (np.stack or np.concatenate the values, index it in the "
+               "caller), or write the recursion as a loop.")
+
+
 def _record(rule: Rule, values: list[Any], target: Any, code: Any = None) -> Any:
     """One op of ``rule`` (calling ``target``) on ``values``; its result."""
     operands = {name: to_value(v) for name, v in zip(rule.inputs, values)}
@@ -275,4 +291,4 @@ def _tangent(target: Any, inputs: tuple[str, ...], k: int) -> Any:
     return derivative
 
 
-__all__ = ["call_directly", "call_recursive"]
+__all__ = ["call_directly", "call_recursive", "check_one_result"]
