@@ -32,17 +32,19 @@ from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
 from .boundary import Boundary, is_tree
 from .dispatcher import Dispatcher
-from .frontend import RecursionNeedsValues, lower, parameter_names
+from .frontend import lower, parameter_names
+from .frontend.recursion import call_directly
 from .frontend.resolve import Dependency
 from .internal_errors import compiler_boundary
 from .ir import types as T
 from .ir.builder import clone_function
-from .ir.core import Function
+from .ir.core import REVERSE_PAIR, Function
 from .ir.dot import to_dot
 from .ir.printer import print_function
 from .ir.verify import verify
 from .jacobians import jacobian_of
 from .kind_check import check_ranks
+from .pairs import listing
 from .passes.pipeline import optimize as run_passes
 from .primitives import Checkpointed, checkpoint, stop_gradient
 from .signature import key_of, types_of
@@ -434,7 +436,6 @@ class Derivation:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
         self.has_seed = transform in (VJP, JVP)  # a seed / tangent: last positional
-        self.int_values = False  # set for a recursive f: int arguments become constants
         # set by frontend.recursion for the vjp a recursive call's adjoint calls
         self.trusted_seed = False
         self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
@@ -503,12 +504,8 @@ class Derivation:
         return [bound.arguments[n] for n in self.call_names]
 
     def key(self, primal: Sequence[Any]) -> tuple[Any, ...]:
-        """The abstract signature; plus the int arguments' values for a recursive ``f``."""
-        key = key_of(primal)
-        if self.int_values:
-            ints = tuple((i, a) for i, a in enumerate(primal) if type(a) in (int, bool))
-            key = (*key, ("values", ints))
-        return key
+        """The abstract signature."""
+        return key_of(primal)
 
     def cache_key(self, signature: Any) -> tuple[Any, ...]:
         """The cache key: everything that changes the emitted code or its result's form
@@ -552,20 +549,9 @@ class Derivation:
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
                     f"{_not_differentiable(primal_args[i], t)}.",
                     advice="Pass a float (e.g. 2.0) or a float array, or leave it out of wrt.")
-        try:
-            entry = self.compile(arg_types, self.constants(primal_args))
-        except RecursionNeedsValues:
-            if self.int_values or not any(type(a) is int for a in primal_args):
-                raise
-            self.int_values = True  # unroll the recursion for these int values
-            entry = self.compile(arg_types, self.constants(primal_args))
+        entry = self.compile(arg_types)
         cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
         return entry
-
-    def constants(self, primal_args: Sequence[Any]) -> dict[int, Any] | None:
-        if not self.int_values:
-            return None
-        return {i: a for i, a in enumerate(primal_args) if type(a) in (int, bool)}
 
     def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:
         """The entry for abstract types (None: the generic version)."""
@@ -583,8 +569,7 @@ class Derivation:
         the generic version. Its parameters are ``call_names``, in that order."""
         return self.entry(arg_types).ir
 
-    def primal_ir(self, arg_types: list[T.AType] | None,
-                  constants: dict[int, Any] | None = None
+    def primal_ir(self, arg_types: list[T.AType] | None
                   ) -> tuple[Function, list[Dependency]]:
         if self.inner is not None:
             inner_types = None
@@ -604,10 +589,9 @@ class Derivation:
             ir.params = [p for n in self.param_names
                          for p in groups[self.inner.call_names.index(n)]]
             return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
-        return lower(self.f, arg_types, constants)
+        return lower(self.f, arg_types)
 
-    def compile(self, arg_types: list[T.AType] | None,
-                constants: dict[int, Any] | None = None) -> cache.Entry:
+    def compile(self, arg_types: list[T.AType] | None) -> cache.Entry:
         gen = generation()
         with compiler_boundary(self.f):
             boundary = None
@@ -620,7 +604,7 @@ class Derivation:
                 boundary = Boundary(list(arg_types), self.wrt, self.tuple_wrt, self.transform)
                 wrt = boundary.leaf_wrt()  # the IR sees only leaves
                 tuple_wrt = True if boundary.rebuilds else self.tuple_wrt
-            primal, deps = self.primal_ir(arg_types, constants)
+            primal, deps = self.primal_ir(arg_types)
             verify(primal)
             result = primal.meta.get("result_structure")
             if result is not None and self.transform in (VJP, JVP):
@@ -633,21 +617,35 @@ class Derivation:
                 derived = forward(primal, wrt, tuple_wrt)
             else:
                 spec = ReverseSpec(wrt, tuple_wrt, self.transform, self.trusted_seed)
-                derived = (tangent_grad(primal, spec) if boundary is None else None) or \
-                    reverse(primal, spec)
+                derived = tangent_grad(primal, spec) if boundary is None else None
+                from_reverse = derived is None
+                derived = derived or reverse(primal, spec)
             verify(derived)
+            emitted_ir = derived
+            if self.transform != JVP and from_reverse and _calls_itself(primal):
+                # the code to run calls the callees' own forward sweeps and adjoints
+                # (.pairs); the IR composed on keeps their rules
+                emitted_ir = reverse(primal, spec, pairs=True)
+                verify(emitted_ir)
             # what the derived IR returns, for a transform composed on it (grad of grad over a
             # dict): the gradients' tree, when they are rebuilt into structures
             derived.meta.pop("result_structure", None)
+            emitted_ir.meta.pop("result_structure", None)
             if boundary is not None and boundary.rebuilds and self.transform in (GRAD, VJP):
                 derived.meta["result_structure"] = boundary.gradient_tree()
             elif boundary is not None and boundary.rebuilds and self.transform == VALUE_AND_GRAD:
                 # (value, gradients): the value is one leaf, then the gradients' tree
                 derived.meta["result_structure"] = (
                     "tuple", (("leaf", T.ANY), boundary.gradient_tree()))
+            if emitted_ir is not derived:
+                emitted_ir.meta["result_structure"] = derived.meta.get("result_structure")
+                if emitted_ir.meta["result_structure"] is None:
+                    del emitted_ir.meta["result_structure"]
             if self.optimize:
                 run_passes(derived, check=verify)
-            emitted = emit_function(derived)
+                if emitted_ir is not derived:
+                    run_passes(emitted_ir, check=verify)
+            emitted = emit_function(emitted_ir)
             text = module_text([emitted])
             if derived.meta.get("note"):  # a choice the reader of the code should know
                 text = _before_def(text, emitted.name, derived.meta["note"])
@@ -655,8 +653,16 @@ class Derivation:
                 notes = boundary.describe(self.param_names)
                 text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
             ns = compile_module(text, emitted.refs.namespace, emitted.name)
+            call_directly(ns)  # a recursive call: one Python frame per level
+            if emitted_ir is not derived:
+                text += listing(emitted_ir)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)
+
+
+def _calls_itself(primal: Function) -> bool:
+    """Does ``primal`` hold a recursive call (which reverse mode can pair)?"""
+    return any(REVERSE_PAIR in op.attrs for op in primal.body.walk())
 
 
 def _before_def(text: str, name: str, lines: str) -> str:

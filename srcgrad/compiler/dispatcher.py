@@ -165,8 +165,6 @@ class Dispatcher:
 
     def _guards(self, key: tuple[Any, ...]) -> list[str]:
         checks = []
-        values = [f"{self.call_names[i]} == {value!r}"  # int constants (recursion), last
-                  for extra in key[self.n_params:] for i, value in extra[1]]
         for name, kind in zip(self.call_names, key[:self.n_params]):
             if kind is None:
                 continue
@@ -184,7 +182,7 @@ class Dispatcher:
             else:
                 self.ns[f"_sg_t_{kind.__name__}"] = kind
                 checks.append(f"type({name}) is _sg_t_{kind.__name__}")
-        return checks + values
+        return checks
 
     def _assumptions(self, k: int, entry: Entry) -> list[str]:
         checks, seen = [], set()

@@ -115,13 +115,6 @@ def test_inlining_stops_at_the_depth_limit():
     assert not d and d.reason.startswith(f"calls nested more than {P.MAX_INLINE_DEPTH} deep")
 
 
-def test_recursion_unrolls_only_with_its_int_arguments_as_constants():
-    assert POLICY.should_unroll_recursion(constant_ints=True).reason == (
-        "its int arguments are known while compiling")
-    d = POLICY.should_unroll_recursion(constant_ints=False)
-    assert not d and d.reason == "the values of its int arguments are not known here"
-
-
 # --- the reasons in the emitted code --------------------------------------------------------
 
 LAYERS = [(np.full((3, 3), 0.1 * k), np.full(3, 0.2)) for k in range(1, 4)]

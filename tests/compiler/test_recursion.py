@@ -97,8 +97,7 @@ def test_recursion_on_an_int_argument_emits_the_same_code_at_every_depth():
 
 
 def test_recursion_near_the_recursion_limit_differentiates():
-    # each level of the derivative costs a few Python frames; a depth of a fifth of the
-    # limit must work in both modes
+    # a fifth of the limit, in both modes (test_recursion_pairs goes as deep as the primal)
     depth = sys.getrecursionlimit() // 5
     assert_close(sg.grad(smoothed_energy)(X, depth),
                  numeric_gradient(smoothed_energy, (X, depth), {}, 0))

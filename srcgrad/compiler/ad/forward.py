@@ -23,7 +23,7 @@ from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
 
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function, current
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import JVP_PAIR, Block, Function, Op, Value, const_value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
@@ -131,6 +131,10 @@ def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
                     _loop(fn, op, tangents)
             block.ops += [*before.ops, op]
             continue
+        if JVP_PAIR in op.attrs and any(v.id in tangents for v in op.operands()):
+            with Builder(block, line=op.line):
+                if _pair(op, tangents):
+                    continue
         block.ops.append(op)
         with Builder(block, line=op.line):
             _op(fn, op, tangents)
@@ -195,6 +199,25 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
                            advice="Register a forward rule with sg.defjvp.") from None
     if t is not None:
         _add(tangents, op.outputs[0], to_value(t))
+
+
+def _pair(op: Op, tangents: dict[int, Value]) -> bool:
+    """A recursive call a tangent reaches: one call of the callee's forward mode gives its
+    value and tangent, replacing the op (its value is the same Value, now taken from the
+    pair), so each level runs the rest of the recursion once, not once more per level.
+    False (nothing recorded) when the call keeps its rules (see ``recursion._jvp_pair``)."""
+    given = {k: tangents[a.id] for k, a in op.args.items()
+             if isinstance(a, Value) and a.id in tangents}
+    pair = op.attrs[JVP_PAIR](dict(op.args), given)
+    if pair is None:
+        return False
+    value, tangent = pair
+    taken = value.op
+    assert taken is not None
+    taken.outputs = [op.outputs[0]]
+    op.outputs[0].op = taken
+    _add(tangents, op.outputs[0], tangent)
+    return True
 
 
 def _metadata(rule: Any, op: Op) -> dict[str, Any]:

@@ -50,13 +50,20 @@ class ReverseSpec:
     trusted_seed: bool = False
 
 
-def reverse(primal: Function, spec: ReverseSpec) -> Function:
+def reverse(primal: Function, spec: ReverseSpec, pairs: bool = False) -> Function:
+    """``primal``'s reverse-mode derivative. ``pairs``: a recursive call becomes a call of
+    its callee's forward sweep and adjoint (code to emit, see ``compiler/pairs.py``); the
+    IR other transforms compose on keeps the calls' rules. Then ``meta`` also holds the
+    ids of the forward sweep's ops (``primal_ops``) and the primal results."""
     fn, _ = clone_function(primal)
     fn.name = f"{spec.transform}_{primal.name}"
     outputs = list(fn.body.results)
     wrt_params = [fn.params[i] for i in spec.wrt]
     active = active_values(fn, wrt_params)
     fn.meta["tapes"] = pair_tapes(fn)  # a reverse pass being differentiated: see .tape
+    if pairs:
+        fn.meta.update(pairs=True, primal_ops={id(op) for op in fn.body.ops},
+                       primal_results=outputs)
     with Builder(fn.body, line=primal.meta.get("return_line")) as b:
         top = Scope(fn, fn.body, b, active, owners(fn))
         seeds = _seeds(fn, b, outputs, spec)
@@ -66,6 +73,7 @@ def reverse(primal: Function, spec: ReverseSpec) -> Function:
         backprop_block(top)
         strip_primal_marks(fn)
         del fn.meta["tapes"]
+        fn.meta.pop("pairs", None)
         with b.at_line(None):
             grads = [_cast_back(b, top.table.get(p.id), p) for p in wrt_params]
     n = len(grads)

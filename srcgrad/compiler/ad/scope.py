@@ -25,7 +25,17 @@ from srcgrad.rules import Rule, rule_named
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import (
+    JVP_PAIR,
+    PAIR_FORWARD,
+    PAIR_PART,
+    REVERSE_PAIR,
+    Block,
+    Function,
+    Op,
+    Value,
+    const_value,
+)
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import rule_of
@@ -47,6 +57,8 @@ class Scope:
         self._visible: dict[int, Value] = {}
         self._shapes: dict[int, Any] = {}
         self._dtypes: dict[int, Any] = {}
+        # a recursive call's (value, tangent) pair -> its items' cotangents (see _pair_part)
+        self._parts: dict[int, dict[int, Value]] = {}
 
     # --- values as seen from this scope's adjoint block --------------------------------
     def visible(self, v: Value) -> Value:
@@ -136,6 +148,13 @@ class Scope:
                 "differentiate.", filename=self.fn.filename, lineno=op.line,
                 advice=f"Register its derivative with sg.defvjp({name}, ...), or wrap the "
                        "value in sg.stop_gradient if no gradient should flow through it.")
+        if PAIR_PART in op.attrs:
+            self._pair_part(op)
+            return
+        if JVP_PAIR in op.attrs and op.outputs[0].id in self._parts:
+            self._pair_seed(op)
+        if REVERSE_PAIR in op.attrs and self.fn.meta.get("pairs") and self._reverse_pair(op):
+            return
         rule = rule_of(op)
         if rule is None:
             if op.prim in ("make_tuple", "make_list"):
@@ -161,6 +180,73 @@ class Scope:
                     ct = record_rule(rule_named("unbroadcast"), [Sym(ct)],
                                      {"shape": self.shape_of(arg)}).value
                 self.accumulate(arg, ct)
+
+    def _reverse_pair(self, op: Op) -> bool:
+        """A recursive call in code reverse mode emits (``ir.core.REVERSE_PAIR``): the
+        call becomes the callee's forward sweep, giving its value and a record of what its
+        adjoint needs, and its adjoint the callee's adjoint on that record, so no level
+        reruns the forward sweep of the levels below it. False: the callee has no pair
+        (its adjoint stays the rule's, which recomputes)."""
+        rule = rule_of(op)
+        assert rule is not None
+        active = tuple(n for n in rule.inputs if isinstance(op.args.get(n), Value)
+                       and op.args[n].id in self.active)
+        rules = op.attrs[REVERSE_PAIR](active)
+        if rules is None:
+            return False
+        forward, adjoint = rules
+        out = op.outputs[0]
+        sweep = Block()
+        with Builder(sweep, line=op.line) as b:
+            pair = b.emit(forward.name, dict(op.args), attrs={"rule": forward}).out
+            getitem = rule_named("getitem")
+            value, record = (record_rule(getitem, [Sym(pair)], {"index": k}).value
+                             for k in (0, 1))
+        assert value.op is not None
+        value.op.outputs = [out]
+        out.op = value.op
+        k = self.primal.ops.index(op)
+        self.primal.ops[k:k + 1] = sweep.ops
+        for new in sweep.ops:
+            new.attrs[PAIR_FORWARD] = True
+            for o in new.outputs:
+                self.owner[o.id] = self.primal
+        self.active.update((pair.id, record.id))  # (out is active: it has an adjoint)
+        g = self.table[out.id]
+        ct = self.builder.emit(adjoint.name, {"record": self.visible(record), "seed": g},
+                               attrs={"rule": adjoint}).out
+        for k, name in enumerate(active):
+            part = ct if len(active) == 1 else record_rule(
+                rule_named("getitem"), [Sym(ct)], {"index": k}).value
+            self.accumulate(op.args[name], part)
+        return True
+
+    def _pair_part(self, op: Op) -> None:
+        """Item k of a recursive call's (value, tangent) pair (``ir.core.PAIR_PART``): its
+        cotangent is kept for the pair's seed, a tuple, built when the call is reached."""
+        pair = op.args["x"]
+        g = self.table.get(op.outputs[0].id)
+        if g is None or pair.id not in self.active:
+            return
+        self._parts.setdefault(pair.id, {})[op.attrs[PAIR_PART]] = g
+        # the call must be visited: its table entry is replaced by the tuple there
+        self.table.setdefault(pair.id, g)
+        self.primal_of[pair.id] = pair
+
+    def _pair_seed(self, op: Op) -> None:
+        """The seed of a (value, tangent) pair's call: its items' cotangents as a tuple, a
+        zero for an item nothing read."""
+        pair = op.outputs[0]
+        parts = self._parts.pop(pair.id)
+        getitem = rule_named("getitem")
+        items = []
+        for k in (0, 1):
+            if k in parts:
+                items.append(parts[k])
+                continue
+            item = record_rule(getitem, [self.sym(pair)], {"index": k})
+            items.append(record_rule(STRUCTURAL["zeros_of"], [item], {}).value)
+        self.table[pair.id] = self.builder.emit("make_tuple", {"items": tuple(items)}).out
 
     def _unpack(self, op: Op) -> None:
         """A tuple or list of run-time values (appended in a run-time loop, or handed to a

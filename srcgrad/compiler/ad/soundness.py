@@ -29,7 +29,7 @@ import numpy as np
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import NONDIFF
 
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import TAKES_TREES, Block, Function, Op, Value
 
 _PACKING = ("make_tuple", "make_list", "make_slice")
 
@@ -61,7 +61,7 @@ def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> 
                     continue
                 if name in rule.params:
                     raise _static(fn, op, rule, name)
-                if v.op is not None and v.op.prim in _PACKING:
+                if v.op is not None and v.op.prim in _PACKING and TAKES_TREES not in op.attrs:
                     raise _packed(fn, op, rule, name, v.op.prim)
 
 

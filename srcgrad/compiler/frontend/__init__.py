@@ -23,14 +23,14 @@ from ..ir.core import Block, Function, Value
 from ..structure import is_plain_object
 from ..symbolic import Sym, is_symbolic, to_value
 from . import captured, recursion
-from .context import Context, RecursionNeedsValues, error
+from .context import Context, error
 from .control import flatten
 from .lower import Lowerer
 from .resolve import Dependency, Scope
 from .returns import check_result
 from .source import Parsed, parse_function
 
-__all__ = ["RecursionNeedsValues", "lower", "parameter_names"]
+__all__ = ["lower", "parameter_names"]
 
 
 def unwrap(fn: Any) -> tuple[Any, list[tuple[Any, str, tuple[Any, ...]]]]:
@@ -70,14 +70,9 @@ def parameter_names(fn: Any) -> list[str]:
     return [p.id for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
 
 
-def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
-          constants: dict[int, Any] | None = None) -> tuple[Function, list[Dependency]]:
-    """Lower ``fn`` to IR for arguments of ``arg_types`` (None: the generic version).
-
-    ``constants`` (parameter index -> value) are compile-time values for some parameters
-    (the int arguments of a recursive function); raises RecursionNeedsValues when ``fn``
-    recurses and they were not given.
-    """
+def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
+          ) -> tuple[Function, list[Dependency]]:
+    """Lower ``fn`` to IR for arguments of ``arg_types`` (None: the generic version)."""
     fn, bound_first = unwrap(fn)
     parsed = parse_function(fn)
     all_names = parameter_names(fn)
@@ -107,13 +102,10 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
         ir.notes = ctx.notes  # shown in the emitted comments (.policy)
         ctx.argument_ids = {p.id for p in params}
         ctx.code_stack.append(getattr(fn, "__code__", None))
-        ctx.constant_ints = constants is not None
         # a None argument is the compile-time None (this version is for None only: see
         # signature.key_of), so `w is None` folds and `x * w` fails as it would in Python
         env: dict[str, Any] = dict(bound)
         ctx.argument_containers = {id(c): c for c in _containers(bound.values())}
-        for i, value in (constants or {}).items():
-            env[names[i]] = value
         lw = Lowerer(ctx, parsed, Scope.of(fn), env)
         for name, (holder, attr, path) in zip(all_names, bound_first):
             # `self` of a bound method, a partial's arguments: captured, read at run time
@@ -129,6 +121,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None,
             result = lw.run_body(node.body)
         check_result(parsed, node, getattr(fn, "__qualname__", ir.name), result)
         recursion.check_recomputable(fn, body.walk(), parsed.filename)
+        recursion.check_one_result(fn, body.walk(), result, parsed.filename, line)
         with builder.at_line(None):
             # a (nested) tuple or list result is split into its leaves, so that each one is
             # a separate result the transforms can seed and differentiate

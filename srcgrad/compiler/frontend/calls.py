@@ -475,7 +475,7 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
     lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
     lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
-    if fn.__code__ in lw.ctx.code_stack:  # recursion: called, not inlined (.recursion)
+    if POLICY.should_call(fn.__code__ in lw.ctx.code_stack):  # (.recursion)
         return recursion.call_recursive(fn, list(env.values()), lw.parsed.filename,
                                         lw.parsed.file_line(node))
     lw.ctx.code_stack.append(fn.__code__)
@@ -489,6 +489,8 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
         added = Block()
         added.ops = block.ops[start:]
         recursion.check_recomputable(fn, added.walk(), parsed.filename)
+        recursion.check_one_result(fn, added.walk(), out, parsed.filename,
+                                   parsed.file_line(parsed.node))
     return out
 
 

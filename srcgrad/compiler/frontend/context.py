@@ -37,7 +37,6 @@ class Context:
     # (flag, value) of a loop that may return; flag None: it can end only by returning
     loop_return: tuple[str | None, str] | None = None
     code_stack: list[Any] = field(default_factory=list)  # functions being inlined
-    constant_ints: bool = False  # int arguments are compile-time constants (recursion)
     entry: Block | None = None  # the function's body: where captured values are read
     captured: dict[Any, Any] = field(default_factory=dict)  # captured.Source -> its Sym
     captured_ids: set[int] = field(default_factory=set)  # values read by `captured` ops
@@ -87,10 +86,6 @@ class BoundMethod:
 
     obj: Any
     name: str
-
-
-class RecursionNeedsValues(SrcGradError):
-    """A function calls itself: inlining ends only if its int arguments are constants."""
 
 
 def error(parsed: Parsed, node: Any, message: str, advice: str | None = None) -> SrcGradError:

@@ -161,3 +161,27 @@ CHECKPOINT = "checkpoint"
 
 def checkpoint_mark(op: Op) -> tuple[str, int, str] | None:
     return op.attrs.get(CHECKPOINT)
+
+
+# An op attribute: the op calls a recursive user function (or a derived function of one)
+# through its opaque primitive (``frontend/recursion.py``). Its value is a callable
+# ``(args, tangents) -> (value, tangent)`` that records one call of the callee's forward
+# mode returning both, which forward mode uses in place of the op (``ad/forward.py``): a
+# separate primal call would rerun the whole remaining recursion at every level.
+JVP_PAIR = "jvp_pair"
+# An op attribute on the ``getitem`` ops taking item k (0: value, 1: tangent) of such a
+# pair: reverse mode collects their cotangents into one tuple seed for the pair's call
+# (``ad/scope.py``), where a subscript's adjoint would scatter into an array.
+PAIR_PART = "pair_part"
+# An op attribute: the op's rule differentiates a tuple operand as a tuple (its
+# derivatives are srcgrad's own transforms of a function, which take and return trees):
+# the soundness check lets a packed tuple of varied values reach it (``ad/soundness.py``).
+TAKES_TREES = "takes_trees"
+# An op attribute on a recursive call of a user function: a callable ``(names of the
+# inputs with an adjoint) -> (forward rule, adjoint rule) | None`` giving the callee's pair
+# of emitted functions (``compiler/pairs.py``). Reverse mode, when building the code it
+# emits, turns the call into the forward sweep's call (its value and a record of what
+# the adjoint needs) and its adjoint into the adjoint's call on that record
+# (``ad/scope.py``); ``PAIR_FORWARD`` marks the ops that rewrite puts in the forward sweep.
+REVERSE_PAIR = "reverse_pair"
+PAIR_FORWARD = "pair_forward"

@@ -1,0 +1,89 @@
+"""Inlined or called: the gradient of a 100-step RK4 of a 2-state ODE, its dynamics called 4
+times per step, with the dynamics inlined (srcgrad's default for a function that does not
+call itself) against the dynamics called through its own pair of emitted functions (a
+forward sweep returning a record, its adjoint reading it: what a recursive function gets,
+``srcgrad/compiler/pairs.py``). The policy's rule (``CompileTimePolicy.should_call``)
+keeps the faster one as the default; this script is the measurement behind it.
+
+    python benchmarks/pairs.py [--steps 100] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+
+import srcgrad as sg
+from srcgrad.compiler.frontend.policy import POLICY, Decision
+
+STEPS = 100
+
+
+def dynamics(s, theta):
+    # a damped pendulum: angle and angular velocity
+    return np.array([s[1], -theta[0] * np.sin(s[0]) - theta[1] * s[1]])
+
+
+def rk4(theta, s0, dt, steps):
+    s = s0
+    for _ in range(steps):
+        k1 = dynamics(s, theta)
+        k2 = dynamics(s + 0.5 * dt * k1, theta)
+        k3 = dynamics(s + 0.5 * dt * k2, theta)
+        k4 = dynamics(s + dt * k3, theta)
+        s = s + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(s ** 2)
+
+
+def _called(recursive: bool) -> Decision:
+    return Decision(True, "every user function called (measurement)")
+
+
+def _gradient(pair: bool) -> Any:
+    """``sg.grad(rk4)`` compiled with the dynamics inlined or called through its pair."""
+    original = POLICY.should_call
+    sg.clear_cache()  # the two versions share a cache key: compile this one afresh
+    if pair:
+        POLICY.should_call = _called  # type: ignore[method-assign]
+    try:
+        df = sg.grad(rk4)
+        df(*ARGS)  # compile now, under this policy
+    finally:
+        POLICY.should_call = original  # type: ignore[method-assign]
+    return df
+
+
+ARGS: tuple[Any, ...] = ()
+
+
+def main() -> None:
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--rounds", type=int, default=7)
+    opts = parser.parse_args()
+    ARGS = (np.array([9.81, 0.3]), np.array([1.0, 0.0]), 0.01, opts.steps)
+    inlined, paired = _gradient(False), _gradient(True)
+    a, b = inlined(*ARGS), paired(*ARGS)
+    assert np.allclose(a, b, rtol=1e-12, atol=1e-14), (a, b)
+    ((_, entry),) = paired.__srcgrad__.dispatcher.versions  # the version measured
+    assert "_call_fwd_dynamics(" in entry.text
+    times: dict[str, list[float]] = {"inlined": [], "pair": []}
+    for _ in range(opts.rounds):
+        for name, df in (("inlined", inlined), ("pair", paired)):
+            start = time.perf_counter()
+            for _ in range(20):
+                df(*ARGS)
+            times[name].append((time.perf_counter() - start) / 20)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"gradient of a {opts.steps}-step RK4 of a 2-state ODE (median of {opts.rounds}):")
+    for name, t in med.items():
+        print(f"  {name:8s} {t * 1e3:8.3f} ms  ({t / med['inlined']:.2f}x inlined)")
+
+
+if __name__ == "__main__":
+    main()
