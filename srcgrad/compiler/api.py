@@ -542,6 +542,14 @@ class Derivation:
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
                     f"{_not_differentiable(primal_args[i], t)}.",
                     advice="Pass a float (e.g. 2.0) or a float array, or leave it out of wrt.")
+            if t.is_complex or type(primal_args[i]) is complex:
+                raise SrcGradError(
+                    f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
+                    f"complex ({'a Python complex' if t.dtype is None else t.dtype}), and "
+                    "srcgrad differentiates real values only.",
+                    advice="Pass its real and imaginary parts as two float arguments "
+                    "(np.real(z), np.imag(z)) and build the complex value from them outside "
+                    "the differentiated function.")
         try:
             entry = self.compile(arg_types, self.constants(primal_args))
         except RecursionNeedsValues:

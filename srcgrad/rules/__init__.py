@@ -16,6 +16,7 @@ the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node 
 """
 
 from . import (  # noqa: F401
+    complex_parts,  # issue 14: real values through the complex-number functions
     decompositions,  # linalg
     differences,
     einsum,
@@ -23,6 +24,7 @@ from . import (  # noqa: F401
     elementwise_more,
     factories,
     gather,
+    gradient,  # issue 14: np.gradient
     helpers,
     joining,
     linalg,
@@ -39,6 +41,7 @@ from . import (  # noqa: F401
     rearrange,
     reductions,
     reductions_more,
+    selection,  # issue 14: np.partition, np.select
     setitem,
     shape,
     sorting,
