@@ -19,6 +19,7 @@ from . import (  # noqa: F401
     complex_parts,  # issue 14: real values through the complex-number functions
     decompositions,  # linalg
     differences,
+    eig_general,  # linalg: np.linalg.eig of a matrix with real eigenvalues
     einsum,
     elementwise,
     elementwise_more,

@@ -44,3 +44,16 @@ each("select_chosen", [{"condlist": _CONDS, "i": i} for i in range(4)])
 each("select_choices", [{"condlist": _CONDS, "choices": [R((3, 4, 5)), R((4, 5)), R((3, 4, 5)), R(())]},
                 {"condlist": _CONDS[:1], "choices": [R((3, 4, 5)), R((3, 4, 5))]},
                 {"condlist": [B((5,))], "choices": [R(()), R((5,))]}])
+
+
+# --- eig_general.py: np.linalg.eig of matrices with real, distinct eigenvalues -----------
+def _real_eigen(values: list[float]) -> np.ndarray:
+    n = len(values)
+    basis = R((n, n), -0.5, 0.5) + 2.0 * np.eye(n)
+    return basis @ np.diag(values) @ np.linalg.inv(basis)
+
+
+_EIG = [_real_eigen([0.5, -1.0, 2.0, 3.5]), np.stack([_real_eigen([1.0, -0.5, 2.5]),
+                                                      _real_eigen([-2.0, 0.3, 1.2])])]
+each("eig_values", [{"x": a} for a in _EIG])
+each("eig_vectors", [{"x": a} for a in _EIG])
