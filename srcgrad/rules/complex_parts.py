@@ -30,6 +30,16 @@ import numpy as np
 from .registry import LINEAR, NONDIFF, defrule
 
 
+class RealValuesOnly(ValueError):
+    """A rule met a complex value when it ran (``np.linalg.eig`` of a matrix with complex
+    eigenvalues): srcgrad differentiates real values only. The compiler raises it as a
+    ``SrcGradError`` at the user's line; ``advice`` says what to write instead."""
+
+    def __init__(self, message: str, advice: str) -> None:
+        super().__init__(message)
+        self.advice = advice
+
+
 def _identity_vjp(g: Any) -> Any:
     return g
 

@@ -5,7 +5,8 @@ symmetric ``eigh``); the tuple result is a :mod:`.multi` record, one primitive p
 
 srcgrad differentiates real values only. A real matrix may have complex eigenvalues (NumPy
 then returns complex arrays): that is refused when it runs (``ValueError`` naming the
-function and what to do instead), never differentiated as if it were real. With real,
+function and what to do instead: ``RealValuesOnly``, which the compiler raises as a
+``SrcGradError`` at the user's line), never differentiated as if it were real. With real,
 distinct eigenvalues ``w`` and NumPy's eigenvectors ``V`` (``A = V diag(w) V^-1``; every
 column scaled to unit 2-norm, NumPy's convention, its sign as LAPACK returns it), with
 ``F = inverse_gaps(w)`` (``F_ij = 1 / (w_j - w_i)``, 0 on the diagonal) and
@@ -29,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .complex_parts import RealValuesOnly
 from .dispatch import dispatching
 from .multi import Item, defmulti
 from .registry import defrule
@@ -55,11 +57,11 @@ def _real_eig(x: Any) -> tuple[Any, Any]:
     w, v = np.linalg.eig(x)
     if np.iscomplexobj(w):
         if np.any(np.imag(w) != 0):
-            raise ValueError(
+            raise RealValuesOnly(
                 "np.linalg.eig: this matrix has complex eigenvalues, and srcgrad "
-                "differentiates real values only; for a symmetric matrix use "
-                "np.linalg.eigh, else a function of the matrix that stays real (np.trace, "
-                "np.linalg.det, np.linalg.slogdet)")
+                "differentiates real values only.",
+                "For a symmetric matrix use np.linalg.eigh; else use a function of the "
+                "matrix that stays real (np.trace, np.linalg.det, np.linalg.slogdet).")
         w, v = np.real(w), np.real(v)
     return w, v
 
