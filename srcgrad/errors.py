@@ -16,7 +16,7 @@ class SrcGradError(Exception):
         import srcgrad as sg
 
         def f(x):
-            return np.sum(np.partition(x, 1))     # np.partition has no derivative rule
+            return np.sum(np.block([x, x]))       # np.block has no derivative rule
 
         try:
             sg.grad(f)(np.array([3.0, 1.0, 2.0]))

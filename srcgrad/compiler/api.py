@@ -21,6 +21,7 @@ from typing import Any
 
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import generation
+from srcgrad.rules.complex_parts import RealValuesOnly
 
 from . import cache, varargs
 from . import structure as S
@@ -384,6 +385,16 @@ def point_to_user_line(error: BaseException, f: Any) -> None:
     """Add a note naming the user's line whose emitted code raised ``error`` (3.11+)."""
     if not hasattr(error, "add_note") or getattr(error, "_srcgrad_noted", False):
         return
+    found = _user_line(error, f)
+    if found is not None:
+        where, number, source_text = found
+        error.add_note(f"srcgrad: raised by the derivative code emitted for "
+                       f"{where}:{number}: {source_text}")
+        error._srcgrad_noted = True  # type: ignore[attr-defined]
+
+
+def _user_line(error: BaseException, f: Any) -> tuple[str, int, str] | None:
+    """``(user's file, line, its text)`` of the emitted code that raised ``error``."""
     tb, lineno, filename = error.__traceback__, None, None
     while tb is not None:
         code = tb.tb_frame.f_code
@@ -392,17 +403,24 @@ def point_to_user_line(error: BaseException, f: Any) -> None:
             filename, lineno = code.co_filename, tb.tb_lineno
         tb = tb.tb_next
     if lineno is None:
-        return
-    lines = linecache.getlines(filename)
-    for text in reversed(lines[:lineno]):
+        return None
+    for text in reversed(linecache.getlines(filename)[:lineno]):
         stripped = text.strip()
         if stripped.startswith("# line "):
             number, _, source_text = stripped[len("# line "):].partition(": ")
             where = getattr(getattr(f, "__code__", None), "co_filename", "<unknown>")
-            error.add_note(f"srcgrad: raised by the derivative code emitted for "
-                           f"{where}:{number}: {source_text}")
-            error._srcgrad_noted = True  # type: ignore[attr-defined]
-            return
+            return where, int(number), source_text
+    return None
+
+
+def refuse_real_only(error: BaseException, f: Any) -> None:
+    """A rule found at run time that a value is complex (``np.linalg.eig`` of a matrix
+    with complex eigenvalues): raise it as the refusal it is, at the user's line."""
+    if not isinstance(error, RealValuesOnly):
+        return
+    found = _user_line(error, f)
+    where = {} if found is None else {"filename": found[0], "lineno": found[1]}
+    raise SrcGradError(str(error), advice=error.advice, **where) from error
 
 
 def _complete_types(f: Any, given: list[T.AType], names: list[str]) -> list[T.AType]:
@@ -530,6 +548,7 @@ class Derivation:
 
     def note(self, error: BaseException) -> None:
         point_to_user_line(error, self.f)
+        refuse_real_only(error, self.f)
 
     # --- compiling -------------------------------------------------------------------
     def entry_for(self, primal_args: Sequence[Any]) -> cache.Entry:
@@ -549,6 +568,14 @@ class Derivation:
                     f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
                     f"{_not_differentiable(primal_args[i], t)}.",
                     advice="Pass a float (e.g. 2.0) or a float array, or leave it out of wrt.")
+            if t.is_complex or type(primal_args[i]) is complex:
+                raise SrcGradError(
+                    f"cannot differentiate with respect to `{self.param_names[i]}`: it is "
+                    f"complex ({'a Python complex' if t.dtype is None else t.dtype}), and "
+                    "srcgrad differentiates real values only.",
+                    advice="Pass its real and imaginary parts as two float arguments "
+                    "(np.real(z), np.imag(z)) and build the complex value from them outside "
+                    "the differentiated function.")
         entry = self.compile(arg_types)
         cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
         return entry

@@ -28,7 +28,7 @@ def key_of(args: Sequence[Any]) -> tuple[Any, ...]:
         t = type(a)
         if t is np.ndarray:
             out.append((a.ndim, a.dtype.char))
-        elif t in _PY or a is None or isinstance(a, np.generic):
+        elif t in _PY or t is complex or a is None or isinstance(a, np.generic):
             out.append(t)
         elif is_structured(a) or _is_static(a):  # structured: its tree (keys, types,
             # lengths, leaf kinds); an object of a user's class by its attributes

@@ -16,13 +16,16 @@ the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node 
 """
 
 from . import (  # noqa: F401
+    complex_parts,  # issue 14: real values through the complex-number functions
     decompositions,  # linalg
     differences,
+    eig_general,  # linalg: np.linalg.eig of a matrix with real eigenvalues
     einsum,
     elementwise,
     elementwise_more,
     factories,
     gather,
+    gradient,  # issue 14: np.gradient
     helpers,
     joining,
     joining_rows,  # forms: np.vstack(A) of one array
@@ -40,6 +43,7 @@ from . import (  # noqa: F401
     rearrange,
     reductions,
     reductions_more,
+    selection,  # issue 14: np.partition, np.select
     setitem,
     shape,
     sorting,

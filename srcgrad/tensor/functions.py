@@ -113,3 +113,7 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ = ["as_tensor", "cat", "concat", "concatenate", "is_tensor", "matmul", "meshgrid", "numel",
            "stack", "where", *_MIRRORED, "polygamma"]
+
+from .complex_methods import conj, imag, real  # noqa: E402  (real tensors' complex spellings)
+
+__all__ += ["conj", "imag", "real"]

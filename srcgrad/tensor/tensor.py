@@ -19,6 +19,7 @@ import numpy as np
 from ..autograd.graph import AccumulateGrad, RemovableHandle
 from . import dtypes, formatting
 from .arrange_methods import ArrangeMethods
+from .complex_methods import ComplexMethods
 from .elem_methods import ElemMethods
 from .inplace import refresh_view
 from .math_methods import MathMethods
@@ -30,7 +31,7 @@ _new = object.__new__
 
 
 class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ArrangeMethods,
-             ElemMethods):
+             ElemMethods, ComplexMethods):
     """A multi-dimensional array that records the operations applied to it."""
 
     # Class-level defaults: a new tensor sets only what differs (the hot path is lean).

@@ -1,6 +1,6 @@
 """A tuple-returning call used where an array is expected is refused naming the call and
 how many items it returns (never "array of unknown shape", never an internal error); a
-NumPy function known to return a tuple but without item rules (``np.linalg.eig``,
+NumPy function known to return a tuple but without item rules (``np.modf``,
 ``np.divmod``) unpacks, computes where nothing is differentiated through it, and is
 refused naming the function where something is (rules/multi.py ``declare_tuple``)."""
 
@@ -41,9 +41,9 @@ def declared_tuple_into_three_names(x):
     return np.sum(w)
 
 
-def through_eig_without_a_rule(x):
-    w, v = np.linalg.eig(A0 * x[0])  # <- error
-    return np.sum(w) * x[1]
+def through_modf_without_a_rule(x):  # (np.linalg.eig has item rules now)
+    fraction, whole = np.modf(x * 3.0)  # <- error
+    return np.sum(fraction) * x[1]
 
 
 def through_divmod_without_a_rule(x):
@@ -56,7 +56,7 @@ CASES = [(attribute_of_pieces, "np.split(...) returns a list of 2 items, not an 
          (negated_pieces, "np.split(...) returns a list of 2 items, not an array"),
          (pieces_plus_a_number, "np.split(...) returns a list of 2 items, not an array"),
          (declared_tuple_into_three_names, "np.linalg.eig(...) returns a tuple of 2 items"),
-         (through_eig_without_a_rule, "np.linalg.eig"),
+         (through_modf_without_a_rule, "np.modf"),
          (through_divmod_without_a_rule, "np.divmod")]
 
 

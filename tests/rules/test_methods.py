@@ -29,6 +29,7 @@ CALLS = [
 # shape (issue 14)
 CALLS += [("diagonal", (1,)), ("diagonal", (), {"axis1": 1, "axis2": 0}),
           ("take", ([0, 5, 5],)), ("take", ([2, 0],), {"axis": 1})]
+CALLS += [("conj", ()), ("conjugate", ())]  # complex parts (issue 14)
 
 
 def _call(entry):

@@ -37,6 +37,13 @@ CALLS: dict[str, list[tuple[tuple, dict]]] = {
     "linalg.slogdet": [((SYM,), {}), ((np.stack([SYM, -SYM]),), {})],
 }
 
+CALLS["gradient"] = [((R((6,)),), {}), ((A, 0.5), {}), ((CUBE,), {"axis": (0, -1)}),
+                     ((A, list(np.cumsum(R((6,), 0.5, 1.0)))), {"axis": 0, "edge_order": 2}),
+                     ((CUBE, 2.0, 1.0, 0.5), {"edge_order": 1})]
+
+_REAL_EIG = np.array([[2.0, 1.0, 0.3], [0.5, -1.0, 0.2], [0.1, 0.4, 0.7]])
+CALLS["linalg.eig"] = [((_REAL_EIG,), {}), ((np.stack([_REAL_EIG, _REAL_EIG.T * 2]),), {})]
+
 
 def _items(name, args, kwargs):
     multi = MULTI[name]

@@ -143,7 +143,7 @@ def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
 def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     if op.prim == "call":  # (a call whose results are ints or bools needs no derivative)
         # (a tangent may reach a call whose result nothing uses, through a packed list:
-        # np.select([x > 0], [x]) assigned and dropped; the soundness check has already
+        # np.block([x, x]) assigned and dropped; the soundness check has already
         # refused every call a result depends on)
         if any(v.id in tangents for v in op.operands()) and any(map(can_carry, op.outputs)) \
                 and reaches_result(op, fn.meta["useful"]):

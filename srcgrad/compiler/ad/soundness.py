@@ -11,6 +11,9 @@ principle 10). So a varied value may not reach a useful op through:
   (``np.copyto(y, x)`` with its result dropped);
 - a static parameter of a rule (``axis``, ``num``, a keyword-only parameter of an
   ``sg.defvjp`` function): rules hold no derivative for those;
+- a complex value (``x * 1j``, ``np.exp(1j * x)``): srcgrad differentiates real values
+  only, and a rule applied to a complex value would silently give a derivative of another
+  convention (or drop the imaginary part);
 - a tuple or list handed to a rule input as such (an ``sg.defvjp`` function's argument):
   its rule receives the packed value, not differentiable leaves.
 
@@ -35,7 +38,6 @@ _PACKING = ("make_tuple", "make_list", "make_slice")
 
 # Supported spellings of common functions that have no rule (the advice of a refusal).
 _EQUIVALENTS = {
-    "select": "nested np.where(condition, a, b) calls",
     "piecewise": "np.where",
     "block": "np.concatenate",
     "put": "an index assignment y[idx] = v on a copy",
@@ -46,6 +48,9 @@ _EQUIVALENTS = {
 def check_sound(fn: Function, varied: set[int], useful: set[int], mode: str) -> None:
     """Raise where a varied value reaches a useful op that has no derivative for it."""
     for op in _ops(fn.body):
+        if any(o.id in varied and o.id in useful and o.type is not None and o.type.is_complex
+               for o in op.outputs):
+            raise _complex(fn, op)
         if op.prim == "call":
             if any(v.id in varied for v in op.operands()) and reaches_result(op, useful):
                 raise _no_rule(fn, op, mode)
@@ -118,6 +123,15 @@ def _no_rule(fn: Function, op: Op, mode: str) -> SrcGradError:
         f"{within}",
         advice=f"Register its derivative with {register}({name}, ...), {alternative}or wrap "
                "the value in sg.stop_gradient if no gradient should flow through it.",
+        **_where(fn, op))
+
+
+def _complex(fn: Function, op: Op) -> SrcGradError:
+    return SrcGradError(
+        f"this computes a complex value ({op.outputs[0].type.dtype}) from the differentiated "
+        "argument, and srcgrad differentiates real values only.",
+        advice="Carry the real and imaginary parts as two real arrays (for exp(1j * x): "
+               "np.cos(x) and np.sin(x)) and combine them with real arithmetic.",
         **_where(fn, op))
 
 

@@ -55,6 +55,11 @@ class AType:
             return True
         return self.dtype is not None and np.dtype(self.dtype).kind in "biu"
 
+    @property
+    def is_complex(self) -> bool:
+        """A complex NumPy scalar or array (srcgrad differentiates real values only)."""
+        return self.dtype is not None and np.dtype(self.dtype).kind == "c"
+
 
 ANY = AType("any")
 FLOAT = AType("float")
@@ -77,6 +82,8 @@ def of_value(value: Any) -> AType:
         return FLOAT
     if isinstance(value, np.generic):
         return AType("scalar", 0, value.dtype.name)
+    if t is complex:  # known complex, so a derivative through it is refused (soundness)
+        return AType("scalar", 0, "complex128")
     if t is np.ndarray:
         return AType("array", value.ndim, value.dtype.name)
     if isinstance(value, (tuple, list, slice, str, type, np.dtype)) or value is Ellipsis:
