@@ -15,6 +15,7 @@ from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
 from .fold import fold_constants
+from .negation import fold_negations
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .tape import dedupe_tape
@@ -23,6 +24,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
     ("fold_constants", fold_constants),
+    ("fold_negations", fold_negations),
     ("propagate_copies", propagate_copies),
     ("scalar_factors", scalar_factors),
     ("cse", cse),
