@@ -15,7 +15,9 @@ from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
 from .fold import fold_constants
+from .hoist import hoist_invariants
 from .negation import fold_negations
+from .recompute import store_or_recompute
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .tape import dedupe_tape
@@ -29,7 +31,9 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("scalar_factors", scalar_factors),
     ("cse", cse),
     ("dce", dce),
+    ("hoist_invariants", hoist_invariants),
     ("dedupe_tape", dedupe_tape),
+    ("store_or_recompute", store_or_recompute),
     ("accumulate_in_place", accumulate_in_place),
 ]
 
