@@ -20,6 +20,7 @@ from .negation import fold_negations
 from .recompute import store_or_recompute
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
+from .sink import sink_loop_results
 from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
@@ -34,6 +35,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("hoist_invariants", hoist_invariants),
     ("dedupe_tape", dedupe_tape),
     ("store_or_recompute", store_or_recompute),
+    ("sink_loop_results", sink_loop_results),
     ("accumulate_in_place", accumulate_in_place),
 ]
 
