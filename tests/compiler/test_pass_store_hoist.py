@@ -105,3 +105,22 @@ def test_a_loop_invariant_shape_is_computed_once_and_not_pushed():
     np.testing.assert_allclose(gw, numeric_gradient(invariant_shape_in_loop, (x, w, 5), {}, 1),
                                rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(sg.grad(invariant_shape_in_loop)(x, w, 0), np.ones(4))
+
+
+def rows_loop(x, buf):
+    v = np.exp(np.tanh(np.sum(x)))
+    for row in buf:
+        v = np.sin(v) * row + v
+    return np.abs(v)
+
+
+def test_second_order_through_a_loop_never_pushes_a_value_defined_after_the_push():
+    """In the reverse pass of a reverse pass the forward loop computes some transcendentals
+    after its push: only those defined before the push may be saved on it (the fuzzer
+    found an IR that read a value before its definition)."""
+    x, buf = np.array([0.2, -0.4, 0.1]), np.array([0.261, -1.139, -0.035])
+    np.testing.assert_allclose(sg.hessian(rows_loop)(x, buf),
+                               numeric_hessian(sg.grad(rows_loop, optimize=False), (x, buf), 0),
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(sg.grad(rows_loop)(x, buf),
+                               numeric_gradient(rows_loop, (x, buf), {}, 0), rtol=1e-6, atol=1e-8)

@@ -103,6 +103,8 @@ def _store(push: Op, pop: Op, forward: Block, reverse: Block, top: set[int],
     """Reverse-loop transcendentals the forward iteration computed read a pop instead."""
     computed: dict[Any, Value] = {}
     for op in forward.ops:
+        if op is push:
+            break  # (only what is defined when the push runs can be pushed)
         if _costly(op):
             key = _key(op, op.args)
             if key is not None:
