@@ -85,6 +85,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
                 continue
             reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
             if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
+                    and not _accumulator_of(op.out, reader)
                     and op.line == statement.line
                     and total + size.get(id(op), 1) <= MAX_NESTED + 1
                     and (adjacent or _numbers_only(op))):
@@ -104,6 +105,17 @@ def _can_read_nested(op: Op) -> bool:
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
     return (_can_read_nested(op) and reads.get(op.out.id, 0) == 1
             and op.out.id not in results and "accumulate" not in op.attrs)
+
+
+def _accumulator_of(v: Value, reader: Op) -> bool:
+    """``v`` is the array ``reader`` adds another array into in place (``dx += t``, the
+    sum of an adjoint's contributions): it keeps its name, so the sum allocates once.
+    (``x * k + 1.0`` stays one expression as the user wrote it.)"""
+    key = reader.attrs.get("accumulate")
+    if key is None or reader.args.get(key) is not v:
+        return False
+    other = reader.args.get("y" if key == "x" else "x")
+    return isinstance(other, Value) and not _a_number(other)
 
 
 def _numbers_only(op: Op) -> bool:

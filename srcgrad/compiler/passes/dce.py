@@ -4,7 +4,11 @@
     %1 = cos(x=%a)                 ->    %1 = cos(x=%a)
     return %1                            return %1
 
-An ``if``'s results nothing reads are dropped from both branches first.
+An ``if``'s results nothing reads are dropped from both branches first; an ``if`` left
+with no results and empty branches is dropped (its condition is then dead too):
+
+    %5 = greater_equal(x=%4, y=1e-10)
+    if(%5) { } else { }            ->    (both gone)
 """
 
 from __future__ import annotations
@@ -25,6 +29,14 @@ def _block(block: Block, live: set[int]) -> None:
             continue
         if op.prim == "if":
             _prune_if(op, live)
+            for r in op.regions:
+                _block(r, live)
+            if not op.outputs and not any(r.ops for r in op.regions) \
+                    and _plain_truth(op.args.get("cond")):
+                continue  # ``if c: pass else: pass`` (a peeled loop test nothing reads)
+            kept.append(op)
+            live.update(v.id for v in op.operands())
+            continue
         kept.append(op)
         live.update(v.id for v in op.operands())
         for r in op.regions:
@@ -41,3 +53,10 @@ def _prune_if(op: Op, live: set[int]) -> None:
     op.outputs = [op.outputs[k] for k in keep]
     for region in op.regions:
         region.results = [region.results[k] for k in keep]
+
+
+def _plain_truth(cond: object) -> bool:
+    """Testing ``cond`` cannot raise: a Python or NumPy number (``if array:`` may raise
+    "truth value ... is ambiguous", the user's own error, which must stay)."""
+    t = getattr(cond, "type", None)
+    return t is not None and (t.is_python_number or t.kind == "scalar")

@@ -15,19 +15,27 @@ from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
 from .fold import fold_constants
+from .hoist import hoist_invariants
+from .negation import fold_negations
+from .recompute import store_or_recompute
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
+from .sink import sink_loop_results
 from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
     ("fold_constants", fold_constants),
+    ("fold_negations", fold_negations),
     ("propagate_copies", propagate_copies),
     ("scalar_factors", scalar_factors),
     ("cse", cse),
     ("dce", dce),
+    ("hoist_invariants", hoist_invariants),
     ("dedupe_tape", dedupe_tape),
+    ("store_or_recompute", store_or_recompute),
+    ("sink_loop_results", sink_loop_results),
     ("accumulate_in_place", accumulate_in_place),
 ]
 

@@ -1,14 +1,17 @@
 """Shape classes: drop ``unbroadcast``/``like`` where shapes are provably equal, and
 broadcast a full reduction's adjoint lazily.
 
-Runs in the pipeline before ``simplify``. A forward walk over the top-level block puts every
-value in a *shape class*: values of one class provably have the same shape at run time. An
-elementwise primitive (a table rule of kind elementwise without parameters) whose
-non-scalar inputs all share one class has that class (a known 0-d input broadcasts to
-anything); ``unreduce(g, shape(v))`` and ``matmul_adjoint_*(..., shape(v))`` have ``v``'s
+Runs in the pipeline before ``simplify``. A forward walk over every block (loop and branch
+bodies too, through the visitor of ``blocks.py``) puts every value in a *shape class*:
+values of one class provably have the same shape at run time. An elementwise primitive
+(a table rule of kind elementwise without parameters) whose non-scalar inputs all share
+one class has that class (a known 0-d input broadcasts to anything);
+``unreduce(g, shape(v))`` and ``matmul_adjoint_*(..., shape(v))`` have ``v``'s
 class. Nothing is assumed about values of unknown rank. With the classes:
 
     %7 = shape(x=%4)          # %4 = power(%3, 2)       %7 = shape(x=%3)
+                              # (in a loop body, %3 may be the loop's initial value:
+                              #  the shape is then the same each iteration and is hoisted)
     %14 = unbroadcast(x=%12, shape=%13)   ->   (uses of %14 -> %12, when %12 ~ %13's value)
     %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
     %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar)
@@ -31,8 +34,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...rules.registry import ELEMENTWISE, RULES
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, NONE
+from .blocks import popped_items, walk
 from .rewrite import replace_uses
 
 _SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
@@ -71,6 +75,42 @@ class _Classes:
         self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
         self.weak: set[int] = set()  # untyped values known to be Python numbers
         self.shaped_like: dict[int, Value] = {}
+        self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
+
+    def copy(self) -> _Classes:
+        new = _Classes()
+        new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
+        new.shaped_like, new.popped = self.shaped_like, self.popped
+        return new
+
+    def has_shape_facts(self, v: Value) -> bool:
+        return not _rank0(v)
+
+    def assume(self, v: Value, source: Value) -> None:
+        """``v`` has ``source``'s shape (and dtype, when that is float64)."""
+        self.rep[v.id] = self.of(source)
+        if self.is_float64(source):
+            self.float64.add(v.id)
+
+    def carries(self, result: Value, init: Value) -> bool:
+        """A loop's next value keeps the class (and float64 dtype) of its initial value."""
+        return self.same(result, init) and (not self.is_float64(init)
+                                            or self.is_float64(result))
+
+    def shape_source(self, s: Any) -> Value | None:
+        """``v`` when ``s`` is ``shape(x=v)``, possibly saved on a tape and popped."""
+        if isinstance(s, Value) and s.id in self.popped:
+            s = self.popped[s.id]
+        if isinstance(s, Value) and s.op is not None and s.op.prim == "if":
+            # saved by one branch, None from the others (whose adjoint never reads it)
+            k = s.op.outputs.index(s)
+            made = [r.results[k] for r in s.op.regions if k < len(r.results)
+                    and const_value(r.results[k]) != (True, None)]
+            sources = [_shape_source(m) for m in made]
+            if sources and all(v is not None and self.same(v, sources[0]) for v in sources):
+                return sources[0]
+            return None
+        return _shape_source(s)
 
     def is_weak(self, v: Value) -> bool:
         """A Python number (NEP 50: it does not change an array's dtype)."""
@@ -91,7 +131,12 @@ class _Classes:
         return self.of(a) is self.of(b)
 
     def visit(self, op: Op) -> None:
-        if _elementwise(op):
+        if op.prim == "tape_pop":
+            for o in op.outputs:
+                item = self.popped.get(o.id)
+                if item is not None:
+                    self.assume(o, item)
+        elif _elementwise(op):
             shaped = {self.of(v).id: self.of(v) for v in op.operands() if not _rank0(v)}
             if len(shaped) == 1:
                 self.rep[op.out.id] = next(iter(shaped.values()))
@@ -108,13 +153,13 @@ class _Classes:
                 self.float64.add(op.out.id)
         elif op.prim == "unbroadcast":
             # in an adjoint ``x`` is the broadcast of the operand, so the sum has its shape
-            source = _shape_source(op.args.get("shape"))
+            source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
             if self.is_float64(op.args["x"]):
                 self.float64.add(op.out.id)  # a sum of float64 is float64
         elif op.prim in _SHAPED_BY_ARG and len(op.outputs) == 1:
-            source = _shape_source(op.args.get("shape"))
+            source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
             x = op.args.get("x")
@@ -143,15 +188,19 @@ def _shape_source(s: Any) -> Value | None:
 def shapes(fn: Function) -> None:
     classes = _Classes()
     classes.shaped_like = _plain_matmul_adjoints(fn)
+    classes.popped = popped_items(fn)
     mapping: dict[Value, Value] = {}
-    for op in fn.body.ops:
+
+    def visit(op: Op, visible: set[int]) -> None:
         op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
         classes.visit(op)
-        new = _rewrite(op, classes)
+        new = _rewrite(op, classes, visible)
         if new is not None:
             if new.name is None and new.adjoint_of is None and new.op is not None:
                 new.name, new.adjoint_of = op.out.name, op.out.adjoint_of  # keep ``dx``
             mapping[op.out] = new
+
+    walk(fn, classes, visit)  # every block: loop and branch bodies too (``blocks.py``)
     replace_uses(fn, mapping)
     _lazy_unreduce(fn, classes)
     _shapes_early(fn)
@@ -233,15 +282,15 @@ def _next_op(ops: list[Op], op: Op, moved: list[Op]) -> Op | None:
     return None
 
 
-def _rewrite(op: Op, classes: _Classes) -> Value | None:
+def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
     a = op.args
     if op.prim == "shape" and isinstance(a.get("x"), Value):
         rep = classes.of(a["x"])
-        if rep is not a["x"] and _known_rank(rep):
-            op.args = {**a, "x": rep}
+        if rep is not a["x"] and _known_rank(rep) and rep.id in visible:
+            op.args = {**a, "x": rep}  # (a loop then computes the same shape each time)
         return None
-    if op.prim == "unbroadcast":
-        source = _shape_source(a.get("shape"))
+    if op.prim in ("unbroadcast", "rebroadcast"):  # (a tangent's, in forward mode)
+        source = classes.shape_source(a.get("shape"))
         if source is not None and classes.same(a["x"], source):
             return a["x"]
     if op.prim == "like" and _float64_array(a["x"]) and isinstance(a["d"], Value):

@@ -18,7 +18,7 @@ def jvp_loop_with_branch(x, n, tangent):
             # line 71: acc = acc * x
             acc_1 = acc * x
             _t3 = dacc * x + dx * acc
-            _t4 = np.shape(acc_1)
+            _t4 = np.shape(x)
             dacc_1 = rebroadcast(_t3, _t4)
         else:
             # line 73: acc = acc + np.sin(acc)
@@ -26,7 +26,7 @@ def jvp_loop_with_branch(x, n, tangent):
             _t6 = dacc * np.cos(acc)
             acc_1 = acc + _t5
             _t7 = dacc + _t6
-            _t8 = np.shape(acc_1)
+            _t8 = np.shape(x)
             dacc_1 = rebroadcast(_t7, _t8)
         acc, dacc = acc_1, dacc_1
     # line 74: return np.sum(acc)

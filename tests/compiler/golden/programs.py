@@ -166,3 +166,15 @@ PROGRAMS = {
     "data_fit": (data_fit, "grad", 0, (A,)),
     "compile_time_control": (compile_time_control, "grad", 0, (A * 0.3,)),
 }
+
+
+def loop_passes(x, k, n):
+    # loop passes: -k and np.cos(x) hoisted, y's shape known in the body (no unbroadcast),
+    # sin/cos the forward loop computed popped (not recomputed), a + -b folded to a - b
+    y = x
+    for _ in range(n):
+        y = y + 0.1 * (-k * np.sin(y)) * np.cos(y) - -np.cos(x)
+    return np.sum(y * y)
+
+
+PROGRAMS["loop_passes"] = (loop_passes, "grad", (0, 1), (A * 0.4, 1.7, 4))

@@ -7,38 +7,37 @@ from srcgrad.rules.setitem import setitem
 
 
 def grad_running_sums(x):
+    _t1 = np.shape(x)
     # line 101: y = np.zeros_like(x)
     y = np.zeros_like(x)
     # line 103: for i in range(len(x)):
-    _t1 = len(x)
+    _t2 = len(x)
     tape = []
     total = 0.0
-    for i in range(_t1):
-        _t2 = np.shape(y)
+    for i in range(_t2):
+        _t3 = np.shape(y)
         # line 104: total = total + x[i] * x[i]
-        _t3 = x[i]
-        total = total + _t3 * _t3
-        _t4 = np.shape(total)
+        _t4 = x[i]
+        total = total + _t4 * _t4
+        _t5 = np.shape(total)
         # line 105: y[i] = total
         y[i] = total
-        tape.append((_t2, _t4, _t3))
+        tape.append((_t3, _t5, _t4))
     # line 103: for i in range(len(x)):
-    _t5 = np.shape(y)
+    _t6 = np.shape(y)
     # line 106: return np.sum(y)
-    dy = unreduce(seed_one(np.sum(y)), _t5)
+    dy = unreduce(seed_one(np.sum(y)), _t6)
     # line 103: for i in range(len(x)):
     dtotal = zeros_of(total)
     dx = zeros_of(x)
-    for i_1 in reversed(range(_t1)):
-        _t6, _t7, _t8 = tape.pop()
+    for i_1 in reversed(range(_t2)):
+        _t7, _t8, _t9 = tape.pop()
         # line 105: y[i] = total
-        _t9 = setitem(dy, 0.0, i_1)
-        dy_1 = unbroadcast(_t9, _t6)
-        dtotal = dtotal + unbroadcast(dy[i_1], _t7)
+        _t10 = setitem(dy, 0.0, i_1)
+        dy_1 = unbroadcast(_t10, _t7)
+        dtotal = dtotal + unbroadcast(dy[i_1], _t8)
         # line 104: total = total + x[i] * x[i]
-        _t10 = unbroadcast(dtotal, ()) * _t8
-        _t11 = np.shape(x)
-        dx_1 = scatter_add(_t10, _t11, i_1)
+        dx_1 = scatter_add(unbroadcast(dtotal, ()) * _t9, _t1, i_1)
         dx_2 = dx_1 + dx_1
         # line 103: for i in range(len(x)):
         dx = dx + dx_2

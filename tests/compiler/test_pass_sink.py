@@ -1,0 +1,82 @@
+"""Loop results computed last (``passes/sink.py``): a loop-carried number's next value is
+computed after the last read of its current value, so the emitted loop assigns the loop
+variable directly (``y = y * x + math.sin(y)``), as a person writes it; a ``print`` between
+keeps the order in which the user's code raises and prints."""
+
+import math
+
+import pytest
+
+import srcgrad as sg
+from tests.compiler.test_pass_loops import newton, scalar_loop
+from tests.fd import numeric_gradient, numeric_hessian
+
+
+def _body(text: str) -> list[str]:
+    start = text.index("for i in range")
+    return [line.strip() for line in text[start:].splitlines()[1:]
+            if line.startswith("        ") and not line.strip().startswith("#")]
+
+
+def test_the_forward_tangent_loop_assigns_the_loop_variables_directly():
+    text = sg.source(sg.grad(scalar_loop), 0.5, 20)
+    body = _body(text)
+    assert body == ["dy = dy * x + y + dy * math.cos(y)", "y = y * x + math.sin(y)"], text
+    for x in (0.3, 0.5, 0.9):
+        assert sg.grad(scalar_loop)(x, 20) == pytest.approx(
+            float(numeric_gradient(scalar_loop, (x, 20), {}, 0)), rel=1e-6)
+
+
+def two_carried(x, n):
+    a, b = x, 1.0
+    for _ in range(n):
+        a_next = a * b + math.sin(b)
+        b = b * 0.5 + math.cos(a)
+        a = a_next
+    return a + b
+
+
+@pytest.mark.parametrize("fn, args", [(two_carried, (0.6, 7)), (newton, (1.3,)),
+                                      (scalar_loop, (0.4, 9))],
+                         ids=["two_carried", "newton", "scalar_loop"])
+def test_sunk_loop_results_differentiate_in_every_mode(fn, args):
+    expected = float(numeric_gradient(fn, args, {}, 0))
+    assert sg.grad(fn)(*args) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    assert sg.vjp(fn)(*args, 1.0) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    _, tangent = sg.jvp(fn)(*args, 1.0)
+    assert tangent == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    assert sg.grad(sg.grad(fn))(*args) == pytest.approx(
+        float(numeric_hessian(sg.grad(fn, optimize=False), args, 0)), rel=1e-5, abs=1e-7)
+    assert sg.grad(fn)(*args) == pytest.approx(sg.grad(fn, optimize=False)(*args), rel=1e-12)
+
+
+def test_two_carried_values_read_each_others_old_values():
+    """``b``'s next value reads the old ``a``: ``a``'s next value may not be written into
+    ``a`` before it (the backend keeps a second name where a read follows)."""
+    for x in (0.2, 0.6, 1.4):
+        assert sg.grad(two_carried)(x, 7) == pytest.approx(
+            float(numeric_gradient(two_carried, (x, 7), {}, 0)), rel=1e-6)
+        assert sg.vjp(two_carried)(x, 7, 1.0) == pytest.approx(
+            float(numeric_gradient(two_carried, (x, 7), {}, 0)), rel=1e-6)
+
+
+def printed_steps(x, n):
+    y = x
+    for _ in range(n):
+        y_next = 1.0 / y
+        print("step", y)
+        y = y_next
+    return y
+
+
+def test_a_print_keeps_the_order_of_the_users_exception(capsys):
+    """``1.0 / y`` raises before the print at ``y == 0``: moved after it, the print would
+    run first."""
+    with pytest.raises(ZeroDivisionError):
+        printed_steps(0.0, 2)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(ZeroDivisionError):
+        sg.grad(printed_steps)(0.0, 2)
+    assert capsys.readouterr().out == ""
+    assert sg.grad(printed_steps)(2.0, 3) == pytest.approx(
+        float(numeric_gradient(printed_steps, (2.0, 3), {}, 0)), rel=1e-6)
