@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import LINEAR, defrule
 
 Shape = tuple[int, ...]
@@ -29,7 +29,7 @@ Shape = tuple[int, ...]
 
 def _resolved(indices: Any, n: int, mode: str) -> Any:
     """The positions ``take`` reads for ``indices`` on an axis of length ``n``."""
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     if mode == "wrap":
         return idx % n
     if mode == "clip":
@@ -43,7 +43,7 @@ def take_adjoint(c: Any, shape: Shape, indices: Any, axis: Any = None,
     """Zeros of ``shape`` with ``c`` added where ``np.take(x, indices, axis, mode=mode)``
     read it (repeated indices accumulate)."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     if axis is None:
         flat = np.zeros(math.prod(shape), dtype=c.dtype)
         np.add.at(flat, _resolved(indices, flat.size, mode), c)
@@ -59,7 +59,7 @@ def _along_index(indices: Any, axis: int, shape: Shape) -> tuple[Any, ...]:
     """The fancy index ``take_along_axis`` reads an array of ``shape`` through: ``indices``
     on ``axis``, an ``arange`` on every other axis (0 where the array's size-1 axis was
     broadcast against a longer one of ``indices``)."""
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     parts: list[Any] = []
     for d, n in enumerate(shape):
         if d == axis:
@@ -78,7 +78,7 @@ def take_along_adjoint(c: Any, shape: Shape, indices: Any, axis: Any = -1) -> An
     """Zeros of ``shape`` with ``c`` added where ``np.take_along_axis(x, indices, axis)``
     read it (repeated indices accumulate)."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     if axis is None:
         flat = np.zeros(math.prod(shape), dtype=c.dtype)
         np.add.at(flat, _resolved(indices, flat.size, "raise"), c)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import getitem, unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
 from .torch_names import squeeze_node, transpose_node
@@ -97,7 +97,7 @@ def tile_adjoint(c: Any, shape: Shape, reps: Any) -> Any:
 def repeat_adjoint(c: Any, shape: Shape, repeats: Any, axis: Any = None) -> Any:
     """Sum the copies ``repeat(x, repeats, axis)`` made: ``c`` back to ``x``'s ``shape``."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     a = 0 if axis is None else axis % len(shape)
     n = math.prod(shape) if axis is None else shape[a]
     owner = np.repeat(np.arange(n), repeats)  # which element each copy came from
@@ -117,7 +117,7 @@ defrule("repeat_adjoint", repeat_adjoint, inputs=("c",), params=("shape", "repea
 @dispatching
 def astype(x: Any, dtype: Any) -> Any:
     """``x`` converted to ``dtype`` (a copy), like ``x.astype(dtype)`` on any array type."""
-    return np.asarray(x).astype(dtype)
+    return as_array(x).astype(dtype)
 
 
 # --- the rules ------------------------------------------------------------------------------
