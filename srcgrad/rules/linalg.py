@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import as_array, dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, defrule
 
 Shape = tuple[int, ...]
@@ -88,9 +89,12 @@ def diag_adjoint(c: Any, shape: Shape, k: int = 0) -> Any:
     c = as_array(c)
     if len(shape) == 1:  # diag built a matrix from x; its adjoint reads the diagonal
         return np.diag(c, k)
-    z = np.zeros(shape, dtype=c.dtype)
     n = np.arange(c.shape[0])
-    z[n + max(-k, 0), n + max(k, 0)] = c
+    index = (n + max(-k, 0), n + max(k, 0))
+    if foreign(c):  # no item assignment into an ndarray: a gathering form
+        return _foreign.scatter(c, shape, index, accumulate=False)
+    z = np.zeros(shape, dtype=c.dtype)
+    z[index] = c
     return z
 
 

@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import as_array, dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .helpers import getitem, unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
 from .torch_names import squeeze_node, transpose_node
@@ -102,8 +103,11 @@ def repeat_adjoint(c: Any, shape: Shape, repeats: Any, axis: Any = None) -> Any:
     n = math.prod(shape) if axis is None else shape[a]
     owner = np.repeat(np.arange(n), repeats)  # which element each copy came from
     moved = np.moveaxis(c, a, 0)
-    total = np.zeros((n, *moved.shape[1:]), dtype=c.dtype)
-    np.add.at(total, owner, moved)
+    if foreign(c):  # no np.add.at on Dask/CuPy: a gathering form
+        total = _foreign.scatter(moved, (n, *moved.shape[1:]), owner, accumulate=True)
+    else:
+        total = np.zeros((n, *moved.shape[1:]), dtype=c.dtype)
+        np.add.at(total, owner, moved)
     return np.reshape(np.moveaxis(total, 0, a), shape)
 
 

@@ -2,8 +2,8 @@
 
 Issue 17's eleven program kinds (linear and logistic regression, an MLP, reductions with
 axis/keepdims, a bias broadcast, ``np.where``, a ``for`` loop, ``einsum``, relu, a
-``while`` loop) plus subscript reads and writes, ``np.max`` ties, matmul/dot adjoints and
-an ``if`` on data. Each :class:`Program` says which arguments are parameters (the ones
+``while`` loop) plus subscript reads and writes, ``np.max`` ties, matmul/dot adjoints,
+adjoints that add at an index (``repeat``, ``take``, ``diag``) and an ``if`` on data. Each :class:`Program` says which arguments are parameters (the ones
 differentiated) and which are data, and how many ``bool()`` tests of array values the
 program itself makes (a lazy array computes those, and nothing else).
 """
@@ -98,6 +98,12 @@ def matmul_and_dot(A, v):
     return np.sum((A @ A.T) @ v) + np.dot(v, A @ A[0]) + np.sum(np.matmul(v, A))
 
 
+def indexed_adjoints(M):
+    copies = np.sum(np.repeat(M, 2, axis=0) ** 2)
+    taken = np.sum(np.take(M, np.array([0, 2, 2]), axis=1) ** 2)
+    return copies + taken + np.sum(np.diag(M) ** 3) + np.sum(np.diag(M[0, :5]) * M[:, :5])
+
+
 def _halvings(M: np.ndarray) -> int:
     """How often ``while_loop`` halves its sum: its loop test runs once more than that."""
     s = float(np.sum(M ** 2))
@@ -164,5 +170,6 @@ PROGRAMS = [
     Program(subscript_reads, _matrix, (0,)),
     Program(subscript_writes, _matrix, (0,)),
     Program(max_ties, _tied, (0,), at_kink=True),
+    Program(indexed_adjoints, _matrix, (0,)),
     Program(matmul_and_dot, lambda r: (r.normal(size=(5, 6)), r.normal(size=5)), (0, 1)),
 ]
