@@ -70,6 +70,14 @@ def while_loop(M):
     return s
 
 
+def while_with_two_tests(M):
+    n = 0
+    while np.sum(M ** 2) > 1.0 and n < 10:
+        M = M * 0.5
+        n = n + 1
+    return np.sum(np.sin(M))
+
+
 def if_on_data(M):
     if np.sum(M) > 0:
         return np.sum(M ** 3)
@@ -108,6 +116,20 @@ def _halvings(M: np.ndarray) -> int:
     """How often ``while_loop`` halves its sum: its loop test runs once more than that."""
     s = float(np.sum(M ** 2))
     return max(0, math.ceil(math.log2(s))) if s > 1.0 else 0
+
+
+def _two_test_count(M: np.ndarray) -> int:
+    """How often the emitted ``while_with_two_tests`` tests its array condition: once per
+    trip as the program does (counted in plain NumPy), plus once. Known debt: the frontend
+    lowers ``a and b`` to a value (``a`` itself when it is false) that the loop tests again,
+    so the false ``a`` of the last trip is tested twice. (Before dead-code elimination
+    dropped the test peeled before the loop, it was plus two.)"""
+    count, n = 0, 0
+    while True:
+        count += 1
+        if not (np.sum(M ** 2) > 1.0 and n < 10):
+            return count + 1
+        M, n = M * 0.5, n + 1
 
 
 @dataclass(frozen=True)
@@ -166,6 +188,7 @@ PROGRAMS = [
             (0, 1)),
     Program(relu_layer, lambda r: (r.normal(size=(5, 6)), r.normal(size=(4, 6))), (0,)),
     Program(while_loop, _matrix, (0,), branch_tests=lambda M: _halvings(M) + 1),
+    Program(while_with_two_tests, _matrix, (0,), branch_tests=_two_test_count),
     Program(if_on_data, _matrix, (0,), branch_tests=lambda M: 1),
     Program(subscript_reads, _matrix, (0,)),
     Program(subscript_writes, _matrix, (0,)),

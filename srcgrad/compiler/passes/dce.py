@@ -4,7 +4,8 @@
     %1 = cos(x=%a)                 ->    %1 = cos(x=%a)
     return %1                            return %1
 
-An ``if``'s results nothing reads are dropped from both branches first.
+An ``if``'s results nothing reads are dropped from both branches first; an ``if`` left
+with no results and nothing in either branch is dropped with its test.
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ def _block(block: Block, live: set[int]) -> None:
             continue
         if op.prim == "if":
             _prune_if(op, live)
+            for r in op.regions:
+                _block(r, live)
+            if not op.outputs and not any(r.ops for r in op.regions):
+                # nothing left in either branch (a `while` test peeled before its loop):
+                # the test itself is dead, and on a lazy (Dask) value it would compute
+                continue
+            kept.append(op)
+            live.update(v.id for v in op.operands())
+            continue
         kept.append(op)
         live.update(v.id for v in op.operands())
         for r in op.regions:
