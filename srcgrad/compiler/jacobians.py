@@ -10,10 +10,13 @@ output element). Each call picks the mode from the actual sizes (:func:`choose_m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from srcgrad.rules.dispatch import foreign
 
 from . import structure as S
 from .trees import tree_leaves, tree_map
@@ -28,18 +31,33 @@ def choose_mode(out_size: int, in_size: int) -> str:
     return REVERSE if out_size < in_size else FORWARD
 
 
+def _size(x: Any) -> int:
+    """``np.size`` from the shape: Dask does not implement ``np.size`` (it would compute)."""
+    return math.prod(np.shape(x))
+
+
+def _float_dtype(x: Any) -> Any:
+    return np.result_type(x.dtype if hasattr(x, "dtype") else np.result_type(x), 1.0)
+
+
 def _unit(x: Any, j: int) -> Any:
-    if type(x) is float or np.ndim(x) == 0 and not isinstance(x, np.ndarray):
+    if type(x) is float or np.ndim(x) == 0 and not isinstance(x, np.ndarray) \
+            and not foreign(x):
         return type(x)(1.0) if isinstance(x, np.generic) else 1.0
-    e = np.zeros(np.size(x), dtype=np.result_type(x, 1.0))
-    e[j] = 1.0
+    e = np.zeros(_size(x), dtype=_float_dtype(x))
+    e[j] = 1.0  # a NumPy unit vector: with foreign arguments the tangent pass is theirs
     return e.reshape(np.shape(x))
 
 
 def _zero(x: Any) -> Any:
     if type(x) is float:
         return 0.0
-    return np.zeros_like(x, dtype=np.result_type(x, 1.0))
+    return np.zeros_like(x, dtype=_float_dtype(x))
+
+
+def _as_float(t: Any) -> Any:
+    """A column or row as floats; a foreign one (Dask, CuPy) cast by its own library."""
+    return t.astype(np.float64) if foreign(t) else np.asarray(t, dtype=float)
 
 
 def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
@@ -71,8 +89,7 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
                 return structured()
             # A tuple result has no single row layout: forward mode, as before.
             if not isinstance(out, (tuple, list)):
-                mode = choose_mode(int(np.size(out)),
-                                   sum(int(np.size(x)) for x in inputs))
+                mode = choose_mode(_size(out), sum(_size(x) for x in inputs))
         J.last_mode = mode  # type: ignore[attr-defined]
         if mode == REVERSE:
             blocks = _by_rows(lambda seed: pb(*positional, seed, **keywords), out, inputs,
@@ -96,12 +113,12 @@ def _by_columns(push: Callable[[Any], Any], inputs: list[Any], values: list[Any]
     blocks = []
     for i, x in zip(wrt, inputs):
         columns, out = [], None
-        for j in range(int(np.size(x))):
+        for j in range(_size(x)):
             parts = [_unit(x, j) if k == i else _zero(values[k]) for k in wrt]
             out, t = push(tuple(parts) if tuple_wrt else parts[0])
             if _is_record(t):
                 raise _StructuredResult
-            columns.append(np.asarray(t, dtype=float))
+            columns.append(_as_float(t))
         stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
         blocks.append(stacked.reshape(np.shape(out) + np.shape(x)))
     return blocks
@@ -111,12 +128,12 @@ def _by_rows(pull: Callable[[Any], Any], out: Any, inputs: list[Any],
              tuple_wrt: bool) -> list[np.ndarray]:
     """One ``vjp`` pass per element of the result: the rows of every block at once."""
     rows: list[list[np.ndarray]] = [[] for _ in inputs]
-    for k in range(int(np.size(out))):
+    for k in range(_size(out)):
         cotangents = pull(_unit(out, k))
         if not tuple_wrt:
             cotangents = (cotangents,)
         for row, c in zip(rows, cotangents):
-            row.append(np.asarray(c, dtype=float))
+            row.append(_as_float(c))
     return [(np.stack(row, axis=0) if row else np.zeros((0,) + np.shape(x)))
             .reshape(np.shape(out) + np.shape(x)) for row, x in zip(rows, inputs)]
 
@@ -149,7 +166,7 @@ def tree_blocks(push: Callable[[Any], Any], inputs: list[Any], tuple_wrt: bool) 
         template = None
         for leaf_index, leaf in enumerate(leaves):
             columns = []
-            for j in range(int(np.size(leaf))):
+            for j in range(_size(leaf)):
                 unit = _unit_tree(x, leaf_index, j)
                 parts = [unit if k == n else zeros[k] for k in range(len(inputs))]
                 _, t = push(tuple(parts) if tuple_wrt else parts[0])
@@ -157,7 +174,7 @@ def tree_blocks(push: Callable[[Any], Any], inputs: list[Any], tuple_wrt: bool) 
                 columns.append(_leaves(t))
             outs = _leaves(template) if template is not None else []
             per_leaf.append([
-                np.stack([np.asarray(c[o], dtype=float) for c in columns], axis=-1)
+                np.stack([_as_float(c[o]) for c in columns], axis=-1)
                 .reshape(np.shape(outs[o]) + np.shape(leaf)) if columns else
                 np.zeros(np.shape(leaf)) for o in range(len(outs))])
         if template is None:

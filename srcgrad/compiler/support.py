@@ -23,12 +23,13 @@ bodies (and derived code being differentiated again) can call them on symbolic v
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules.dispatch import dispatching
+from srcgrad.rules.dispatch import dispatching, foreign
 
 _NUMBERS = (float, int, bool)
 
@@ -44,7 +45,8 @@ def seed_one(out: Any) -> Any:
     """``1`` shaped like the one-element ``out``; SrcGradError if it has more elements."""
     if type(out) is float:
         return 1.0
-    size = np.size(out)
+    # the shape, not np.size: on a lazy (Dask) result that would compute the forward pass
+    size = math.prod(out.shape) if foreign(out) else np.size(out)
     if size != 1:
         raise SrcGradError(
             f"sg.grad needs a function whose result has exactly one element; this result has "
@@ -55,10 +57,17 @@ def seed_one(out: Any) -> Any:
 
 
 def like(d: Any, x: Any) -> Any:
-    """``d`` with the type, shape and dtype of argument ``x``."""
+    """``d`` with the type, shape and dtype of argument ``x``; a foreign (Dask, CuPy)
+    gradient stays of its library, only its shape and dtype follow ``x``'s."""
     t = type(x)
     if t is float:
+        if foreign(d):
+            return np.reshape(d, ())
+        if getattr(type(d), "__srcgrad_primitives__", False):
+            return d  # a tangent being traced (forward mode over this cast): it passes as is
         return float(d)
+    if foreign(d) or (t is not np.ndarray and foreign(x)):
+        return _foreign_like(d, x)
     if isinstance(x, np.generic):
         return t(np.reshape(d, ()))
     if t is np.ndarray:
@@ -66,6 +75,19 @@ def like(d: Any, x: Any) -> Any:
                 or not d.flags.writeable):
             d = np.array(np.broadcast_to(d, x.shape), dtype=x.dtype)
         return d
+    return d
+
+
+def _foreign_like(d: Any, x: Any) -> Any:
+    """``like`` for a foreign gradient or argument: broadcast and cast with calls that
+    dispatch (``float()`` or ``np.array`` would compute a Dask array or copy a CuPy one to
+    the host), so a float argument's gradient is a 0-d array of the gradient's library."""
+    shape = tuple(getattr(x, "shape", ()))
+    if tuple(getattr(d, "shape", ())) != shape:
+        d = np.broadcast_to(d, shape)
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and d.dtype != dtype:
+        d = d.astype(dtype)
     return d
 
 

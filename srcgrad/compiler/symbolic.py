@@ -34,6 +34,7 @@ class Sym:
     """A symbolic array/scalar: NumPy code run on it records IR into the current builder."""
 
     __array_priority__ = 1000
+    __srcgrad_primitives__ = True  # helper primitives record here too (rules/dispatch.py)
     __slots__ = ("value",)
 
     def __init__(self, value: Value) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
@@ -74,7 +74,7 @@ def diff_bound(prepend: Any, append: Any, a_shape: Shape, axis: int, k: int) -> 
 def diff_adjoint(c: Any, n: int, axis: int, start: int, stop: int) -> Any:
     """``[start, stop)`` along ``axis`` of ``(D^T)^n c``, the cotangent of the joined array
     of ``diff(..., n, axis)`` for output cotangent ``c``."""
-    c = np.moveaxis(np.asarray(c), axis, -1)
+    c = np.moveaxis(as_array(c), axis, -1)
     for _ in range(int(n)):
         # the first difference's transpose: out[0] = -c[0], out[k] = c[k-1] - c[k],
         # out[-1] = c[-1]; i.e. minus the difference of c with a zero on each side
@@ -87,7 +87,7 @@ def diff_adjoint(c: Any, n: int, axis: int, start: int, stop: int) -> Any:
 def diff_embedded(c: Any, n: int, axis: int, start: int, stop: int, out_shape: Shape) -> Any:
     """``diff(z, n, axis)`` of zeros ``z`` with ``c`` at ``[start, stop)`` along ``axis``,
     ``z`` as long as the joined array whose difference has ``out_shape``."""
-    c = np.asarray(c)
+    c = as_array(c)
     out_shape = tuple(out_shape)
     ax = int(axis) % len(out_shape)
     shape = list(out_shape)

@@ -6,6 +6,17 @@ symbolic value) to that type's ``__array_function__``. The helper primitives the
 ``sg.defvjp`` must do the same, so that a rule body run on Tensors records a graph and run
 on symbolic values records IR. :func:`dispatching` wraps a plain NumPy implementation so it
 offers the call to every overriding argument first, exactly as NumPy's own functions do.
+
+Only types that know srcgrad's primitives are offered them: a class opts in with the class
+attribute ``__srcgrad_primitives__ = True`` (the runtime's Tensor, the compiler's symbolic
+values, the tests' recording array). Any other array type (Dask, CuPy, ...) does not know
+``unbroadcast``: Dask would warn, compute every input into the client and run the helper on
+NumPy; CuPy would return NotImplemented. For those the implementation itself runs, and it is
+written with NumPy functions and operators that dispatch to the array's own library
+(DESIGN.md principle 13), so a Dask gradient stays lazy and a CuPy one stays on the device.
+:func:`foreign` tells an implementation when it holds such an array (to take a dispatching
+formulation instead of an ndarray-only fast path); :func:`as_array` is ``np.asarray`` that
+leaves such an array alone.
 """
 
 from __future__ import annotations
@@ -22,6 +33,25 @@ _NDARRAY_HANDLER = np.ndarray.__array_function__
 def _overriding(value: Any) -> bool:
     handler = getattr(type(value), "__array_function__", None)
     return handler is not None and handler is not _NDARRAY_HANDLER
+
+
+def _knows_primitives(value: Any) -> bool:
+    return getattr(type(value), "__srcgrad_primitives__", False) is True
+
+
+def foreign(value: Any) -> bool:
+    """Is ``value`` an array of another library (Dask, CuPy, ...): one that overrides NumPy's
+    dispatch but does not know srcgrad's primitives? Their implementations then must not
+    convert it to an ndarray, allocate with NumPy or write in place."""
+    return type(value) is not np.ndarray and _overriding(value) and not _knows_primitives(value)
+
+
+def as_array(value: Any) -> Any:
+    """``np.asarray(value)``, except that a foreign array stays what it is (converting a Dask
+    array computes it; converting a CuPy array copies it to the host or fails)."""
+    if type(value) is np.ndarray or not foreign(value):
+        return np.asarray(value)
+    return value
 
 
 def _candidates(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
@@ -46,17 +76,19 @@ def _plain(value: Any) -> bool:
 
 
 def overriding_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-    """Arguments whose type overrides NumPy's dispatch, subclasses before superclasses."""
+    """Arguments whose type overrides NumPy's dispatch and knows srcgrad's primitives,
+    subclasses before superclasses."""
     found: list[Any] = []
     for a in _candidates(args, kwargs):
-        if _overriding(a) and all(type(a) is not type(f) for f in found):
+        if _overriding(a) and _knows_primitives(a) and all(type(a) is not type(f) for f in found):
             found.append(a)
     found.sort(key=lambda a: -len(type(a).__mro__))
     return found
 
 
 def dispatching(impl: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap ``impl`` so foreign array types see the call through ``__array_function__``."""
+    """Wrap ``impl`` so types that know srcgrad's primitives see the call through their
+    ``__array_function__``; with any other argument types ``impl`` runs itself."""
 
     @functools.wraps(impl)
     def primitive(*args: Any, **kwargs: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import ELEMENTWISE, NONDIFF, defrule
 from .torch_names import clip_node, power_node, scalar_form, subtract_node
 
@@ -195,9 +195,9 @@ def clip_mask(x: Any, a_min: Any, a_max: Any) -> Any:
     """Where ``clip`` passes the gradient: inside the bounds, bounds included (PyTorch)."""
     inside = np.ones(np.shape(x), dtype=bool)
     if a_min is not None:
-        inside = inside & (np.asarray(x) >= a_min)
+        inside = inside & (as_array(x) >= a_min)
     if a_max is not None:
-        inside = inside & (np.asarray(x) <= a_max)
+        inside = inside & (as_array(x) <= a_max)
     return inside
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import ELEMENTWISE, defrule
 
 DEG = math.pi / 180.0  # Python floats: float32 stays float32 (NEP 50)
@@ -95,7 +95,7 @@ def _sinc_closed(x: np.ndarray, n: int) -> np.ndarray:
 @dispatching
 def sinc_derivative(x: Any, n: int) -> Any:
     """The ``n``-th derivative of ``np.sinc`` at ``x`` (``n >= 1``), in ``x``'s float dtype."""
-    x = np.asarray(x)
+    x = as_array(x)
     work = x if np.issubdtype(x.dtype, np.floating) else x.astype(np.float64)
     near = np.abs(work) < _SERIES_BELOW
     with np.errstate(divide="ignore", invalid="ignore"):

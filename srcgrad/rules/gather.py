@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, defrule
 
 Shape = tuple[int, ...]
@@ -29,7 +30,7 @@ Shape = tuple[int, ...]
 
 def _resolved(indices: Any, n: int, mode: str) -> Any:
     """The positions ``take`` reads for ``indices`` on an axis of length ``n``."""
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     if mode == "wrap":
         return idx % n
     if mode == "clip":
@@ -43,15 +44,21 @@ def take_adjoint(c: Any, shape: Shape, indices: Any, axis: Any = None,
     """Zeros of ``shape`` with ``c`` added where ``np.take(x, indices, axis, mode=mode)``
     read it (repeated indices accumulate)."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     if axis is None:
-        flat = np.zeros(math.prod(shape), dtype=c.dtype)
-        np.add.at(flat, _resolved(indices, flat.size, mode), c)
-        return np.reshape(flat, shape)
+        size = math.prod(shape)
+        return np.reshape(_added((size,), _resolved(indices, size, mode), c), shape)
     a = int(axis) % len(shape)
+    return _added(shape, (*(slice(None),) * a, _resolved(indices, shape[a], mode)), c)
+
+
+def _added(shape: Shape, index: Any, c: Any) -> Any:
+    """Zeros of ``shape`` with ``c`` added at ``index`` (``np.add.at``; on a foreign array,
+    which has no ``np.add.at``, the gathering form of ``foreign.scatter``)."""
+    if foreign(c):
+        return _foreign.scatter(c, shape, index, accumulate=True)
     z = np.zeros(shape, dtype=c.dtype)
-    idx = _resolved(indices, shape[a], mode)
-    np.add.at(z, (*(slice(None),) * a, idx), c)
+    np.add.at(z, index, c)
     return z
 
 
@@ -59,7 +66,7 @@ def _along_index(indices: Any, axis: int, shape: Shape) -> tuple[Any, ...]:
     """The fancy index ``take_along_axis`` reads an array of ``shape`` through: ``indices``
     on ``axis``, an ``arange`` on every other axis (0 where the array's size-1 axis was
     broadcast against a longer one of ``indices``)."""
-    idx = np.asarray(indices)
+    idx = as_array(indices)
     parts: list[Any] = []
     for d, n in enumerate(shape):
         if d == axis:
@@ -78,20 +85,17 @@ def take_along_adjoint(c: Any, shape: Shape, indices: Any, axis: Any = -1) -> An
     """Zeros of ``shape`` with ``c`` added where ``np.take_along_axis(x, indices, axis)``
     read it (repeated indices accumulate)."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     if axis is None:
-        flat = np.zeros(math.prod(shape), dtype=c.dtype)
-        np.add.at(flat, _resolved(indices, flat.size, "raise"), c)
-        return np.reshape(flat, shape)
+        size = math.prod(shape)
+        return np.reshape(_added((size,), _resolved(indices, size, "raise"), c), shape)
     a = int(axis) % len(shape)
     idx = _resolved(indices, shape[a], "raise")
-    z = np.zeros(shape, dtype=c.dtype)
     # the other axes of ``indices`` broadcast against the array's (NumPy allows size 1)
     target = tuple(n if d == a else max(n, m)
                    for d, (n, m) in enumerate(zip(idx.shape, shape)))
     idx = np.broadcast_to(idx, target)
-    np.add.at(z, _along_index(idx, a, shape), np.broadcast_to(c, target))
-    return z
+    return _added(shape, _along_index(idx, a, shape), np.broadcast_to(c, target))
 
 
 defrule("take_adjoint", take_adjoint, inputs=("c",), params=("shape", "indices", "axis", "mode"),

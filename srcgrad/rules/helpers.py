@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, NONDIFF, defrule
 
 Shape = tuple[int, ...]
@@ -83,7 +84,9 @@ def is_basic_index(index: Any) -> bool:
 @dispatching
 def scatter_add(x: Any, shape: Shape, index: Any) -> Any:
     """Zeros of ``shape`` (``x``'s dtype) with ``x`` added at ``index``; repeats accumulate."""
-    x = np.asarray(x)
+    if foreign(x):  # no in-place writes or np.add.at on Dask/CuPy: a gathering form
+        return _foreign.scatter(x, shape, index, accumulate=True)
+    x = as_array(x)
     z = np.zeros(tuple(shape), dtype=x.dtype)
     if is_basic_index(index):
         z[index] += x
@@ -95,7 +98,9 @@ def scatter_add(x: Any, shape: Shape, index: Any) -> Any:
 @dispatching
 def getitem(x: Any, index: Any) -> Any:
     """``x[index]``: subscript reads as a primitive."""
-    return np.asarray(x)[index]
+    if foreign(x) and not is_basic_index(index):
+        return _foreign.gather(x, index)
+    return as_array(x)[index]
 
 
 defrule("unbroadcast", unbroadcast, inputs=("x",), params=("shape",), kind=LINEAR,
@@ -119,6 +124,8 @@ def written_copy(x: Any, values: Any, index: Any) -> Any:
     """A copy of ``x`` with ``values`` written at ``index``: the forward value of both the
     compiler's ``setitem`` and the runtime's ``index_put`` (they differ in their derivative
     at repeated indices, not in what they compute). Plain, not a primitive."""
+    if foreign(x) or foreign(values):
+        return _foreign.written(x, values, index)
     result = np.array(x, copy=True)
     result[index] = values
     return result

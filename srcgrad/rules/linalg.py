@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, defrule
 
 Shape = tuple[int, ...]
@@ -41,7 +42,7 @@ defrule("inv", np.linalg.inv, inputs=("x",),
 @dispatching
 def as_columns(v: Any, b_shape: Shape) -> Any:
     """``v`` with a trailing axis when ``solve``'s ``b`` was 1-D (a vector is a column)."""
-    return np.asarray(v)[..., None] if len(tuple(b_shape)) == 1 else v
+    return as_array(v)[..., None] if len(tuple(b_shape)) == 1 else v
 
 
 defrule("as_columns", as_columns, inputs=("v",), params=("b_shape",), kind=LINEAR,
@@ -75,7 +76,7 @@ defrule("det", np.linalg.det, inputs=("x",),
 def trace_adjoint(c: Any, shape: Shape, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     """Zeros of ``shape`` with ``c`` along the ``offset`` diagonal of axes ``axis1, axis2``."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     a1, a2 = axis1 % len(shape), axis2 % len(shape)
     eye = np.eye(shape[a1], shape[a2], k=offset, dtype=c.dtype)
     return np.moveaxis(np.expand_dims(c, (-2, -1)) * eye, (-2, -1), (a1, a2))
@@ -85,12 +86,15 @@ def trace_adjoint(c: Any, shape: Shape, offset: int = 0, axis1: int = 0, axis2: 
 def diag_adjoint(c: Any, shape: Shape, k: int = 0) -> Any:
     """The adjoint of ``np.diag(x, k)`` for ``x`` of ``shape``: extract or embed."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     if len(shape) == 1:  # diag built a matrix from x; its adjoint reads the diagonal
         return np.diag(c, k)
-    z = np.zeros(shape, dtype=c.dtype)
     n = np.arange(c.shape[0])
-    z[n + max(-k, 0), n + max(k, 0)] = c
+    index = (n + max(-k, 0), n + max(k, 0))
+    if foreign(c):  # no item assignment into an ndarray: a gathering form
+        return _foreign.scatter(c, shape, index, accumulate=False)
+    z = np.zeros(shape, dtype=c.dtype)
+    z[index] = c
     return z
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .multi import Item, defmulti
 from .registry import LINEAR, defrule
 
@@ -48,7 +48,7 @@ def meshgrid_piece(xs: Any, index: int, indexing: str = "xy") -> Any:
 @dispatching
 def mesh_adjoint(c: Any, xs_shape: Any, index: int, indexing: str, item: int) -> Any:
     """The cotangent of input ``item`` from piece ``index``'s cotangent ``c``."""
-    c = np.asarray(c)
+    c = as_array(c)
     if item != index:
         return np.zeros(tuple(xs_shape[item]), dtype=c.dtype)
     _, axis = _grid(xs_shape, index, indexing)
@@ -60,7 +60,7 @@ def mesh_adjoint(c: Any, xs_shape: Any, index: int, indexing: str, item: int) ->
 def mesh_spread(c: Any, xs_shape: Any, index: int, indexing: str, item: int) -> Any:
     """The adjoint of :func:`mesh_adjoint`: ``c`` (shaped like input ``item``) spread over
     the grid along piece ``index``'s axis, or zeros of the grid when ``item != index``."""
-    c = np.asarray(c)
+    c = as_array(c)
     shape, axis = _grid(xs_shape, index, indexing)
     if item != index:
         return np.zeros(shape, dtype=c.dtype)

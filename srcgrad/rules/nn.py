@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import reduced_count
 from .registry import ELEMENTWISE, NONDIFF, defrule
 from .runtime_ops import sigmoid
@@ -199,7 +199,7 @@ def nll_weights(target: Any, weight: Any, shape: Any, dtype: Any, axis: int,
     """Zeros of ``shape`` holding ``weight[target]`` at each target's class along ``axis``
     (0 where the target is ``ignore_index``): ``nll_loss`` is ``-sum(W * x)``."""
     shape = tuple(shape)
-    t = np.asarray(target)
+    t = as_array(target)
     along = [1] * len(shape)
     along[axis] = shape[axis]
     classes = np.reshape(np.arange(shape[axis]), along)
@@ -212,7 +212,7 @@ def nll_weights(target: Any, weight: Any, shape: Any, dtype: Any, axis: int,
 def nll_loss(x: Any, target: Any, weight: Any = None, axis: int = 1, reduction: str = "mean",
              ignore_index: int = -100) -> Any:
     """``-x[target]`` per sample, weighted; ``mean`` divides by the weights' sum."""
-    x = np.asarray(x)
+    x = as_array(x)
     w = nll_weights(target, weight, x.shape, x.dtype, axis, ignore_index)
     picked = np.sum(w * x, axis=axis)
     if reduction == "mean":
@@ -254,7 +254,7 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 @dispatching
 def ndtr(x: Any) -> Any:
     """The standard normal CDF ``Phi(x) = erfc(-x / sqrt 2) / 2`` (accurate in both tails)."""
-    a = np.asarray(x)
+    a = as_array(x)
     dtype = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
     return np.asarray(0.5 * _erfc(-a / math.sqrt(2.0)), dtype=dtype)
 

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .decompositions import svd_u, svd_vt
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import unreduce
 from .registry import defrule
 
@@ -165,7 +165,7 @@ def _svd_direction(x: Any, axis: tuple[int, int], k: int | None) -> Any:
 def norm_gradient(x: Any, out: Any, ord: Any, keepdims: bool = False) -> Any:
     """d norm / d x for ``norm(x, ord, axis=None)``, for a call bound before ``x``'s ndim
     was known (a generic compile): vector or matrix is decided here, at run time."""
-    x = np.asarray(x)
+    x = as_array(x)
     axis = resolve_norm({"ord": ord, "axis": None}, {"x": x.ndim})["axis"]
     if _euclidean(ord, axis):
         return x / _safe(unreduce(out, x.shape, axis, keepdims))

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
 
@@ -47,7 +47,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", constant_values: Any
 def pad_adjoint(c: Any, shape: Shape, pad_width: Any, mode: str = "constant") -> Any:
     """The adjoint of ``x -> pad(x, pad_width, mode)`` for ``x`` of ``shape``."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     widths = _widths(pad_width, len(shape))
     if mode == "constant":
         return c[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape))]
@@ -70,7 +70,7 @@ def pad_value_adjoint(c: Any, shape: Shape, pad_width: Any, value_shape: Shape,
     ``v`` of ``value_shape``: per ``(axis, side)``, the sum of ``c`` where that constant
     went (nowhere in a mode other than ``constant``, which ignores the constants)."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     ndim = len(shape)
     sums = np.zeros((ndim, 2), dtype=c.dtype)
     if mode == "constant":

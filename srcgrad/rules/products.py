@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import unbroadcast
 from .registry import BILINEAR, defrule
 from .torch_names import matmul_node
@@ -39,7 +39,7 @@ Shape = tuple[int, ...]
 # --- matmul: 1-D operands are promoted (x to a row, y to a column) -------------------------
 def _matmul_out_as_matrix(c: Any, x_ndim: int, y_ndim: int) -> Any:
     """Re-insert the axes ``matmul`` dropped for 1-D operands (y's column, then x's row)."""
-    c = np.asarray(c)
+    c = as_array(c)
     if y_ndim == 1:
         c = c[..., None]
     if x_ndim == 1:
@@ -48,7 +48,7 @@ def _matmul_out_as_matrix(c: Any, x_ndim: int, y_ndim: int) -> Any:
 
 
 def _matmul_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
-    y = np.asarray(y)
+    y = as_array(y)
     c = _matmul_out_as_matrix(c, len(shape), y.ndim)
     y2 = y[:, None] if y.ndim == 1 else y
     gx = np.matmul(c, np.swapaxes(y2, -1, -2))
@@ -57,7 +57,7 @@ def _matmul_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
 
 
 def _matmul_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
-    x = np.asarray(x)
+    x = as_array(x)
     c = _matmul_out_as_matrix(c, x.ndim, len(shape))
     x2 = x[None, :] if x.ndim == 1 else x
     gy = np.matmul(np.swapaxes(x2, -1, -2), c)
@@ -67,7 +67,7 @@ def _matmul_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
 
 # --- dot: sums x's last axis against y's last (1-D) or second-to-last axis -----------------
 def _dot_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
-    y = np.asarray(y)
+    y = as_array(y)
     if not shape or y.ndim == 0:  # a scalar operand: dot is multiply
         return unbroadcast(np.multiply(c, y), shape)
     k = len(shape) - 1  # c's leading axes are x's free axes
@@ -77,7 +77,7 @@ def _dot_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
 
 
 def _dot_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
-    x = np.asarray(x)
+    x = as_array(x)
     if not shape or x.ndim == 0:
         return unbroadcast(np.multiply(x, c), shape)
     k = x.ndim - 1
@@ -87,7 +87,7 @@ def _dot_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
 
 # --- inner: sums the last axes of both ---------------------------------------------------
 def _inner_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
-    y = np.asarray(y)
+    y = as_array(y)
     if not shape or y.ndim == 0:
         return unbroadcast(np.multiply(c, y), shape)
     k = len(shape) - 1
@@ -95,7 +95,7 @@ def _inner_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
 
 
 def _inner_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
-    x = np.asarray(x)
+    x = as_array(x)
     if not shape or x.ndim == 0:
         return unbroadcast(np.multiply(x, c), shape)
     k = x.ndim - 1

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import inverse_permutation
@@ -38,7 +38,7 @@ def negated(shift: Any) -> Any:
     """``-shift`` for an int or a tuple of ints (``roll``'s inverse shift)."""
     if isinstance(shift, (tuple, list)):
         return tuple(-int(s) for s in shift)
-    return -np.asarray(shift) if np.ndim(shift) else -int(shift)
+    return -as_array(shift) if np.ndim(shift) else -int(shift)
 
 
 @dispatching
@@ -59,7 +59,7 @@ def diagonal_adjoint(c: Any, shape: Shape, offset: int = 0, axis1: int = 0,
                      axis2: int = 1) -> Any:
     """Zeros of ``shape`` with ``c`` (diagonal axis last, as ``np.diagonal`` puts it)
     written on the ``offset`` diagonal of axes ``axis1, axis2``."""
-    c = np.asarray(c)
+    c = as_array(c)
     z = np.zeros(tuple(shape), dtype=c.dtype)
     moved = np.moveaxis(z, (axis1, axis2), (-2, -1))  # a writable view of z
     n = c.shape[-1]

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching, foreign
 from .helpers import reduced_count, unreduce
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
@@ -62,7 +62,7 @@ def _kept(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
 @dispatching
 def fold_axes(x: Any, axis: Any = None) -> Any:
     """``x`` with the axes in ``axis`` moved last and merged into one axis."""
-    x = np.asarray(x)
+    x = as_array(x)
     axes = _axes(axis, x.ndim)
     moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
     return np.reshape(moved, (*_kept(x.shape, axes), math.prod(x.shape[a] for a in axes)))
@@ -80,7 +80,7 @@ def unfold_axes(y: Any, shape: tuple[int, ...], axis: Any = None) -> Any:
 @dispatching
 def prod_others(x: Any) -> Any:
     """Along the last axis, the product of every element but the one at each position."""
-    x = np.asarray(x)
+    x = as_array(x)
     ones = np.ones_like(x[..., :1])
     before = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
@@ -99,11 +99,14 @@ def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
     NumPy's max/min is NaN when a NaN is there; like PyTorch, the NaNs are then the
     selected elements (``arg`` = ``argmax``/``argmin`` returns the first NaN too).
     """
-    x = np.asarray(x)
+    x = as_array(x)
     dtype = x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64
     if axis is None:
         value = pick(x)
-        hits = np.isnan(x) if np.isnan(value) else x == value
+        if foreign(x):  # no branch on a value: bool() would compute a lazy (Dask) array
+            hits = np.where(np.isnan(value), np.isnan(x), x == value)
+        else:
+            hits = np.isnan(x) if np.isnan(value) else x == value
         return (hits / np.count_nonzero(hits)).astype(dtype)
     folded = fold_axes(x, axis)
     first = arg(folded, axis=-1)

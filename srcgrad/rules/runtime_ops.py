@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import getitem, scatter_add, unreduce, written_copy
 from .registry import ELEMENTWISE, LINEAR, NONDIFF, defrule
 from .torch_names import fill_node
@@ -46,7 +46,7 @@ def relu(x: Any) -> Any:
 def sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
     e = np.exp(-np.abs(x))
-    return np.where(np.asarray(x) >= 0, 1 / (1 + e), e / (1 + e))
+    return np.where(as_array(x) >= 0, 1 / (1 + e), e / (1 + e))
 
 
 @dispatching
@@ -94,13 +94,13 @@ def select(x: Any, index: Any) -> Any:
     parts = index if isinstance(index, tuple) else (index,)
     if not any(p is Ellipsis for p in parts):
         parts = (*parts, Ellipsis)  # an Ellipsis keeps a 0-d result a view, not a scalar
-    return np.asarray(x)[parts]
+    return as_array(x)[parts]
 
 
 @dispatching
 def slice_(x: Any, index: Any) -> Any:
     """``x[index]`` where ``index`` slices one dimension (a view)."""
-    return np.asarray(x)[index]
+    return as_array(x)[index]
 
 
 defrule("select", select, inputs=("x",), params=("index",), kind=LINEAR,
@@ -123,7 +123,7 @@ def index_put(x: Any, values: Any, index: Any) -> Any:
 @dispatching
 def copy_into(x: Any, src: Any) -> Any:
     """``src`` broadcast to ``x``'s shape in ``x``'s dtype (what ``x.copy_(src)`` leaves)."""
-    x = np.asarray(x)
+    x = as_array(x)
     return np.array(np.broadcast_to(src, x.shape), dtype=x.dtype)
 
 
@@ -153,13 +153,13 @@ defrule("fill", fill, inputs=("x", "value"), kind=LINEAR,
 @dispatching
 def take_flat(x: Any, region: Any) -> Any:
     """The elements of ``x`` at flat positions ``region`` (shaped like ``region``)."""
-    return np.reshape(np.asarray(x), (-1,))[region]
+    return np.reshape(as_array(x), (-1,))[region]
 
 
 @dispatching
 def put_flat(x: Any, shape: Any, region: Any) -> Any:
     """Zeros of ``shape`` with ``x`` added at flat positions ``region`` (the adjoint)."""
-    x = np.asarray(x)
+    x = as_array(x)
     flat = np.zeros(math.prod(shape), dtype=x.dtype)
     np.add.at(flat, np.reshape(region, (-1,)), np.reshape(np.broadcast_to(x, np.shape(region)),
                                                           (-1,)))
@@ -189,7 +189,7 @@ def amin(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 @dispatching
 def tie_share(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``1 / count`` where ``x`` equals the reduced ``out``, else 0 (NaN rows: 0 / 0)."""
-    x = np.asarray(x)
+    x = as_array(x)
     hits = x == unreduce(out, x.shape, axis, keepdims)
     share = hits / np.sum(hits, axis=axis, keepdims=True)
     return share.astype(x.dtype) if x.dtype.kind == "f" else share

@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .helpers import is_basic_index, written_copy
 from .registry import LINEAR, defrule
 
@@ -57,7 +58,10 @@ def setitem(x: Any, values: Any, index: Any) -> Any:
 def take_written(x: Any, index: Any) -> Any:
     """``x[index]``, with zeros where a later element of the same write hits the same
     position: the cotangent of ``v`` in ``y[index] = v`` given ``y``'s cotangent ``x``."""
-    x = np.asarray(x)
+    if foreign(x):
+        return x[index] if is_basic_index(index) else np.where(
+            _last_writes(np.shape(x), index), _foreign.gather(x, index), 0)
+    x = as_array(x)
     if is_basic_index(index):
         return x[index]
     return np.where(_last_writes(x.shape, index), x[index], 0)
@@ -67,7 +71,9 @@ def take_written(x: Any, index: Any) -> Any:
 def scatter_written(x: Any, shape: Shape, index: Any) -> Any:
     """Zeros of ``shape`` (``x``'s dtype) with ``x`` written at ``index``, the last write to
     a repeated position staying: the adjoint of :func:`take_written`."""
-    x = np.asarray(x)
+    if foreign(x):
+        return _foreign.scatter(x, shape, index, accumulate=False)
+    x = as_array(x)
     z = np.zeros(tuple(shape), dtype=x.dtype)
     z[index] = x
     return z

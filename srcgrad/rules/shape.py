@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from . import foreign as _foreign
+from .dispatch import as_array, dispatching, foreign
 from .helpers import getitem, unbroadcast
 from .registry import LINEAR, NONDIFF, defrule
 from .torch_names import squeeze_node, transpose_node
@@ -97,13 +98,16 @@ def tile_adjoint(c: Any, shape: Shape, reps: Any) -> Any:
 def repeat_adjoint(c: Any, shape: Shape, repeats: Any, axis: Any = None) -> Any:
     """Sum the copies ``repeat(x, repeats, axis)`` made: ``c`` back to ``x``'s ``shape``."""
     shape = tuple(shape)
-    c = np.asarray(c)
+    c = as_array(c)
     a = 0 if axis is None else axis % len(shape)
     n = math.prod(shape) if axis is None else shape[a]
     owner = np.repeat(np.arange(n), repeats)  # which element each copy came from
     moved = np.moveaxis(c, a, 0)
-    total = np.zeros((n, *moved.shape[1:]), dtype=c.dtype)
-    np.add.at(total, owner, moved)
+    if foreign(c):  # no np.add.at on Dask/CuPy: a gathering form
+        total = _foreign.scatter(moved, (n, *moved.shape[1:]), owner, accumulate=True)
+    else:
+        total = np.zeros((n, *moved.shape[1:]), dtype=c.dtype)
+        np.add.at(total, owner, moved)
     return np.reshape(np.moveaxis(total, 0, a), shape)
 
 
@@ -117,7 +121,7 @@ defrule("repeat_adjoint", repeat_adjoint, inputs=("c",), params=("shape", "repea
 @dispatching
 def astype(x: Any, dtype: Any) -> Any:
     """``x`` converted to ``dtype`` (a copy), like ``x.astype(dtype)`` on any array type."""
-    return np.asarray(x).astype(dtype)
+    return as_array(x).astype(dtype)
 
 
 # --- the rules ------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import LINEAR, NONDIFF, defrule
 
 
@@ -34,7 +34,7 @@ from .registry import LINEAR, NONDIFF, defrule
 def sort_order(x: Any, axis: Any, descending: bool = False) -> Any:
     """Stable argsort of ``x`` along ``axis`` (None: flattened); ``descending`` keeps tied
     elements in their order too."""
-    x = np.asarray(x)
+    x = as_array(x)
     if axis is None:
         x, axis = np.ravel(x), -1
     if descending:
@@ -45,7 +45,7 @@ def sort_order(x: Any, axis: Any, descending: bool = False) -> Any:
 @dispatching
 def sort_gather(c: Any, order: Any, axis: Any) -> Any:
     """``c``'s elements in ``order`` along ``axis`` (None: of the flattened ``c``)."""
-    c = np.asarray(c)
+    c = as_array(c)
     if axis is None:
         return np.ravel(c)[order]
     return np.take_along_axis(c, order, axis)
@@ -54,7 +54,7 @@ def sort_gather(c: Any, order: Any, axis: Any) -> Any:
 @dispatching
 def sort_scatter(c: Any, order: Any, shape: Any, axis: Any) -> Any:
     """Zeros of ``shape`` with ``c`` put back where ``order`` took each element from."""
-    c = np.asarray(c)
+    c = as_array(c)
     out = np.zeros(tuple(shape), dtype=c.dtype)
     if axis is None:
         out.reshape(-1)[order] = c  # an order is a permutation: no position twice

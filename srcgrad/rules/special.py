@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import ELEMENTWISE, defrule
 from .torch_names import polygamma_node
 
@@ -40,7 +40,7 @@ _ASYMPTOTIC_FROM = 15.0
 
 def _float_work(x: Any) -> tuple[np.ndarray, np.dtype]:
     """``x`` as a float64 array to compute in, and the float dtype to return."""
-    a = np.asarray(x)
+    a = as_array(x)
     dtype = a.dtype if np.issubdtype(a.dtype, np.floating) else np.dtype(np.float64)
     return a.astype(np.float64), dtype
 

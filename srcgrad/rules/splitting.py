@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import scatter_add
 from .multi import Item, ItemCountUnknown, defmulti, static_int, static_ints
 from .registry import LINEAR, NONDIFF, defrule
@@ -65,13 +65,13 @@ def unstack_index(x_shape: Any, axis: int, index: int) -> Any:
 def split_piece(x: Any, sections: Any, axis: int, index: int, equal: bool) -> Any:
     """Piece ``index`` of ``np.split(x, sections, axis)`` (``equal``) / ``np.array_split``:
     a view of ``x``, as NumPy's pieces are."""
-    return np.asarray(x)[split_index(np.shape(x), sections, axis, index, equal)]
+    return as_array(x)[split_index(np.shape(x), sections, axis, index, equal)]
 
 
 @dispatching
 def unstack_piece(x: Any, axis: int, index: int) -> Any:
     """``np.unstack(x, axis=axis)[index]``: a view of ``x``."""
-    return np.asarray(x)[unstack_index(np.shape(x), axis, index)]
+    return as_array(x)[unstack_index(np.shape(x), axis, index)]
 
 
 defrule("split_index", split_index, inputs=(),

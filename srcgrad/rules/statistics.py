@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import unbroadcast, unreduce
 from .reductions import _axes, fold_axes, unfold_axes
 from .registry import LINEAR, NONDIFF, defrule
@@ -127,7 +127,7 @@ def _float_dtype(x: np.ndarray) -> Any:
 @dispatching
 def median_weights(x: Any, axis: Any = None) -> Any:
     """How ``np.median``'s gradient is shared among ``x``'s elements (module docstring)."""
-    x = np.asarray(x)
+    x = as_array(x)
     folded = fold_axes(x, axis)
     n = folded.shape[-1]
     order = np.argsort(folded, axis=-1, kind="stable")
@@ -147,7 +147,7 @@ def _low_index(folded: np.ndarray) -> np.ndarray:
 @dispatching
 def median_low(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """PyTorch's median: the lower middle of each slice (NaN if the slice has one)."""
-    x = np.asarray(x)
+    x = as_array(x)
     folded = fold_axes(x, axis)
     value = np.take_along_axis(folded, _low_index(folded)[..., None], axis=-1)[..., 0]
     if keepdims:
@@ -159,7 +159,7 @@ def median_low(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 @dispatching
 def median_low_index(x: Any, axis: int, keepdims: bool = False) -> Any:
     """The index ``t.median(dim)`` returns along ``axis``."""
-    x = np.asarray(x)
+    x = as_array(x)
     index = _low_index(fold_axes(x, axis))
     return np.expand_dims(index, axis) if keepdims else index
 
@@ -167,7 +167,7 @@ def median_low_index(x: Any, axis: int, keepdims: bool = False) -> Any:
 @dispatching
 def median_low_weights(x: Any, axis: Any = None) -> Any:
     """How ``t.median()``'s gradient is shared (module docstring)."""
-    x = np.asarray(x)
+    x = as_array(x)
     folded = fold_axes(x, axis)
     dtype = _float_dtype(x)
     if axis is None:

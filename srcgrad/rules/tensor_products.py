@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .helpers import unbroadcast
 from .registry import BILINEAR, defrule
 
@@ -123,8 +123,8 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
           axis: Any = None) -> Any:
     """``np.cross(a, b, axisa, axisb, axisc, axis)``."""
     axisa, axisb, axisc = _cross_axes(axisa, axisb, axisc, axis)
-    am = np.moveaxis(np.asarray(a), axisa, -1)
-    bm = np.moveaxis(np.asarray(b), axisb, -1)
+    am = np.moveaxis(as_array(a), axisa, -1)
+    bm = np.moveaxis(as_array(b), axisb, -1)
     if am.shape[-1] == 2 and bm.shape[-1] == 2:
         return am[..., 0] * bm[..., 1] - am[..., 1] * bm[..., 0]
     return np.moveaxis(np.cross(_as_three(am), _as_three(bm)), -1, axisc)
@@ -137,7 +137,7 @@ def _levi_civita(na: int, nb: int, dtype: Any) -> Any:
 
 
 def _moved_cotangent(c: Any, axisc: int, both_two: bool) -> Any:
-    return np.asarray(c)[..., None] if both_two else np.moveaxis(np.asarray(c), axisc, -1)
+    return as_array(c)[..., None] if both_two else np.moveaxis(as_array(c), axisc, -1)
 
 
 def _moved_shape(shape: Shape, axis: int) -> Shape:
@@ -151,7 +151,7 @@ def cross_adjoint_a(c: Any, b: Any, shape: Shape, axisa: int = -1, axisb: int = 
                     axisc: int = -1, axis: Any = None) -> Any:
     """The cotangent of ``a`` (of ``shape``) in ``cross(a, b, ...)`` for cotangent ``c``."""
     axisa, axisb, axisc = _cross_axes(axisa, axisb, axisc, axis)
-    bm = np.moveaxis(np.asarray(b), axisb, -1)
+    bm = np.moveaxis(as_array(b), axisb, -1)
     na, nb = tuple(shape)[axisa], bm.shape[-1]
     dtype = np.result_type(c, b)
     cm = _moved_cotangent(c, axisc, na == nb == 2)
@@ -164,7 +164,7 @@ def cross_adjoint_b(a: Any, c: Any, shape: Shape, axisa: int = -1, axisb: int = 
                     axisc: int = -1, axis: Any = None) -> Any:
     """The cotangent of ``b`` (of ``shape``) in ``cross(a, b, ...)`` for cotangent ``c``."""
     axisa, axisb, axisc = _cross_axes(axisa, axisb, axisc, axis)
-    am = np.moveaxis(np.asarray(a), axisa, -1)
+    am = np.moveaxis(as_array(a), axisa, -1)
     na, nb = am.shape[-1], tuple(shape)[axisb]
     dtype = np.result_type(a, c)
     cm = _moved_cotangent(c, axisc, na == nb == 2)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching
 from .registry import LINEAR, defrule
 
 
@@ -29,7 +29,7 @@ from .registry import LINEAR, defrule
 def lower(x: Any, diagonal: float = 1.0) -> Any:
     """The lower triangle of the matrices in ``x`` (last two axes), diagonal times
     ``diagonal``."""
-    x = np.asarray(x)
+    x = as_array(x)
     rows, cols = x.shape[-2], x.shape[-1]
     mask = np.tri(rows, cols, dtype=x.dtype)
     if diagonal != 1.0:
@@ -40,7 +40,7 @@ def lower(x: Any, diagonal: float = 1.0) -> Any:
 @dispatching
 def inverse_gaps(w: Any) -> Any:
     """``1 / (w[..., j] - w[..., i])`` at ``[..., i, j]``, zero on the diagonal."""
-    w = np.asarray(w)
+    w = as_array(w)
     gaps = w[..., None, :] - w[..., :, None]
     off = ~np.eye(w.shape[-1], dtype=bool)
     # 1 on the diagonal before dividing: only a tie off the diagonal divides by zero

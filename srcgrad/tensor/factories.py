@@ -77,6 +77,22 @@ def _tensors_to_lists(values: Any) -> Any:
     return values
 
 
+_NDARRAY_FUNCTION = np.ndarray.__array_function__
+_FOREIGN_MESSAGE = (
+    "sg.tensor: {kind} is an array of another library (it has its own "
+    "__array_function__); the runtime (sg.Tensor) computes on NumPy in this process, so "
+    "making a Tensor of it would compute or copy it to the host, and np.array() of a lazy "
+    "array may even change its dtype. Differentiate the function itself with "
+    "sg.grad/sg.value_and_grad, which stays lazy on Dask and on the device on CuPy, or "
+    "convert explicitly: sg.tensor(np.asarray(x)) (for CuPy: x.get())")
+
+
+def _foreign_array(data: Any) -> bool:
+    """An array of another library (Dask, CuPy, ...): overrides NumPy's functions."""
+    handler = getattr(type(data), "__array_function__", None)
+    return handler is not None and handler is not _NDARRAY_FUNCTION
+
+
 def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False, device: Any = None
            ) -> Tensor:
     """A new leaf holding a copy of ``data``."""
@@ -91,6 +107,9 @@ def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False, device:
                             "int16, int8, uint8, and bool.")
     elif isinstance(data, np.generic):
         arr = np.array(data)
+    elif _foreign_array(data):
+        raise TypeError(_FOREIGN_MESSAGE.format(kind=f"{type(data).__module__}."
+                                                     f"{type(data).__qualname__}"))
     else:
         arr = _infer(data, target)
     if target is not None:

@@ -78,6 +78,7 @@ class NumpyProtocol:
     """NumPy interoperability of the Tensor."""
 
     __array_priority__ = 1000.0
+    __srcgrad_primitives__ = True  # helper primitives record a node too (rules/dispatch.py)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """The values, sharing memory unless a copy or another dtype is asked for."""

@@ -86,6 +86,7 @@ def _record(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 class Recorded:
     """An ndarray stand-in that logs every NumPy call it takes part in."""
 
+    __srcgrad_primitives__ = True  # helper primitives are recorded too (rules/dispatch.py)
     __slots__ = ("value", "tape")
 
     def __init__(self, value: Any, tape: Tape) -> None:

@@ -187,5 +187,8 @@ def _cast(b: Builder, d: Value | None, p: Value) -> Value:
     if t == T.FLOAT:
         if d.type == T.FLOAT:
             return d
-        return record_rule(STRUCTURAL["float"], [Sym(d)], {}).value
+        if d.type is not None and d.type.kind != "any":
+            return record_rule(STRUCTURAL["float"], [Sym(d)], {}).value
+        # of unknown type (it met an argument of another array library): like() casts it
+        # at run time, and leaves a Dask or CuPy 0-d gradient lazy / on the device
     return record_rule(STRUCTURAL["like"], [Sym(d), Sym(p)], {}).value

@@ -50,7 +50,14 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
     elif op.prim == "if":
         slots = [em.names.define(o) for o in op.outputs]
         then, other = op.regions
-        lines.append(f"{indent}if {src(em.expr(op.args['cond']))}:")
+        cond = op.args["cond"]
+        test = src(em.expr(cond))
+        if cond.id in em.retested and test.isidentifier():
+            # tested again by the reverse pass's `if`: test it once (bool() of a lazy Dask
+            # value computes it, and that must happen once per test the user wrote)
+            em.retested.discard(cond.id)
+            lines.append(f"{indent}{test} = bool({test})")
+        lines.append(f"{indent}if {test}:")
         em.block(then, lines, inner, slots=slots)
         lines.append(f"{indent}else:")
         em.block(other, lines, inner, slots=slots)
@@ -58,6 +65,20 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
         _loop(em, op, lines, indent, index)
     else:
         raise AssertionError(f"no emitter for region op {op.prim}")
+
+
+def retested_conditions(fn: Any) -> set[int]:
+    """Ids of the values that more than one ``if`` tests and nothing else reads, whose type
+    is not known to be a Python bool: the forward branch and the reverse pass's branch of
+    one user ``if``. The first ``if`` turns such a value into a bool once."""
+    tests: dict[int, int] = {}
+    for op in fn.body.walk():
+        if op.prim == "if":
+            c = op.args["cond"]
+            if isinstance(c, Value) and (c.type is None or c.type.kind != "bool"):
+                tests[c.id] = tests.get(c.id, 0) + 1
+    counts = fn.body.use_counts()
+    return {i for i, n in tests.items() if n > 1 and counts.get(i) == n}
 
 
 def _slot_names(em: Any, op: Op, index: int | None) -> list[str]:

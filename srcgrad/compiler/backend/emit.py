@@ -152,6 +152,7 @@ class _Emitter:
         self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
         self.inline: dict[int, Any] = {}  # value id -> the expression written in its place
+        self.retested = control.retested_conditions(fn)
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count

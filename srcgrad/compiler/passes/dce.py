@@ -33,7 +33,9 @@ def _block(block: Block, live: set[int]) -> None:
                 _block(r, live)
             if not op.outputs and not any(r.ops for r in op.regions) \
                     and _plain_truth(op.args.get("cond")):
-                continue  # ``if c: pass else: pass`` (a peeled loop test nothing reads)
+                # ``if c: pass else: pass`` (a peeled loop test nothing reads); on a lazy
+                # (Dask) value the test would also compute
+                continue
             kept.append(op)
             live.update(v.id for v in op.operands())
             continue
@@ -56,7 +58,9 @@ def _prune_if(op: Op, live: set[int]) -> None:
 
 
 def _plain_truth(cond: object) -> bool:
-    """Testing ``cond`` cannot raise: a Python or NumPy number (``if array:`` may raise
-    "truth value ... is ambiguous", the user's own error, which must stay)."""
+    """Testing ``cond`` need not stay: a Python or NumPy number cannot raise (``if array:``
+    may raise "truth value ... is ambiguous", the user's own error, which must stay). A
+    value of a type the compiler does not know (a Dask or CuPy array) is dropped too:
+    testing it would compute it, and a peeled loop test is tested again by the loop."""
     t = getattr(cond, "type", None)
-    return t is not None and (t.is_python_number or t.kind == "scalar")
+    return t is not None and (t.is_python_number or t.kind in ("scalar", "any"))

@@ -48,5 +48,5 @@ def grad_rnn_states(x, w):
     # line 110: h = 0.0 * x[0]
     dx = dx + scatter_add(dh * 0.0, _t1, 0)
     dx = like(dx, x)
-    dw = float(dw)
+    dw = like(dw, w)
     return dx, dw

@@ -1,0 +1,109 @@
+"""Gradients of a CuPy-like array type: the emitted code only dispatches, never converts.
+
+``DeviceArray`` (devicearray.py) answers NumPy's protocols as CuPy does: NumPy's own
+functions only, ``NotImplemented`` for anything else (a srcgrad helper offered to it would
+fail), and no conversion to an ndarray. The same programs as on Dask must give
+``DeviceArray`` gradients equal to finite differences of the NumPy program, with no
+function refused and ``bool()`` only where the program itself tests a value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from tests.fd import assert_close, directional_derivative, numeric_gradient
+from tests.foreign.devicearray import DeviceArray
+from tests.foreign.programs import PROGRAMS, Program
+
+_CASES = [(p, True) for p in PROGRAMS] + [(p, False) for p in PROGRAMS if p.has_data]
+
+
+def _on_device(fn, *args):
+    """``fn(*args)``, with the DeviceArray conversions and refusals it caused."""
+    DeviceArray.conversions = 0
+    DeviceArray.refused = []
+    result = fn(*args)
+    return result, DeviceArray.conversions, DeviceArray.refused
+
+
+def _leaves(result):
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+@pytest.mark.parametrize(("program", "all_on_device"), _CASES,
+                         ids=[f"{p.name}-{'all' if e else 'data'}" for p, e in _CASES])
+def test_cupy_like_gradient_stays_on_the_device_and_equals_finite_differences(
+        program: Program, all_on_device: bool):
+    args = program.make(np.random.default_rng(27))
+    moved = tuple(DeviceArray(a) if all_on_device or i not in program.params else a
+                  for i, a in enumerate(args))
+    grad = sg.grad(program.fn, wrt=program.params)
+    result, tests, refused = _on_device(grad, *moved)
+    assert refused == [], "a function CuPy does not have was offered to the array"
+    assert tests == program.tests(*args)
+    on_numpy = _leaves(grad(*args))
+    for k, (place, g) in enumerate(zip(program.params, _leaves(result), strict=True)):
+        assert type(g) is DeviceArray, f"gradient of argument {place} is {type(g).__name__}"
+        assert g.shape == args[place].shape and g.dtype == args[place].dtype
+        assert_close(g.get(), on_numpy[k], rtol=1e-12, atol=1e-12, what="device vs NumPy")
+        if not program.at_kink:
+            assert_close(g.get(), numeric_gradient(program.fn, args, None, place))
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+def test_cupy_like_forward_mode_stays_on_the_device(program: Program):
+    args = program.make(np.random.default_rng(28))
+    place = program.params[0]
+    tangent = np.random.default_rng(29).normal(size=args[place].shape)
+    (value, derivative), tests, refused = _on_device(
+        sg.jvp(program.fn, wrt=place), *map(DeviceArray, args), DeviceArray(tangent))
+    assert refused == [] and tests == program.tests(*args)
+    assert type(derivative) is DeviceArray
+    assert_close(value.get(), program.fn(*args), what="value")
+    if not program.at_kink:
+        assert_close(derivative.get(), directional_derivative(program.fn, args, {place: tangent}))
+
+
+def test_cupy_like_value_and_grad_of_a_float_parameter_is_a_0d_device_array():
+    X = np.random.default_rng(5).normal(size=(30, 2))
+
+    def loss(scale, X):
+        return np.sum(np.tanh(scale * X) ** 2)
+
+    (value, g), tests, refused = _on_device(sg.value_and_grad(loss), 0.3, DeviceArray(X))
+    assert refused == [] and tests == 0
+    assert type(g) is DeviceArray and g.shape == ()
+    assert_close(g.get(), numeric_gradient(loss, (0.3, X), None, 0))
+
+
+def test_cupy_like_array_refuses_conversion_and_foreign_functions():
+    """The stand-in is as strict as CuPy: what these tests pass is not for free."""
+    from srcgrad.rules.helpers import unbroadcast
+
+    x = DeviceArray(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        np.asarray(x)
+    with pytest.raises(TypeError):
+        float(DeviceArray(np.float64(1.0)))
+    assert x.__array_function__(unbroadcast, (DeviceArray,), (x, (3,)), {}) is NotImplemented
+    assert type(np.sum(x, axis=0)) is DeviceArray
+
+
+def test_srcgrad_helpers_run_themselves_on_a_cupy_like_array():
+    """rules/dispatch.py offers a helper primitive only to types that know srcgrad's
+    primitives; on a CuPy-like array it runs its own dispatching implementation."""
+    from srcgrad.rules.helpers import scatter_add, unbroadcast
+
+    DeviceArray.refused = []
+    x = DeviceArray(np.arange(6.0).reshape(2, 3))
+    summed = unbroadcast(x, (3,))
+    assert type(summed) is DeviceArray and DeviceArray.refused == []
+    assert_close(summed.get(), np.arange(6.0).reshape(2, 3).sum(axis=0), what="unbroadcast")
+    index = (np.array([0, 1, 0]), np.array([2, 2, 2]))
+    scattered = scatter_add(DeviceArray(np.array([1.0, 2.0, 4.0])), (2, 3), index)
+    expected = np.zeros((2, 3))
+    np.add.at(expected, index, [1.0, 2.0, 4.0])
+    assert type(scattered) is DeviceArray
+    assert_close(scattered.get(), expected, what="scatter_add with repeated positions")
