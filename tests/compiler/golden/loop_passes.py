@@ -41,5 +41,5 @@ def grad_loop_passes(x, k, n):
         dk = dk - _t12
     dx = dx + dy
     dx = like(dx, x)
-    dk = float(dk)
+    dk = like(dk, k)
     return dx, dk
