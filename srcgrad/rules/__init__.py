@@ -16,6 +16,7 @@ the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node 
 """
 
 from . import (  # noqa: F401
+    contract,  # einsum run as matmul (the adjoints of einsum and tensordot)
     decompositions,  # linalg
     differences,
     einsum,
