@@ -43,6 +43,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--min-sample-ms", type=float, help="override the minimum sample length")
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated subset")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes (smoke test only)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time by this thread's CPU time instead of wall time (a machine "
+                             "shared with other work: leaves out the time others ran)")
     parser.add_argument("--md", metavar="PATH", help="write the markdown report")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--readme", metavar="PATH",
@@ -89,14 +92,15 @@ def guarded(row: Row, build: Callable[[Row], None]) -> Row:
     return row
 
 
-def time_row(row: Row, plan: Any, extra: dict[str, tuple[str, str]] | None = None) -> None:
+def time_row(row: Row, plan: Any, clock: Callable[[], float],
+             extra: dict[str, tuple[str, str]] | None = None) -> None:
     """Interleaved medians of the row's calls; its ratio numerator / denominator and any
     ``extra`` ratios ``{name: (numerator, denominator)}``, each a median of per-round ratios."""
     from sgbench.timing import interleaved_medians, paired_ratio
 
     if row.result["status"] != "ok":
         return
-    medians = interleaved_medians(row.calls, plan)
+    medians = interleaved_medians(row.calls, plan, clock)
     row.result["median_s"] = {name: m["median_s"] for name, m in medians.items()}
     pairs = {"ratio": (row.numerator, row.denominator), **(extra or {})}
     for name, (top, bottom) in pairs.items():
@@ -233,7 +237,7 @@ def first_call_row(tiny: bool, repeats: int) -> Row:
     return guarded(row, build)
 
 
-def workload_row(key: str, plan: Any) -> Row:
+def workload_row(key: str, plan: Any, clock: Callable[[], float]) -> Row:
     """W1-W4 from ``run.py``'s workloads: srcgrad against both hand-written baselines."""
     from sgbench import measure, systems, workloads
 
@@ -244,7 +248,7 @@ def workload_row(key: str, plan: Any) -> Row:
     chosen = [systems.HandWritten(), systems.HandWrittenReverse(), systems.SrcGrad()]
     for system in chosen:
         system.load()
-    result = measure.measure_workload(workload, chosen, plan)["systems"]
+    result = measure.measure_workload(workload, chosen, plan, clock=clock)["systems"]
     entry = result["srcgrad"]
     if entry["status"] != "ok":
         reasons = "; ".join(a["reason"] for a in entry["attempts"])
@@ -266,6 +270,7 @@ def measure_all(args: argparse.Namespace) -> dict[str, Any]:
     plan = timing.TimingPlan(
         rounds=args.rounds or plan.rounds,
         min_sample_s=plan.min_sample_s if args.min_sample_ms is None else args.min_sample_ms / 1e3)
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     wanted = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = set(wanted) - set(ROWS)
     if unknown:
@@ -274,7 +279,9 @@ def measure_all(args: argparse.Namespace) -> dict[str, Any]:
         "command": " ".join(shlex.quote(a) for a in ["python", "benchmarks/programs.py",
                                                       *args.argv]),
         "machine": machine.describe_machine(args.threads), "tiny": args.tiny,
-        "plan": {"rounds": plan.rounds, "min_sample_s": plan.min_sample_s}, "rows": [],
+        "plan": {"rounds": plan.rounds, "min_sample_s": plan.min_sample_s},
+        "clock": "CPU time of the measuring thread" if args.cpu_time else "wall time",
+        "rows": [],
     }
     builders: dict[str, Callable[[], Row]] = {
         "mlp": lambda: mlp_row(args.tiny), "rk4": lambda: rk4_row(args.tiny),
@@ -289,11 +296,11 @@ def measure_all(args: argparse.Namespace) -> dict[str, Any]:
                      "tape_to_numpy_by_hand": ("tape", "numpy_by_hand")}}
     for key in (k for k in ROWS if k in wanted):
         if key.startswith("W") and key != "W5":
-            row = workload_row(key, plan)
+            row = workload_row(key, plan, clock)
         else:
             row = builders[key]()
             if row.unit == "ratio":
-                time_row(row, plan, extras.get(key))
+                time_row(row, plan, clock, extras.get(key))
         run["rows"].append(row.result)
         print(f"measured {key}", file=sys.stderr)
     run["machine"]["load_average_after"] = machine.load_average()
@@ -342,7 +349,8 @@ def to_markdown(run: dict[str, Any]) -> str:
         f"Machine: {m['platform']}; CPU {m['cpu']} ({m['cpus']} CPUs); Python {m['python']}; "
         f"numpy {m['numpy']}; {m['threads']} thread(s) ({m['blas_threads']}); load average "
         f"{m['load_average_at_start']} at the start, {m['load_average_after']} at the end.", "",
-        f"Timing: median of {run['plan']['rounds']} interleaved rounds (samples of at least "
+        f"Timing ({run['clock']}): median of {run['plan']['rounds']} interleaved rounds "
+        "(samples of at least "
         f"{run['plan']['min_sample_s'] * 1e3:g} ms); each ratio is the median of the per-round "
         "ratios. Every srcgrad result matched the hand-written derivative (rtol 1e-8; W5 at "
         "float32 precision) before it was timed." + (" TINY SIZES: smoke run only."
