@@ -110,7 +110,7 @@ def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
         # one axis (softmax's max shift): the first maximum's one-hot along it, without
         # moving and merging axes
         a = int(axis if isinstance(axis, (int, np.integer)) else axis[0]) % x.ndim
-        first = np.expand_dims(arg(x, axis=a), a)
+        first = arg(x, axis=a, keepdims=True)
         index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
         return (index == first).astype(dtype)
     folded = fold_axes(x, axis)
