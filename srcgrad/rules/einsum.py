@@ -229,6 +229,12 @@ defrule("einsum_delta", einsum_delta, inputs=("like",), params=("subscripts", "s
         kind=NONDIFF)
 
 
+def _with_item(items: Sequence[Any], i: int, value: Any) -> list[Any]:
+    replaced = list(items)
+    replaced[i] = value
+    return replaced
+
+
 def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
                 subscripts: str, i: int) -> Any:
     others = [op for j, op in enumerate(operands) if j != i]
@@ -250,7 +256,10 @@ defrule("einsum", np.einsum, inputs=("operands",), params=("subscripts", "optimi
         canonical=sublists_to_subscripts,
         view=True,  # einsum("ij->ji", a) and einsum("ii->i", a) return views of a
         vjp={"operands": lambda g, operands, operands_shape, subscripts, i:
-             _einsum_vjp(g, operands, operands_shape, subscripts, i)})
+             _einsum_vjp(g, operands, operands_shape, subscripts, i)},
+        # the tangent: the same einsum with operand i's tangent, run as matmul by contract
+        jvp={"operands": lambda t, operands, subscripts, i:
+             contract(subscripts, *_with_item(operands, i, t))})
 
 # The adjoints above call ``contract`` (einsum run as matmul, :mod:`.contract`); its rule
 # is einsum's, so their derivatives are contracts again

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from allmodes import check_all_modes
+from fd import numeric_gradient
 
 import srcgrad as sg
 from srcgrad.rules.contract import contract
@@ -81,3 +82,14 @@ def test_einsum_adjoint_is_emitted_as_a_contraction_not_a_generic_einsum():
     text = sg.source(sg.grad(attention_scores))
     assert "contract(einsum_grad_subscripts(" in text
     assert "np.einsum(einsum_grad_subscripts(" not in text
+
+
+def test_einsum_tangent_is_emitted_as_a_contraction_and_matches_differences():
+    sg.clear_cache()
+    text = sg.source(sg.jvp(attention_scores))
+    assert "contract('bqe,bke->bqk'," in text
+    x = W.copy()
+    u = np.random.default_rng(3).standard_normal(x.shape)
+    _, tangent = sg.jvp(attention_scores)(x, u)
+    want = np.sum(numeric_gradient(attention_scores, [x], {}, 0) * u)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6, atol=1e-8)
