@@ -12,8 +12,9 @@ median of the per-round ratios.
 from __future__ import annotations
 
 import statistics
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,15 +97,17 @@ def first_call_latency(attempt: Attempt, workload: Workload, repeats: int) -> fl
 
 
 def measure_workload(workload: Workload, systems: Sequence[System], plan: TimingPlan,
-                     compile_repeats: int = 1) -> dict[str, Any]:
-    """Check and time ``workload`` on ``systems`` (the first must be hand-written)."""
+                     compile_repeats: int = 1, clock: Callable[[], float] = time.perf_counter
+                     ) -> dict[str, Any]:
+    """Check and time ``workload`` on ``systems`` (the first must be hand-written);
+    ``clock`` as in :func:`.timing.interleaved_medians`."""
     assert isinstance(systems[0], HandWritten), "the hand-written baseline comes first"
     handwritten = systems[0]
     reference_call, _ = handwritten.build(next(iter(workload.variants.values())), workload)
     reference = handwritten.to_numpy(reference_call())
     attempts = [prepare(system, workload, reference) for system in systems]
     timed = {a.system.key: a.call for a in attempts if a.status == "ok" and a.call}
-    medians = interleaved_medians(timed, plan)
+    medians = interleaved_medians(timed, plan, clock)
     baseline = medians[handwritten.key]["median_s"]
     first_variant = next(iter(workload.variants))
     results: dict[str, Any] = {}

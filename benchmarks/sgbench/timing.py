@@ -28,9 +28,10 @@ class TimingPlan:
         return cls(rounds=5, min_sample_s=0.005) if quick else cls(rounds=15, min_sample_s=0.05)
 
 
-def calibrate(call: Callable[[], object], min_sample_s: float) -> int:
+def calibrate(call: Callable[[], object], min_sample_s: float,
+              clock: Callable[[], float] = timeit.default_timer) -> int:
     """The loop count (1, 2, 5, 10, 20, ...) whose total time reaches ``min_sample_s``."""
-    timer = timeit.Timer(call)
+    timer = timeit.Timer(call, timer=clock)
     number = 1
     while True:
         for factor in (1, 2, 5):
@@ -39,15 +40,18 @@ def calibrate(call: Callable[[], object], min_sample_s: float) -> int:
         number *= 10
 
 
-def interleaved_medians(calls: dict[str, Callable[[], object]],
-                        plan: TimingPlan) -> dict[str, dict[str, float]]:
+def interleaved_medians(calls: dict[str, Callable[[], object]], plan: TimingPlan,
+                        clock: Callable[[], float] = timeit.default_timer
+                        ) -> dict[str, dict[str, float]]:
     """Median seconds per call of each named callable, measured in rotating rounds.
 
+    ``clock`` is wall time by default; ``time.thread_time`` (CPU time of this thread)
+    leaves out the time other processes held the CPU, for a machine shared with others.
     Returns ``{name: {"median_s", "min_s", "number", "rounds"}}``.
     """
     names = list(calls)
-    timers = {name: timeit.Timer(calls[name]) for name in names}
-    numbers = {name: calibrate(calls[name], plan.min_sample_s) for name in names}
+    timers = {name: timeit.Timer(calls[name], timer=clock) for name in names}
+    numbers = {name: calibrate(calls[name], plan.min_sample_s, clock) for name in names}
     samples: dict[str, list[float]] = {name: [] for name in names}
     for round_index in range(plan.rounds):
         shift = round_index % len(names) if names else 0

@@ -72,7 +72,8 @@ def _plain(value: Any) -> bool:
     kind = type(value)
     if kind in _PLAIN:
         return True
-    return kind is tuple and all(type(v) in _PLAIN for v in value)
+    # one level of nesting (a tuple of shapes): overriding_args looks no deeper either
+    return kind is tuple and all(type(v) in _PLAIN or type(v) is tuple for v in value)
 
 
 def overriding_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:

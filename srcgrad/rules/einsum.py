@@ -21,12 +21,14 @@ is itself an einsum (``einsum_diagonal_subscripts`` / ``einsum_diagonal_shape``)
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .contract import contract
 from .dispatch import dispatching
 from .helpers import rebroadcast
 from .registry import BILINEAR, NONDIFF, defrule
@@ -88,6 +90,14 @@ def sublists_to_subscripts(args: Sequence[Any], kwargs: dict[str, Any]
 def _explicit(subscripts: str, shapes: Sequence[Shape]) -> tuple[list[str], str]:
     """Operand index strings and the output's, for operands of ``shapes``: ``...`` spelled
     out with fresh letters, and each size-1 axis that broadcasts given its own letter."""
+    ins, out = _explicit_cached(subscripts, tuple(tuple(s) for s in shapes))
+    return list(ins), out
+
+
+@functools.lru_cache(maxsize=4096)
+def _explicit_cached(subscripts: str, shapes: tuple[Shape, ...]) -> tuple[tuple[str, ...], str]:
+    # The emitted adjoint asks for these subscripts on every call, with the same shapes:
+    # parse once per (subscripts, shapes)
     text = subscripts.replace(" ", "")
     lhs, arrow, rhs = text.partition("->")
     ins = lhs.split(",")
@@ -110,7 +120,7 @@ def _explicit(subscripts: str, shapes: Sequence[Shape]) -> tuple[list[str], str]
             size[c] = max(size.get(c, 1), n)
     ins = ["".join(next(fresh) if n == 1 and size[c] > 1 else c for c, n in zip(s, shape))
            for s, shape in zip(ins, shapes)]
-    return ins, rhs
+    return tuple(ins), rhs
 
 
 @dispatching
@@ -219,18 +229,24 @@ defrule("einsum_delta", einsum_delta, inputs=("like",), params=("subscripts", "s
         kind=NONDIFF)
 
 
+def _with_item(items: Sequence[Any], i: int, value: Any) -> list[Any]:
+    replaced = list(items)
+    replaced[i] = value
+    return replaced
+
+
 def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
-                subscripts: str, i: int, optimize: Any) -> Any:
+                subscripts: str, i: int) -> Any:
     others = [op for j, op in enumerate(operands) if j != i]
     shape = operands_shape[i]
     if _repeats_in(subscripts, i):  # a diagonal: the cotangent goes back onto it
         delta = einsum_delta(g, subscripts, operands_shape, i)
-        kept = np.einsum(einsum_diagonal_subscripts(subscripts, operands_shape, i), g,
-                         *others, delta, optimize=optimize)
+        kept = contract(einsum_diagonal_subscripts(subscripts, operands_shape, i), g,
+                        *others, delta)
         return rebroadcast(np.reshape(
             kept, einsum_diagonal_shape(subscripts, operands_shape, i)), shape)
-    kept = np.einsum(einsum_grad_subscripts(subscripts, operands_shape, i), g, *others,
-                     optimize=optimize)
+    # contract, not np.einsum: the same sum, run as a (batched) matmul where it can be
+    kept = contract(einsum_grad_subscripts(subscripts, operands_shape, i), g, *others)
     return rebroadcast(np.reshape(kept, einsum_grad_shape(subscripts, operands_shape, i)),
                        shape)
 
@@ -239,5 +255,15 @@ defrule("einsum", np.einsum, inputs=("operands",), params=("subscripts", "optimi
         variadic="operands", kind=BILINEAR, form="subscripts, *operands, optimize=False",
         canonical=sublists_to_subscripts,
         view=True,  # einsum("ij->ji", a) and einsum("ii->i", a) return views of a
-        vjp={"operands": lambda g, operands, operands_shape, subscripts, i, optimize:
-             _einsum_vjp(g, operands, operands_shape, subscripts, i, optimize)})
+        vjp={"operands": lambda g, operands, operands_shape, subscripts, i:
+             _einsum_vjp(g, operands, operands_shape, subscripts, i)},
+        # the tangent: the same einsum with operand i's tangent, run as matmul by contract
+        jvp={"operands": lambda t, operands, subscripts, i:
+             contract(subscripts, *_with_item(operands, i, t))})
+
+# The adjoints above call ``contract`` (einsum run as matmul, :mod:`.contract`); its rule
+# is einsum's, so their derivatives are contracts again
+defrule("contract", contract, inputs=("operands",), params=("subscripts",),
+        variadic="operands", kind=BILINEAR, form="subscripts, *operands",
+        vjp={"operands": lambda g, operands, operands_shape, subscripts, i:
+             _einsum_vjp(g, operands, operands_shape, subscripts, i)})

@@ -8,7 +8,8 @@ forward transform) call :func:`forward_tangent`, so the derivation by kind lives
   (``rule.call_jvp``), summed, broadcast to the output's shape where inputs broadcast;
 - ``LINEAR``: the op itself applied to the tangents, zeros for inactive inputs;
 - ``BILINEAR`` (also multilinear, e.g. ``einsum``): the sum over active inputs of the op
-  with that one input replaced by its tangent;
+  with that one input replaced by its tangent, or of the rule's explicit ``jvp`` for that
+  input when it has one (the same product computed another way: ``einsum`` by ``contract``);
 - an explicit ``jvp`` (any kind, user rules): its contributions summed, as elementwise;
 - ``NONDIFF``: no tangent.
 
@@ -43,7 +44,8 @@ def forward_tangent(rule: Rule, env: Mapping[str, Any], tangents: Mapping[str, A
     if rule.kind == LINEAR:
         return rule.apply({**env, **_linear_inputs(rule, env, tangents)})
     if rule.kind == BILINEAR:
-        return _sum(rule.apply({**env, **_swap(rule, env, name, i, t)})
+        return _sum(rule.call_jvp(name, {**env, "t": t, "i": i}) if name in rule.jvp
+                    else rule.apply({**env, **_swap(rule, env, name, i, t)})
                     for name, i, t in active)
     for name, _, _ in active:
         if not rule.has_forward(name):

@@ -42,12 +42,13 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
     xshape = np.shape(x)
     if xshape == shape:
         return x
+    # np.add.reduce is np.sum without its Python wrapper (this runs per adjoint, per call)
     lead = len(xshape) - len(shape)
     if lead:
-        x = np.sum(x, axis=tuple(range(lead)))
+        x = np.add.reduce(x, axis=tuple(range(lead)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(x)[i] != 1)
     if stretched:
-        x = np.sum(x, axis=stretched, keepdims=True)
+        x = np.add.reduce(x, axis=stretched, keepdims=True)
     return x
 
 
@@ -63,8 +64,13 @@ def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> 
     """Broadcast the cotangent of a reduction over ``axis`` back to the input's ``shape``."""
     shape = tuple(shape)
     if not keepdims and axis is not None and shape:
-        x = np.expand_dims(x, _normalize_axes(axis, len(shape)))
-    return np.broadcast_to(x, shape)
+        axes = _normalize_axes(axis, len(shape))
+        kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+        if np.shape(x) == kept:  # the reduction's own result: a reshape, cheaper
+            x = np.reshape(x, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+        else:
+            x = np.expand_dims(x, axes)
+    return x if np.shape(x) == shape else np.broadcast_to(x, shape)
 
 
 @dispatching

@@ -108,6 +108,14 @@ def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
         else:
             hits = np.isnan(x) if np.isnan(value) else x == value
         return (hits / np.count_nonzero(hits)).astype(dtype)
+    if x.ndim and (isinstance(axis, (int, np.integer))
+                   or (isinstance(axis, tuple) and len(axis) == 1)):
+        # one axis (softmax's max shift): the first maximum's one-hot along it, without
+        # moving and merging axes
+        a = int(axis if isinstance(axis, (int, np.integer)) else axis[0]) % x.ndim
+        first = arg(x, axis=a, keepdims=True)
+        index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
+        return (index == first).astype(dtype)
     folded = fold_axes(x, axis)
     first = arg(folded, axis=-1)
     onehot = np.arange(folded.shape[-1]) == first[..., None]

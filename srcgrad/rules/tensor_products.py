@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .contract import contract
 from .dispatch import as_array, dispatching
 from .helpers import unbroadcast
 from .registry import BILINEAR, defrule
@@ -60,14 +61,14 @@ def _tensordot_subscripts(a_ndim: int, b_ndim: int, axes: Any) -> tuple[str, str
 def tensordot_adjoint_a(c: Any, b: Any, shape: Shape, axes: Any = 2) -> Any:
     """The cotangent of ``a`` (of ``shape``) in ``tensordot(a, b, axes)`` for cotangent ``c``."""
     sa, sb, so = _tensordot_subscripts(len(tuple(shape)), np.ndim(b), axes)
-    return np.einsum(f"{so},{sb}->{sa}", c, b)
+    return contract(f"{so},{sb}->{sa}", c, b)
 
 
 @dispatching
 def tensordot_adjoint_b(a: Any, c: Any, shape: Shape, axes: Any = 2) -> Any:
     """The cotangent of ``b`` (of ``shape``) in ``tensordot(a, b, axes)`` for cotangent ``c``."""
     sa, sb, so = _tensordot_subscripts(np.ndim(a), len(tuple(shape)), axes)
-    return np.einsum(f"{sa},{so}->{sb}", a, c)
+    return contract(f"{sa},{so}->{sb}", a, c)
 
 
 # --- kron --------------------------------------------------------------------------------
