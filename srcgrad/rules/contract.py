@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import dispatching
+from .dispatch import as_array, dispatching, foreign
 
 Shape = tuple[int, ...]
 Plan = Callable[..., Any]
@@ -109,7 +109,9 @@ def _plan(subscripts: str, arrays: Sequence[np.ndarray]) -> Plan | None:
 def contract(subscripts: str, *operands: Any) -> Any:
     """``np.einsum(subscripts, *operands)``, through matmul or an optimised path where the
     subscripts allow (module docstring)."""
-    arrays = [np.asarray(x) for x in operands]
+    arrays = [as_array(x) for x in operands]
+    if any(foreign(x) for x in arrays):  # Dask/CuPy: their own einsum (the plan's methods are
+        return np.einsum(subscripts, *arrays)  # ndarray's)
     key = (subscripts, tuple(x.shape for x in arrays))
     try:
         plan = _PLANS[key]

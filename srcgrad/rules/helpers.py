@@ -42,13 +42,15 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
     xshape = np.shape(x)
     if xshape == shape:
         return x
-    # np.add.reduce is np.sum without its Python wrapper (this runs per adjoint, per call)
+    # np.add.reduce is np.sum without its Python wrapper (this runs per adjoint, per call);
+    # a foreign array (Dask) takes np.sum, which it implements, where ufunc.reduce it may not
+    total = np.add.reduce if type(x) is np.ndarray else np.sum
     lead = len(xshape) - len(shape)
     if lead:
-        x = np.add.reduce(x, axis=tuple(range(lead)))
+        x = total(x, axis=tuple(range(lead)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(x)[i] != 1)
     if stretched:
-        x = np.add.reduce(x, axis=stretched, keepdims=True)
+        x = total(x, axis=stretched, keepdims=True)
     return x
 
 
