@@ -29,6 +29,7 @@ import numpy as np
 
 from ..rules.helpers import unbroadcast
 from ..rules.shape import astype
+from .bindings import RUNTIME
 from .fast_backward import compile_backward
 
 _UNBROADCAST = unbroadcast.__srcgrad_impl__
@@ -41,17 +42,12 @@ FREED_MESSAGE = (
     "calling backward."
 )
 
-_TENSOR: list[Any] = []
 _UNCOMPILED = object()
 
 
 def tensor_type() -> Any:
-    """The runtime's Tensor class (imported late: the tensor layer sits on this one)."""
-    if not _TENSOR:
-        from ..tensor.tensor import Tensor
-
-        _TENSOR.append(Tensor)
-    return _TENSOR[0]
+    """The runtime's Tensor class (the tensor layer, above this one, binds it)."""
+    return RUNTIME.tensor
 
 
 class Node:
@@ -213,7 +209,7 @@ class RuleNode(Node):
         for name, version in self._versions:
             t = env[name]
             if version is None:  # a variadic input: a list of tensors / values
-                env[name] = [(v if create_graph else v._data) if isinstance(v, _TENSOR[0])
+                env[name] = [(v if create_graph else v._data) if isinstance(v, RUNTIME.tensor)
                              else v for v in t]
                 continue
             if t._vc[0] != version:
@@ -226,7 +222,7 @@ class RuleNode(Node):
                 raise RuntimeError(modified_message(None, version, self, "out", counter,
                                                     data))
             if create_graph:
-                out = _TENSOR[0]._wrap(data, self, 0)
+                out = RUNTIME.tensor._wrap(data, self, 0)
                 out._vc = counter
                 env["out"] = out
             else:
@@ -276,7 +272,7 @@ class RuleNode(Node):
         """Under ``create_graph``, a cotangent whose formula read tensors requiring grad
         depends on them, if only with derivative zero (``relu``'s mask of ``out``): as in
         PyTorch it then requires grad, so differentiating it again gives zeros."""
-        tensor = _TENSOR[0]
+        tensor = RUNTIME.tensor
         if not isinstance(ct, tensor) or ct._rg:
             return ct
         sources = [env[n] for n in needs if n != "g" and isinstance(env[n], tensor) and env[n]._rg]
@@ -310,15 +306,13 @@ def _fit(ct: Any, target: Any) -> Any:
 def modified_message(t: Any, version: int, node: Node, name: str, counter: Any = None,
                      data: Any = None) -> str:
     """PyTorch's error for a saved value changed in place before its backward ran."""
-    from ..tensor.dtypes import LEGACY_NAMES, from_numpy
-
     if t is not None:
         data, counter = t._data, t._vc
         fn = t._grad_fn
         origin = "" if fn is None else f", which is output {t._output_nr} of {_op_name(fn)},"
     else:
         origin = f", which is output 0 of {_op_name(node)},"
-    kind = LEGACY_NAMES[from_numpy(data.dtype).name]
+    kind = RUNTIME.dtype_name(data.dtype)
     shape = ", ".join(str(n) for n in data.shape)
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [srcgrad.{kind} [{shape}]]{origin} is at version "
