@@ -19,7 +19,8 @@ import numpy as np
 
 from .anomaly import ANOMALY
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node, RuleNode, accumulate, run_tensor_hooks, tensor_type
+from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
+from .rule_node import RuleNode
 
 Edge = tuple[Node, int]
 _NOTHING = (None,)
