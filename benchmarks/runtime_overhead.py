@@ -130,18 +130,23 @@ def torch_step(x0: np.ndarray, w0: np.ndarray, b0: np.ndarray) -> Callable[[], o
     return graph_step(torch.tensor, x0, w0, b0)
 
 
-def time_call(fn: Callable[[], object], repeat: int) -> float:
-    start = time.perf_counter()
+def time_call(fn: Callable[[], object], repeat: int,
+              clock: Callable[[], float] = time.perf_counter) -> float:
+    start = clock()
     for _ in range(repeat):
         fn()
-    return (time.perf_counter() - start) / repeat * 1e6
+    return (clock() - start) / repeat * 1e6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=41)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: this process's CPU time (time.process_time), steadier "
+                             "than wall time on a machine shared with other work")
     args = parser.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     rng = np.random.default_rng(0)
     x0, w0, b0 = (rng.standard_normal(4).astype(np.float32) for _ in range(3))
     contenders = {"srcgrad": srcgrad_step(x0, w0, b0), "numpy (by hand)": numpy_step(x0, w0, b0),
@@ -155,11 +160,11 @@ def main() -> None:
     np.testing.assert_allclose(gx._data, contenders["numpy tape"](), rtol=1e-4,
                                atol=1e-6)
     for fn in contenders.values():  # warm up
-        time_call(fn, args.repeat)
+        time_call(fn, args.repeat, clock)
     samples: dict[str, list[float]] = {k: [] for k in contenders}
     for _ in range(args.rounds):
         for name, fn in contenders.items():
-            samples[name].append(time_call(fn, args.repeat))
+            samples[name].append(time_call(fn, args.repeat, clock))
     medians = {k: statistics.median(v) for k, v in samples.items()}
     # Each round times every contender back to back, so the ratio within a round is what
     # machine load disturbs least; report the median of those ratios.
@@ -169,7 +174,7 @@ def main() -> None:
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}, NumPy {np.__version__}")
     print(f"graph: {ops} ops on float32[4], built and backpropagated per call; medians of "
-          f"{args.rounds} interleaved rounds x {args.repeat} calls")
+          f"{args.rounds} interleaved rounds x {args.repeat} calls, {args.clock} clock")
     for name, us in medians.items():
         print(f"  {name:16s} {us:9.1f} us/call  {us / ops:6.2f} us/op  "
               f"srcgrad/this (median of per-round ratios) = {ratios[name]:5.2f}")
