@@ -109,3 +109,84 @@ def test_the_checker_sees_a_violation(tmp_path, monkeypatch):
     found = violations(bad)
     assert any("srcgrad.tensor" in v for v in found) and any("gast" in v for v in found)
     assert not any("registry" in v for v in found)
+
+
+# --- the runtime's two layers: autograd strictly below tensor ------------------------
+
+def _runtime_imports() -> dict[str, set[str]]:
+    """Every runtime module and the runtime modules it imports (lazy imports included)."""
+    graph = {}
+    for path in MODULES:
+        me = module_name(path)
+        if _layer(me) in ("tensor", "autograd"):
+            graph[me] = {i for i in imports_of(path) if _layer(i) in ("tensor", "autograd")}
+    return graph
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{me} imports {i}" for me, found in graph.items()
+                  if _layer(me) == "autograd" for i in found if _layer(i) == "tensor")
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of module imports (as a path), or None; ``from . import x`` edges to names
+    that are not modules are dropped."""
+    edges = {me: {i for i in found if i in graph and i != me} for me, found in graph.items()}
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    for start in edges:
+        if state.get(start):
+            continue
+        path = [start]
+        stack = [iter(sorted(edges[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(edges[nxt])))
+    return None
+
+
+def test_autograd_never_imports_the_tensor_layer():
+    """Nodes, engine, grad mode, anomaly and Function sit below ``srcgrad.tensor``: the
+    tensor layer lends autograd what it needs at import (``autograd.bindings``)."""
+    assert upward_imports(_runtime_imports()) == []
+
+
+def test_autograd_has_no_import_cycle():
+    """autograd's modules import each other downward only, lazily or not (with no import
+    of the tensor layer, no cycle can pass through it either). A package ``__init__``
+    importing its own modules to re-export them is the package itself; a module importing
+    its package back would be the cycle."""
+    graph = {me: {i for i in found if _layer(i) == "autograd" and not i.startswith(me + ".")}
+             for me, found in _runtime_imports().items() if _layer(me) == "autograd"}
+    assert import_cycle(graph) is None
+
+
+def test_the_runtime_checks_see_an_upward_import_and_a_cycle():
+    fake = {"srcgrad.autograd.engine": {"srcgrad.tensor.tensor"},
+            "srcgrad.tensor.tensor": {"srcgrad.tensor.ops"},
+            "srcgrad.tensor.ops": {"srcgrad.tensor.tensor"}}
+    assert upward_imports(fake) == ["srcgrad.autograd.engine imports srcgrad.tensor.tensor"]
+    assert import_cycle(fake) in (["srcgrad.tensor.ops", "srcgrad.tensor.tensor",
+                                   "srcgrad.tensor.ops"],
+                                  ["srcgrad.tensor.tensor", "srcgrad.tensor.ops",
+                                   "srcgrad.tensor.tensor"])
+    assert import_cycle({"srcgrad.tensor.a": {"srcgrad.tensor.b"},
+                         "srcgrad.tensor.b": set()}) is None
+
+
+def test_a_function_local_import_of_the_tensor_layer_counts(tmp_path, monkeypatch):
+    fake_root = tmp_path / "srcgrad"
+    (fake_root / "autograd").mkdir(parents=True)
+    lazy = fake_root / "autograd" / "engine.py"
+    lazy.write_text("def f():\n    from ..tensor.tensor import Tensor\n    return Tensor\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", fake_root)
+    graph = {module_name(lazy): set(imports_of(lazy))}
+    assert "srcgrad.autograd.engine imports srcgrad.tensor.tensor" in upward_imports(graph)

@@ -3,7 +3,11 @@
 ``sg.autograd.grad`` / ``.backward`` (:mod:`.api`), ``.Function`` (:mod:`.function`),
 ``.gradcheck`` (:mod:`.gradcheck`), ``.functional`` (jacobian, hessian),
 ``.set_detect_anomaly`` / ``.detect_anomaly`` (:mod:`.anomaly`) and the grad-mode
-switches (:mod:`.grad_mode`). Nodes are in :mod:`.graph`, the walk in :mod:`.engine`.
+switches (:mod:`.grad_mode`). Nodes are in :mod:`.graph` (the node of a recorded rule in
+:mod:`.rule_node`, written out per plan by :mod:`.specialize`), the walk in :mod:`.engine`.
+
+This package sits below ``srcgrad.tensor`` and never imports it: the tensor layer lends it
+the Tensor class and a few helpers at import (:mod:`.bindings`).
 """
 
 from . import functional, graph

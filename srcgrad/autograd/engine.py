@@ -19,7 +19,8 @@ import numpy as np
 
 from .anomaly import ANOMALY
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node, RuleNode, accumulate, run_tensor_hooks, tensor_type
+from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
+from .rule_node import RuleNode
 
 Edge = tuple[Node, int]
 _NOTHING = (None,)
@@ -82,22 +83,23 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
 
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:
-    """For every node reachable from ``roots``, how many edges point at it."""
+    """For every node reachable from ``roots``, how many edges point at it.
+
+    A node is pushed the first time an edge reaches it (its count was 0), so the walk
+    needs no separate visited set; the roots, pushed at the start, are never pushed again.
+    """
     dependents: dict[Node, int] = {}
+    get = dependents.get
     stack = list(dict.fromkeys(roots))
-    seen = set(stack)
+    root_set = set(stack)
+    push = stack.append
     while stack:
         for child, _ in stack.pop().next_functions:
-            if child is None:
-                continue
-            count = dependents.get(child)
-            if count is None:
-                dependents[child] = 1
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-            else:
+            if child is not None:
+                count = get(child, 0)
                 dependents[child] = count + 1
+                if not count and child not in root_set:
+                    push(child)
     return dependents
 
 
@@ -161,32 +163,27 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
     quiet.__enter__()
     anomaly = ANOMALY.enabled
+    plain = run is None and not captures and not anomaly  # the common backward pass
+    pop, get = buffers.pop, buffers.get
+    node: Any = None
     try:
         while ready:
             node = ready.pop()
-            buf = buffers.pop(node, None)
-            outs = None
-            if buf is not None:
-                special = node._special
-                if special:
-                    buf = _pre_hooks(node, buf, create_graph)
-                if captures and node in captures:
-                    _capture(node, buf, captures[node], captured, accumulate_grads,
-                             create_graph)
-                if run is None or node in run:
-                    if special or anomaly:
-                        outs = _run_special(node, buf, create_graph)
-                    else:
-                        outs = node.apply(buf, create_graph)
-                    if not retain_graph:
-                        node.release()
-            if outs is None:
+            buf = pop(node, None)
+            if buf is None:
                 outs = _NOTHING * len(node.next_functions)
+            elif plain and not node._special:
+                outs = node.apply(buf, create_graph)
+                if not retain_graph:
+                    node.release()
+            else:
+                outs = _run_in_full(node, buf, create_graph, retain_graph, run, captures,
+                                    captured, accumulate_grads, anomaly)
             for (child, nr), g in zip(node.next_functions, outs):
                 if child is None:
                     continue
                 if g is not None:
-                    cbuf = buffers.get(child)
+                    cbuf = get(child)
                     if cbuf is None:
                         if child.num_outputs == 1:
                             buffers[child] = [g]
@@ -214,6 +211,27 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
+
+
+def _run_in_full(node: Node, buf: list[Any], create_graph: bool, retain_graph: bool,
+                 run: set[Node] | None, captures: dict[Node, list[tuple[int, int]]],
+                 captured: list[Any], accumulate_grads: bool, anomaly: bool) -> Any:
+    """One node when something is special: its hooks, an input to capture (``grad``), a
+    subgraph to skip, anomaly mode. Returns its outputs (None for each edge if skipped)."""
+    special = node._special
+    if special:
+        buf = _pre_hooks(node, buf, create_graph)
+    if captures and node in captures:
+        _capture(node, buf, captures[node], captured, accumulate_grads, create_graph)
+    if run is not None and node not in run:
+        return _NOTHING * len(node.next_functions)
+    if special or anomaly:
+        outs = _run_special(node, buf, create_graph)
+    else:
+        outs = node.apply(buf, create_graph)
+    if not retain_graph:
+        node.release()
+    return outs
 
 
 def _capture(node: Node, buf: list[Any], slots: list[tuple[int, int]], captured: list[Any],

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .anomaly import ANOMALY, forward_trace
+from .bindings import RUNTIME
 from .grad_mode import STATE, no_grad
 from .graph import FREED_MESSAGE, Node, modified_message, node_class, tensor_type
 
@@ -154,8 +155,7 @@ def _overrides(cls: type) -> set[str]:
 
 def _connect(cls: type, ctx: FunctionCtx, args: tuple[Any, ...], output: Any) -> Any:
     """Give the outputs of ``cls.forward`` a ``<Name>Backward`` node."""
-    from ..tensor.ops import edge, requires
-
+    edge, requires = RUNTIME.edge, RUNTIME.requires
     tensor = tensor_type()
     node = node_class(f"{cls.__name__}Backward", FunctionNode).__new__(
         node_class(f"{cls.__name__}Backward", FunctionNode))

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .api import grad
+from .bindings import RUNTIME
 from .graph import tensor_type
 
 
@@ -67,9 +68,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
         per_input = []
         for k, x in enumerate(xs):
             if create_graph and rows[k]:
-                from ..tensor.functions import stack
-
-                block = stack(rows[k]).reshape(o._data.shape + x._data.shape)
+                block = RUNTIME.stack(rows[k]).reshape(o._data.shape + x._data.shape)
             else:
                 data = [g._data for g in rows[k]]
                 stacked = np.stack(data) if data else np.zeros((0, *x._data.shape))

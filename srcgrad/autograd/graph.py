@@ -6,13 +6,7 @@ cotangent per edge. Node classes are named like PyTorch's (``MulBackward0``): on
 per name, made once by :func:`node_class` and cached, so ``type(fn).__name__`` and
 ``repr(fn)`` read as in PyTorch.
 
-- :class:`RuleNode` is every operation of the rule table: its ``apply`` calls the rule's
-  VJP for each input that needs a gradient and undoes broadcasting with the table's
-  ``unbroadcast``. It saves only what the rule asks for (``rule.saved_names``): inputs as
-  the tensors themselves (with their version, checked at backward), the result as its data
-  plus the version counter (no reference back to the tensor, so no cycle), shapes and
-  static parameters as plain values.
-  :mod:`.fast_backward` compiles the same lookup per call form for speed.
+- ``RuleNode`` (:mod:`.rule_node`) is every operation of the rule table.
 - :class:`ZeroGradNode` is a piecewise-constant op (``sign``, ``floor``): zero gradient.
 - :class:`AccumulateGrad` ends every path at a leaf and adds into ``leaf.grad``.
 - ``CopySlices`` (:mod:`.copy_slices`) is a write into part of a tensor.
@@ -27,11 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.helpers import unbroadcast
-from ..rules.shape import astype
-from .fast_backward import compile_backward
-
-_UNBROADCAST = unbroadcast.__srcgrad_impl__
+from .bindings import RUNTIME
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -41,17 +31,9 @@ FREED_MESSAGE = (
     "calling backward."
 )
 
-_TENSOR: list[Any] = []
-_UNCOMPILED = object()
-
-
 def tensor_type() -> Any:
-    """The runtime's Tensor class (imported late: the tensor layer sits on this one)."""
-    if not _TENSOR:
-        from ..tensor.tensor import Tensor
-
-        _TENSOR.append(Tensor)
-    return _TENSOR[0]
+    """The runtime's Tensor class (the tensor layer, above this one, binds it)."""
+    return RUNTIME.tensor
 
 
 class Node:
@@ -133,9 +115,9 @@ class RemovableHandle:
 _NODE_CLASSES: dict[tuple[str, type], type] = {}
 
 
-def node_class(name: str, base: type | None = None) -> type:
-    """The node class called ``name`` (PyTorch's name), built once and cached."""
-    base = base or RuleNode
+def node_class(name: str, base: type) -> type:
+    """The node class called ``name`` (PyTorch's name) deriving from ``base``, built once
+    and cached."""
     key = (name, base)
     cls = _NODE_CLASSES.get(key)
     if cls is None:
@@ -144,181 +126,16 @@ def node_class(name: str, base: type | None = None) -> type:
     return cls
 
 
-# --- rule nodes ---------------------------------------------------------------------
-
-class Plan:
-    """What a node of one rule keeps and computes, for one set of inputs needing grad.
-
-    Built once per (call form, inputs needing grad) and shared by all its nodes, so the
-    per-operation path only copies values, never inspects the rule. ``calls`` holds, per
-    input whose gradient is computed, the rule's own VJP function and the names it reads
-    (``rule.vjp[name]`` and ``rule.needs[name]``: exactly what ``rule.call_vjp`` calls,
-    looked up once instead of per node).
-    """
-
-    __slots__ = ("rule", "wrt", "save_inputs", "save_shapes", "save_dtypes", "save_params",
-                 "save_out", "variadic", "edge_slots", "arity", "calls", "broadcasts",
-                 "save_meta", "tensors", "fast")
-
-    def __init__(self, rule: Any, names: tuple[str, ...], wrt: tuple[int, ...],
-                 edge_of: tuple[Any, ...], requires: tuple[bool, ...] = (),
-                 arity: int = 0, tensors: tuple[bool, ...] = ()) -> None:
-        self.rule = rule
-        self.tensors = tensors or (True,) * len(names)  # which inputs are Tensors
-        self.fast: Any = _UNCOMPILED  # the compiled backward (fast_backward), made lazily
-        wanted = rule.saved_names([names[i] for i in wrt])
-        # (input position, name, edge slot) for every input whose gradient we compute
-        self.wrt = tuple((i, names[i], edge_of[i]) for i in wrt)
-        self.save_inputs = tuple((i, n) for i, n in enumerate(names) if n in wanted)
-        self.save_shapes = tuple((i, f"{n}_shape") for i, n in enumerate(names)
-                                 if f"{n}_shape" in wanted)
-        self.save_dtypes = tuple((i, f"{n}_dtype") for i, n in enumerate(names)
-                                 if f"{n}_dtype" in wanted)
-        self.save_params = tuple(p for p in rule.params if p in wanted)
-        self.save_out = "out" in wanted
-        self.save_meta = bool(self.save_shapes or self.save_dtypes or self.save_params)
-        self.variadic = rule.variadic
-        self.edge_slots = tuple((i, edge_of[i]) for i, r in enumerate(requires)
-                                if r and edge_of[i] is not None)
-        self.arity = arity
-        self.broadcasts = rule.broadcasts
-        self.calls = tuple(
-            (k, rule.vjp[name], rule.needs[name], slot, name == rule.variadic,
-             not rule.user)
-            for k, (_, name, slot) in enumerate(self.wrt) if slot is not None)
-
-
-class RuleNode(Node):
-    """A node of the rule table: the backward of one recorded operation."""
-
-    __slots__ = ("_plan", "_saved", "_versions", "_targets")
-    _released = False  # set once its saved tensors were freed
-
-    def saved_values(self) -> dict[str, Any]:
-        return dict(self._saved or {})
-
-    def release(self) -> None:
-        # Saved tensors go (PyTorch frees them); shapes and static params stay.
-        if self._saved is not None and (self._versions or self._plan.save_out):
-            self._released = True
-            self._saved = None
-
-    def _unpack(self, create_graph: bool) -> dict[str, Any]:
-        saved = self._saved
-        if saved is None:
-            if self._released:
-                raise RuntimeError(FREED_MESSAGE)
-            saved = {}
-        env = dict(saved)
-        for name, version in self._versions:
-            t = env[name]
-            if version is None:  # a variadic input: a list of tensors / values
-                env[name] = [(v if create_graph else v._data) if isinstance(v, _TENSOR[0])
-                             else v for v in t]
-                continue
-            if t._vc[0] != version:
-                raise RuntimeError(modified_message(t, version, self, name))
-            if not create_graph:
-                env[name] = t._data
-        if self._plan.save_out:
-            data, counter, version = env["out"]
-            if counter[0] != version:
-                raise RuntimeError(modified_message(None, version, self, "out", counter,
-                                                    data))
-            if create_graph:
-                out = _TENSOR[0]._wrap(data, self, 0)
-                out._vc = counter
-                env["out"] = out
-            else:
-                env["out"] = data
-        return env
-
-    def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
-        plan = self._plan
-        if not create_graph:
-            fast = plan.fast
-            if fast is _UNCOMPILED:
-                fast = plan.fast = compile_backward(plan, _fit)
-            if fast is not None:
-                result = fast(self, grads[0])
-                if result is not None:
-                    return result
-        saved = self._saved
-        if create_graph or saved is None or plan.save_out:
-            env = self._unpack(create_graph)
-        else:  # the common case, inlined: saved inputs are read as their arrays
-            env = dict(saved)
-            for name, version in self._versions:
-                t = env[name]
-                if version is None or t._vc[0] != version:
-                    env = self._unpack(False)  # a list, or an error to raise: the full path
-                    break
-                env[name] = t._data
-        env["g"] = grads[0]
-        result: list[Any] = [None] * len(self.next_functions)
-        targets = self._targets
-        for k, fn, needs, slot, variadic, positional in plan.calls:
-            target = None if targets is None else targets[k]
-            if variadic:
-                for j, s in enumerate(slot):
-                    env["i"] = j
-                    result[s] = _fit(fn(**{n: env[n] for n in needs}), target[j])
-            elif positional:
-                ct = fn(*[env[n] for n in needs])
-                result[slot] = ct if target is None else _fit(ct, target)
-            else:
-                result[slot] = _fit(plan.rule.call_vjp(plan.wrt[k][1], env), target)
-            if create_graph and not variadic:
-                result[slot] = self._link_zero(result[slot], needs, env)
-        return result
-
-    def _link_zero(self, ct: Any, needs: tuple[str, ...], env: dict[str, Any]) -> Any:
-        """Under ``create_graph``, a cotangent whose formula read tensors requiring grad
-        depends on them, if only with derivative zero (``relu``'s mask of ``out``): as in
-        PyTorch it then requires grad, so differentiating it again gives zeros."""
-        tensor = _TENSOR[0]
-        if not isinstance(ct, tensor) or ct._rg:
-            return ct
-        sources = [env[n] for n in needs if n != "g" and isinstance(env[n], tensor) and env[n]._rg]
-        if not sources:
-            return ct
-        stem = type(self).__name__.rsplit("Backward", 1)[0]
-        node = object.__new__(node_class(f"{stem}BackwardBackward0", ZeroGradNode))
-        node.next_functions = tuple(
-            (t._grad_fn, t._output_nr) if t._grad_fn is not None else (t._accumulator(), 0)
-            for t in sources)
-        node._shapes = [(t._data.shape, t._data.dtype) for t in sources]
-        linked = tensor._wrap(ct._data, node, 0)
-        linked._vc = ct._vc
-        return linked
-
-
-def _fit(ct: Any, target: Any) -> Any:
-    """Undo broadcasting and restore the input's dtype; ``target`` = (shape, dtype)|None."""
-    if target is None:
-        return ct
-    shape, dtype = target
-    if shape is not None and np.shape(ct) != shape:
-        ct = unbroadcast(ct, shape) if not isinstance(ct, np.ndarray) else _UNBROADCAST(ct, shape)
-        if np.shape(ct) != shape:
-            ct = np.broadcast_to(ct, shape)
-    if dtype is not None and ct.dtype != dtype:
-        ct = astype(ct, dtype)
-    return ct
-
-
 def modified_message(t: Any, version: int, node: Node, name: str, counter: Any = None,
                      data: Any = None) -> str:
     """PyTorch's error for a saved value changed in place before its backward ran."""
-    from ..tensor.dtypes import LEGACY_NAMES, from_numpy
-
     if t is not None:
         data, counter = t._data, t._vc
         fn = t._grad_fn
         origin = "" if fn is None else f", which is output {t._output_nr} of {_op_name(fn)},"
     else:
         origin = f", which is output 0 of {_op_name(node)},"
-    kind = LEGACY_NAMES[from_numpy(data.dtype).name]
+    kind = RUNTIME.dtype_name(data.dtype)
     shape = ", ".join(str(n) for n in data.shape)
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [srcgrad.{kind} [{shape}]]{origin} is at version "

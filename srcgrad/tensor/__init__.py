@@ -4,6 +4,7 @@
 :mod:`.factories` makes tensors, :mod:`.functions` mirrors the methods as functions.
 """
 
+from ..autograd.bindings import bind
 from . import dtypes, functions
 from .dtypes import DType, float16, float32, float64, int8, int16, int32, int64, uint8
 from .dtypes import bool_ as bool  # noqa: A001  (PyTorch's name: sg.bool)
@@ -25,7 +26,12 @@ from .factories import (
     zeros,
     zeros_like,
 )
+from .nodes import edge, requires
 from .tensor import Tensor
+
+# autograd sits below this layer and never imports it: hand it what backward needs.
+bind(tensor=Tensor, edge=edge, requires=requires, stack=functions.stack,
+     dtype_name=lambda np_dtype: dtypes.LEGACY_NAMES[dtypes.from_numpy(np_dtype).name])
 
 __all__ = [
     "DType", "Tensor", "arange", "bool", "dtypes", "empty", "eye", "float16", "float32",

@@ -4,10 +4,11 @@ This is the runtime's hot path. Every Tensor method, operator, ``sg.*`` function
 NumPy function applied to a Tensor ends in :func:`record` (or its elementwise fast paths
 :func:`unary` / :func:`binary`): unwrap the operands, apply PyTorch's type promotion, run
 the rule's ``impl`` on ndarrays, wrap the result, and, when grad mode is on and an input
-requires grad, attach a node of the rule (``RuleNode``) holding exactly what the rule's
-VJPs ask for. What depends only on the call form (PyTorch's node name and arity, which
-inputs get edges, what to save) is computed once per form and cached in :class:`Spec` /
-``Plan`` objects, so each operation only copies references.
+requires grad, attach a node of the rule (``autograd.rule_node.RuleNode``) holding exactly
+what the rule's VJPs ask for, through the plan's ``build`` (the one record path). What
+depends only on the call form (PyTorch's node name and arity, which inputs get edges, what
+to save) is computed once per form and cached in :class:`Spec` / ``Plan`` objects, so each
+operation only copies references.
 """
 
 from __future__ import annotations
@@ -60,11 +61,7 @@ def unary(spec: Spec, a: Any) -> Any:
     result._vc = [0]
     # a view may require grad without knowing it yet (nodes.view_requires)
     if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-        build = spec.builders.get(_ONE)
-        if build is not None:
-            build((a,), (a,), (x,), result, None)
-        else:
-            attach(spec, (a,), (x,), result, _ONE)
+        (spec.plans.get(_ONE) or spec.plan(_ONE)).build((a,), (a,), (x,), result, None)
     return result
 
 
@@ -91,8 +88,12 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
         fast = dt is y.dtype and (dt.kind == "f" or not spec.float_result)
     elif ta:
         fast = type(y) in _SCALARS and x.dtype.kind == "f"
+        if fast and type(y) is float:
+            y = b = _SCALAR_ARRAYS.get((y, x.dtype)) or _scalar_array(y, x.dtype)
     else:
         fast = type(x) in _SCALARS and y.dtype.kind == "f"
+        if fast and type(x) is float:
+            x = a = _SCALAR_ARRAYS.get((x, y.dtype)) or _scalar_array(x, y.dtype)
     if not fast:
         if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
                 not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
@@ -118,12 +119,28 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     if (ra or rb) and STATE.enabled and spec.differentiable:
         req = (ra, rb)
         arrays = (a._data if ta else x, b._data if tb else y)
-        build = spec.builders.get(req)
-        if build is not None:
-            build((a, b), (a, b), arrays, result, None)
-        else:
-            attach(spec, (a, b), arrays, result, req)
+        (spec.plans.get(req) or spec.plan(req)).build((a, b), (a, b), arrays, result, None)
     return result
+
+
+# A Python float meeting a float tensor is cast to the tensor's dtype anyway (it is a weak
+# scalar, as in PyTorch), but NumPy does that cast on every call at about the cost of the
+# operation itself on small arrays; a read-only 0-d array of the tensor's dtype gives the
+# same result at half the time, forward and in the backward that saves it.
+_SCALAR_ARRAYS: dict[tuple[float, np.dtype], np.ndarray] = {}
+
+
+def _scalar_array(value: float, dtype: np.dtype) -> Any:
+    """``value`` as a shared 0-d array of ``dtype`` (``value`` itself for the zeros,
+    whose sign the cache key cannot tell apart, and for nan, which never matches)."""
+    if value == 0 or value != value:
+        return value
+    if len(_SCALAR_ARRAYS) > 4096:  # a schedule of ever-new constants: start over
+        _SCALAR_ARRAYS.clear()
+    array = np.array(value, dtype=dtype)
+    array.flags.writeable = False
+    _SCALAR_ARRAYS[(value, dtype)] = array
+    return array
 
 
 def _broadcast_message(x: Any, y: Any) -> str:

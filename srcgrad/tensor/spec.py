@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.graph import Plan, node_class
+from ..autograd.graph import node_class
+from ..autograd.rule_node import Plan, RuleNode
 from ..rules import Rule
 from ..rules.registry import ELEMENTWISE, NONDIFF
 from . import dtypes
@@ -32,7 +33,7 @@ class Spec:
     """
 
     __slots__ = ("rule", "node_cls", "arity", "edge_of", "plans", "names", "impl", "is_view",
-                 "float_result", "elementwise", "differentiable", "tensors", "builders",
+                 "float_result", "elementwise", "differentiable", "tensors",
                  "value_inputs")
 
     def __init__(self, rule: Rule, tensors: tuple[bool, ...], ndims: tuple[int, ...],
@@ -46,7 +47,7 @@ class Spec:
             arity = len(tensors)
         else:
             name, arity = rule.torch_node(**call)
-        self.node_cls = node_class(name)
+        self.node_cls = node_class(name, RuleNode)
         self.arity = arity
         # Inputs without a derivative (``where``'s condition) never get an edge. When the
         # arity is below the number of differentiable inputs, PyTorch dropped the edges of
@@ -64,7 +65,6 @@ class Spec:
         self.edge_of: tuple[int | None, ...] = tuple(slots)
         self.plans: dict[tuple[bool, ...], Plan] = {}
         self.tensors = tensors
-        self.builders: dict[tuple[bool, ...], Any] = {}  # req -> compiled node builder
         self.impl = rule.impl
         # a view only when NumPy's result does share memory, which ``record`` checks
         self.is_view = rule.view
@@ -79,8 +79,9 @@ class Spec:
         if plan is None:
             wrt = tuple(i for i, r in enumerate(requires)
                         if r and self.names[i] in self.rule.vjp)
-            plan = self.plans[requires] = Plan(self.rule, self.names, wrt, self.edge_of,
-                                               requires, self.arity, self.tensors)
+            plan = self.plans[requires] = Plan(self.rule, self.node_cls, self.names, wrt,
+                                               self.edge_of, requires, self.arity,
+                                               self.tensors, with_defaults)
         return plan
 
 

@@ -12,10 +12,12 @@ the view from the base). The math is in the mixins: :mod:`.math_methods`,
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
 
+from ..autograd.api import backward as _backward
 from ..autograd.graph import AccumulateGrad, RemovableHandle
 from . import dtypes, formatting
 from .arrange_methods import ArrangeMethods
@@ -150,8 +152,6 @@ class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ArrangeMet
         """This leaf's ``AccumulateGrad`` (held weakly, as PyTorch does)."""
         acc = self._acc() if self._acc is not None else None
         if acc is None:
-            import weakref
-
             acc = AccumulateGrad(self)
             self._acc = weakref.ref(acc)
         return acc
@@ -166,8 +166,6 @@ class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ArrangeMet
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
-        import weakref
-
         fn = self._grad_fn
         if fn._retained is None:
             fn._retained = {}
@@ -197,9 +195,7 @@ class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ArrangeMet
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``sg.autograd``)."""
-        from ..autograd.api import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage and version counter."""

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.autograd import graph
+from srcgrad.autograd.rule_node import set_specialized
 from srcgrad.rules import RULES
-from srcgrad.tensor import nodes, ops, spec
+from srcgrad.tensor import ops
 from tests.fd import directional_derivative
 from tests.rules.checker import (
     _get,
@@ -73,14 +73,13 @@ def _sample(name: str, k: int) -> tuple[Any, Any, list[str]]:
 
 
 @pytest.fixture(params=["compiled", "generic"])
-def builders(request, monkeypatch):
-    """Run with the per-form compiled node builders and backward functions, and with the
-    generic paths they specialise (``attach``, ``RuleNode.apply``)."""
-    if request.param == "generic":
-        monkeypatch.setattr(nodes, "compile_builder", lambda *args: None)
-        monkeypatch.setattr(graph, "compile_backward", lambda *args: None)
-        monkeypatch.setattr(spec, "_SPECS", {})
-    return request.param
+def builders(request):
+    """Run with the per-plan written-out builders and backward functions
+    (``autograd.specialize``), and with the generic code they specialise
+    (``rule_node.build_node``, ``RuleNode.apply``)."""
+    previous = set_specialized(request.param == "compiled")
+    yield request.param
+    set_specialized(previous)
 
 
 @pytest.mark.parametrize("name,k", CASES)

@@ -1,0 +1,159 @@
+"""A plan's record and backward steps written out as straight-line code (the runtime's one
+code generator, behind :data:`SPECIALIZE`).
+
+Recording a node (:func:`.rule_node.build_node`) and applying its rule
+(``RuleNode.apply``) loop over the plan: which inputs get edges, which values to save,
+which VJPs to call with which saved values. For one plan those loops always take the same
+turns, and on small tensors they cost as much as the NumPy work itself. So, as
+``dataclasses`` writes ``__init__``, :func:`specialize` writes each loop out once per
+plan: the builder saves the same values under the same names, the backward calls the very
+same ``rule.vjp`` functions positionally. The backward returns ``None`` for anything
+unusual (freed values, an input changed in place: errors the generic path raises), and
+``create_graph``, variadic inputs and ``sg.defvjp`` rules take the generic path.
+
+It pays on the runtime benchmark (``benchmarks/runtime_overhead.py``: about a third of
+the per-op time); the tests run the runtime both ways (``tests/runtime``: switch off, the
+generic code alone). For ``x * y`` with both inputs requiring grad the backward reads::
+
+    def backward(node, g):
+        saved = node._saved
+        if saved is None:
+            return None
+        vs = node._versions
+        x = saved['x']; y = saved['y']
+        if x._vc[0] != vs[0][1] or y._vc[0] != vs[1][1]:
+            return None
+        r = [None, None]
+        r[0] = vjp0(g, y._data)
+        r[1] = vjp1(g, x._data)
+        t = node._targets
+        if t is not None: ...
+        return r
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any
+
+# off: every node records and runs through the generic code (``rule_node.set_specialized``,
+# or SRCGRAD_SPECIALIZE=0 in the environment to run a whole test session that way)
+SPECIALIZE = os.environ.get("SRCGRAD_SPECIALIZE", "1") != "0"
+
+
+def specialize(plan: Any, helpers: dict[str, Any]) -> tuple[Callable[..., Any],
+                                                             Callable[..., Any] | None]:
+    """``(build, backward)`` for ``plan``: written out, or the generic ones (backward
+    ``None``: ``RuleNode.apply``'s own loop)."""
+    generic = functools.partial(helpers["build_node"], plan)
+    if not SPECIALIZE or plan.variadic is not None or not plan.wrt:
+        return generic, None
+    return _builder(plan, helpers), _backward(plan, helpers)
+
+
+def _compile(source: str, name: str, label: str, namespace: dict[str, Any]) -> Any:
+    exec(compile(source, f"<srcgrad {label}>", "exec"), namespace)
+    fn = namespace[name]
+    fn.__srcgrad_source__ = source
+    return fn
+
+
+def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
+    tensors = plan.tensors
+    lines = ["def build(inputs, sources, arrays, result, params):", "    node = new(cls)"]
+    slots = ["NO_EDGE"] * plan.arity
+    for i, slot in plan.edge_slots:
+        # inline edge() for the common case: a tensor with history that is not a view
+        lines.append(f"    s = sources[{i}]; f = s._grad_fn")
+        lines.append(f"    e{slot} = (f, s._output_nr) if f is not None and s._base is None "
+                     f"else edge(s)")
+        slots[slot] = f"e{slot}"
+    lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
+    lines.append("    out = result._data")
+    saved, versions = [], []
+    for i, name in plan.save_inputs:
+        lines.append(f"    v{i} = inputs[{i}]")
+        saved.append(f"{name!r}: v{i}")
+        if tensors[i]:
+            versions.append(f"({name!r}, v{i}._vc[0])")
+    for i, name in plan.save_shapes:
+        saved.append(f"{name!r}: arrays[{i}].shape")
+    for i, name in plan.save_dtypes:
+        saved.append(f"{name!r}: arrays[{i}].dtype")
+    if plan.save_params:
+        lines.append("    p = defaults(rule, params or {})")
+        saved.extend(f"{name!r}: p[{name!r}]" for name in plan.save_params)
+    if plan.save_out:
+        saved.append("'out': (out, result._vc, result._vc[0])")
+    lines.append(f"    node._saved = {{{', '.join(saved)}}}")
+    lines.append(f"    node._versions = ({', '.join(versions)}{',' if len(versions) == 1 else ''})")
+    checks = []
+    for i, _name, _slot in plan.wrt:
+        checks.append(f"arrays[{i}].dtype is not od")
+        if plan.broadcasts:
+            checks.append(f"arrays[{i}].size != out.size or arrays[{i}].ndim != out.ndim")
+    lines.append("    od = out.dtype")
+    lines.append(f"    node._targets = targets(plan, arrays, out) if ({' or '.join(checks)}) "
+                 "else None")
+    lines.append("    node._plan = plan")
+    lines.append("    if ANOMALY.enabled:")
+    lines.append("        node._trace = forward_trace()")
+    lines.append("        node._special = True")
+    lines.append("    result._grad_fn = node")
+    lines.append("    result._rg = True")
+    lines.append("    return node")
+    namespace = {**helpers, "edge": helpers["RUNTIME"].edge, "cls": plan.node_cls,
+                 "plan": plan, "rule": plan.rule, "defaults": plan.defaults}
+    return _compile("\n".join(lines) + "\n", "build", f"node builder {plan.node_cls.__name__}",
+                    namespace)
+
+
+def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
+    rule = plan.rule
+    calls = [(k, name, slot) for k, (_, name, slot) in enumerate(plan.wrt) if slot is not None]
+    if rule.user or not calls:
+        return None
+    saved_inputs = {name for _, name in plan.save_inputs}
+    lines = ["def backward(node, g):", "    saved = node._saved", "    if saved is None:",
+             "        return None"]
+    # the saved inputs that are Tensors, in the order their versions were recorded
+    tensor_names = [name for i, name in plan.save_inputs if plan.tensors[i]]
+    if tensor_names:
+        lines.append("    vs = node._versions")
+        for name in tensor_names:
+            lines.append(f"    {name} = saved[{name!r}]")
+        checks = " or ".join(f"{n}._vc[0] != vs[{k}][1]" for k, n in enumerate(tensor_names))
+        lines.append(f"    if {checks}:")
+        lines.append("        return None")
+    if plan.save_out:
+        lines.append("    out, counter, version = saved['out']")
+        lines.append("    if counter[0] != version:")
+        lines.append("        return None")
+
+    def value(n: str) -> str:
+        if n in ("g", "out"):
+            return n
+        if n in tensor_names:
+            return f"{n}._data"
+        if n in saved_inputs or n.endswith(("_shape", "_dtype")) or n in rule.params:
+            return f"saved[{n!r}]"
+        raise KeyError(n)
+
+    namespace: dict[str, Any] = {"fit": helpers["fit"]}
+    lines.append(f"    r = [None] * {plan.arity}")
+    for k, name, slot in calls:
+        namespace[f"vjp{k}"] = rule.vjp[name]
+        try:
+            args = ", ".join(value(n) for n in rule.needs[name])
+        except KeyError:
+            return None
+        lines.append(f"    r[{slot}] = vjp{k}({args})")
+    lines.append("    t = node._targets")
+    lines.append("    if t is not None:")
+    for k, _name, slot in calls:
+        lines.append(f"        if t[{k}] is not None:")
+        lines.append(f"            r[{slot}] = fit(r[{slot}], t[{k}])")
+    lines.append("    return r")
+    return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)
