@@ -24,7 +24,7 @@ from srcgrad.rules import generation
 
 from . import cache
 from . import structure as S
-from .ad.forward import JVP, forward
+from .ad.forward import JVP, JVP_ROWS, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .ad.tangent_grad import tangent_grad
 from .backend.annotate import annotate
@@ -45,6 +45,7 @@ from .jacobians import jacobian_of
 from .kind_check import check_ranks
 from .passes.pipeline import optimize as run_passes
 from .primitives import Checkpointed, checkpoint, stop_gradient
+from .rows import Unbatchable
 from .signature import key_of, types_of
 from .trees import tree_leaves, tree_map
 
@@ -52,7 +53,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "sourc
            "stop_gradient", "checkpoint", "clear_cache", "tree_map", "tree_leaves"]
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
-           JVP: "Jacobian-vector product"}
+           JVP: "Jacobian-vector product", JVP_ROWS: "Jacobian-matrix product"}
 
 
 def clear_cache() -> None:
@@ -221,12 +222,12 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     """
     if f is None:
         return lambda g: jacobian(g, wrt=wrt)
-    return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
+    return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt, _derive(f, JVP_ROWS, wrt, True))
 
 
 def _forward_jacobian(f: Any, wrt: Any) -> Any:
     """The Jacobian of ``f`` always in forward mode (for forward-over-reverse Hessians)."""
-    return jacobian_of(f, jvp(f, wrt=wrt), None, wrt)
+    return jacobian_of(f, jvp(f, wrt=wrt), None, wrt, _derive(f, JVP_ROWS, wrt, True))
 
 
 def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
@@ -423,7 +424,7 @@ class Derivation:
         else:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
-        self.has_seed = transform in (VJP, JVP)  # a seed / tangent: last positional
+        self.has_seed = transform in (VJP, JVP, JVP_ROWS)  # a seed / tangent: last positional
         self.int_values = False  # set for a recursive f: int arguments become constants
         # set by frontend.recursion for the vjp a recursive call's adjoint calls
         self.trusted_seed = False
@@ -463,7 +464,7 @@ class Derivation:
 
     @property
     def seed_name(self) -> str:
-        name = "tangent" if self.transform == JVP else "seed"
+        name = "tangent" if self.transform in (JVP, JVP_ROWS) else "seed"
         while name in self.param_names:  # sg.vjp(sg.vjp(f)): the inner one has a seed
             name += "_"
         return name
@@ -619,8 +620,10 @@ class Derivation:
                         [T.ANY] * len(self.param_names)
                     boundary = Boundary(kinds, self.wrt, self.tuple_wrt, self.transform)
                 boundary.result = result
-            if self.transform == JVP:
-                derived = forward(primal, wrt, tuple_wrt)
+            if self.transform == JVP_ROWS and (boundary is not None or result is not None):
+                raise Unbatchable("structured arguments or results are not batched")
+            if self.transform in (JVP, JVP_ROWS):
+                derived = forward(primal, wrt, tuple_wrt, batched=self.transform == JVP_ROWS)
             else:
                 spec = ReverseSpec(wrt, tuple_wrt, self.transform, self.trusted_seed)
                 derived = (tangent_grad(primal, spec) if boundary is None else None) or \

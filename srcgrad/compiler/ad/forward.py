@@ -24,18 +24,26 @@ from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function, current
 from ..ir.core import Block, Function, Op, Value, const_value
+from ..rows import ROW_RULES
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
+from .batching import rows_tangent
 from .checkpoint import strip_primal_marks
 from .soundness import reaches_result
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
+JVP_ROWS = "jvp_rows"  # internal: batched tangents, for sg.jacobian and sg.hessian
 _STATIC = ("const", "make_tuple", "make_list", "make_slice", "print", "assert", "raise")
 
 
-def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function:
+def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
+            batched: bool = False) -> Function:
+    """The forward-mode IR of ``primal``; with ``batched`` the tangent (each item of a
+    tuple one) has a leading axis of directions and every tangent keeps it (see
+    :mod:`.batching`, which raises :class:`~.batching.Unbatchable` for an op it cannot
+    batch)."""
     fn, _ = clone_function(primal)
     strip_primal_marks(fn)  # sg.checkpoint saves memory in reverse mode only: a no-op here
     fn.name = f"jvp_{primal.name}"
@@ -44,6 +52,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     fn.meta["varied"] = checked_varied_values(fn, [fn.params[i] for i in wrt])
     fn.meta["tapes"] = pair_tapes(fn)
     fn.meta["useful"] = useful_values(fn)
+    fn.meta["rows"] = None  # batched: a tangent whose leading length zeros take
     tangents: dict[int, Value] = {}
     prelude = Block()
     with Builder(prelude):
@@ -53,7 +62,11 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
                 continue
             t = tangent if not tuple_wrt else record_rule(
                 rule_named("getitem"), [Sym(tangent)], {"index": k}).value
-            _add(tangents, p, _shaped_tangent(t, p))
+            if batched:  # (made internally by sg.jacobian/sg.hessian: no shape check)
+                fn.meta["rows"] = fn.meta["rows"] or t
+                _add(tangents, p, t)
+            else:
+                _add(tangents, p, _shaped_tangent(t, p))
     fn.body.ops[:0] = prelude.ops
     _block(fn, fn.body, tangents)
     outputs = list(fn.body.results)
@@ -69,7 +82,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
                 t_outs.append(b.const(0 if type(constant) in (int, bool) else None))
                 continue
             if t_out is None:
-                t_out = record_rule(STRUCTURAL["zeros_of"], [Sym(out)], {}).value
+                t_out = _zeros(fn, out)
             elif t_out is tangent:
                 t_out = record_rule(STRUCTURAL["stop_gradient"], [Sym(t_out)], {}).value
             t_out.adjoint_of = t_out.adjoint_of or out
@@ -79,9 +92,9 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     # a (nested) tuple or list result has a tangent of the same structure
     result_tree = fn.meta.get("returns", 0)
     tangent_tree = _shift(result_tree, len(outputs))
-    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"]
+    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
-                   returns=[result_tree, tangent_tree], tuple_result=True)
+                   returns=[result_tree, tangent_tree], tuple_result=True, batched=batched)
     return fn
 
 
@@ -150,14 +163,13 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
                                f"sg.defjvp({name}, ...).")
         return
     if op.prim in TAPE_PRIMS:
-        forward_tape_op(op, tangents, fn.meta["tapes"])
+        forward_tape_op(op, tangents, fn.meta["tapes"], typed=fn.meta["rows"] is None)
         return
     if op.prim in ("make_tuple", "make_list") and any(
             v.id in tangents for v in op.args["items"]):
         # a tuple or list of run-time values (one appended in a run-time loop, or handed
         # to a derived function): its tangent is the same container of the items' tangents
-        items = [tangents[v.id] if v.id in tangents else
-                 record_rule(STRUCTURAL["zeros_of"], [Sym(v)], {}).value
+        items = [tangents[v.id] if v.id in tangents else _zeros(fn, v)
                  for v in op.args["items"]]
         packed = current().emit(op.prim, {"items": tuple(items)}, types=[op.outputs[0].type])
         _add(tangents, op.outputs[0], packed.out)
@@ -189,12 +201,15 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     env.update(_metadata(rule, op))
     try:
         with derivative_spelling(rule, op.attrs):
-            t = forward_tangent(rule, env, given)
+            if fn.meta["rows"] is not None:
+                t = rows_tangent(rule, op, env, given, fn.meta["rows"])
+            else:
+                t = forward_tangent(rule, env, given)
     except NoDerivativeError as e:
         raise SrcGradError(str(e), filename=fn.filename, lineno=op.line,
                            advice="Register a forward rule with sg.defjvp.") from None
     if t is not None:
-        _add(tangents, op.outputs[0], to_value(t))
+        _add(tangents, op.outputs[0], t if isinstance(t, Value) else to_value(t))
 
 
 def _metadata(rule: Any, op: Op) -> dict[str, Any]:
@@ -234,8 +249,16 @@ def _sym(v: Value) -> Any:
     return c if is_const else Sym(v)
 
 
-def _zeros(v: Value) -> Value:
+def _zeros(fn: Function, v: Value) -> Value:
+    """The zero tangent of ``v`` (batched: one zero row per direction)."""
+    if fn.meta["rows"] is not None:
+        return record_rule(ROW_RULES["rows_zeros"], [Sym(v), Sym(fn.meta["rows"])], {}).value
     return record_rule(STRUCTURAL["zeros_of"], [Sym(v)], {}).value
+
+
+def _tangent_type(fn: Function, v: Value) -> T.AType:
+    """A tangent has its primal's type, except batched (a leading axis of rows)."""
+    return T.ANY if fn.meta["rows"] is not None else v.type
 
 
 def _if(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
@@ -249,9 +272,9 @@ def _if(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         with Builder(region):
             region.results += [tangents[region.results[k].id]
                                if region.results[k].id in tangents
-                               else _zeros(region.results[k]) for k in extra]
+                               else _zeros(fn, region.results[k]) for k in extra]
     for k in extra:
-        t = Value(type=op.outputs[k].type)
+        t = Value(type=_tangent_type(fn, op.outputs[k]))
         t.op = op
         op.outputs.append(t)
         t.adjoint_of = op.outputs[k]
@@ -276,26 +299,26 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         return
     params = []
     for k in slots:
-        p = Value(type=carried[k].type)
+        p = Value(type=_tangent_type(fn, carried[k]))
         p.adjoint_of = carried[k]
         params.append(p)
         tangents[carried[k].id] = p
     _block(fn, body, tangents)
     with Builder(body):
         t_results, t_items = ([tangents[body.results[k].id] if body.results[k].id in tangents
-                               else _zeros(body.results[k]) for k in ks]
+                               else _zeros(fn, body.results[k]) for k in ks]
                               for ks in (slots, lists))
     # carried, their tangents, collected lists, then the lists of their items' tangents
     body.results = [*body.results[:n], *t_results, *body.results[n:], *t_items]
     body.params += params
     if op.prim == "while":
         op.regions[0].params += [Value(type=p.type) for p in params]
-    t_init = [tangents[init[k].id] if init[k].id in tangents else _zeros(init[k])
+    t_init = [tangents[init[k].id] if init[k].id in tangents else _zeros(fn, init[k])
               for k in slots]
     op.args["init"] = (*init, *t_init)
     t_outs = []
     for k in slots:
-        t = Value(type=op.outputs[k].type)
+        t = Value(type=_tangent_type(fn, op.outputs[k]))
         t.op = op
         t.adjoint_of = op.outputs[k]
         tangents[op.outputs[k].id] = t

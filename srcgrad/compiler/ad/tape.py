@@ -130,8 +130,10 @@ def useful_through(op: Op, useful: set[int], tapes: Tapes) -> None:
         useful.add(op.args["list"].id)
 
 
-def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes) -> None:
-    """Forward mode: push tangents with the items; pop them with the values."""
+def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes,
+                    typed: bool = True) -> None:
+    """Forward mode: push tangents with the items; pop them with the values (typed like
+    them, unless the tangents are batched rows)."""
     if op.prim == "tape_push":
         items = list(op.args["items"])
         positions = [k for k, v in enumerate(items) if v.id in tangents]
@@ -143,7 +145,7 @@ def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes) -> None:
         positions = tapes.tangent_positions.get(id(push), []) if push is not None else []
         values = list(op.outputs)
         for k in positions:
-            t = Value(type=values[k].type)
+            t = Value(type=values[k].type if typed else T.ANY)
             t.op = op
             t.adjoint_of = values[k]
             op.outputs.append(t)
@@ -151,7 +153,8 @@ def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes) -> None:
     elif op.prim == "list_pop":
         lst = op.args["list"]
         if lst.id in tangents:  # the tangent list is popped in step with the list
-            t = current().emit("list_pop", {"list": tangents[lst.id]}, types=[op.out.type]).out
+            t = current().emit("list_pop", {"list": tangents[lst.id]},
+                               types=[op.out.type if typed else T.ANY]).out
             t.adjoint_of = op.out
             tangents[op.out.id] = t
 
