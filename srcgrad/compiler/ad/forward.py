@@ -68,7 +68,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
             else:
                 _add(tangents, p, _shaped_tangent(t, p))
     fn.body.ops[:0] = prelude.ops
-    _block(fn, fn.body, tangents)
+    _block(fn, fn.body, [tangents])
     outputs = list(fn.body.results)
     t_outs = []
     with Builder(fn.body, line=fn.meta.get("return_line")) as b:
@@ -96,6 +96,30 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
                    returns=[result_tree, tangent_tree], tuple_result=True, batched=batched)
     return fn
+
+
+def forward_directions(primal: Function, wrt: tuple[int, ...]) -> tuple[Function, list[Value]]:
+    """Forward mode along each ``wrt`` argument (a number) at once: one tangent per
+    direction, each seeded with the constant ``1.0`` (no tangent parameter), carried side
+    by side through one pass. Returns the IR (results unchanged) and the tangent of its
+    first result in each direction, for :mod:`.tangent_grad` to return."""
+    fn, _ = clone_function(primal)
+    strip_primal_marks(fn)
+    fn.meta["varied"] = checked_varied_values(fn, [fn.params[i] for i in wrt])
+    fn.meta["tapes"] = pair_tapes(fn)
+    fn.meta["useful"] = useful_values(fn)
+    fn.meta["rows"] = None
+    prelude = Block()
+    with Builder(prelude) as b:
+        dirs = [{fn.params[i].id: b.const(1.0)} for i in wrt]
+        del b
+    fn.body.ops[:0] = prelude.ops
+    _block(fn, fn.body, dirs)
+    out = fn.body.results[0]
+    with Builder(fn.body, line=None):
+        t_outs = [d[out.id] if out.id in d else _zeros(fn, out) for d in dirs]
+    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
+    return fn, t_outs
 
 
 def _shaped_tangent(t: Value, p: Value) -> Value:
@@ -130,8 +154,9 @@ def _add(tangents: dict[int, Value], v: Value, t: Value) -> None:
     tangents[v.id] = t
 
 
-def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
-    """Insert tangent computations after each op of ``block`` a tangent reaches."""
+def _block(fn: Function, block: Block, dirs: list[dict[int, Value]]) -> None:
+    """Insert tangent computations after each op of ``block`` a tangent reaches, for each
+    direction (one tangent map per direction: several only for :func:`forward_directions`)."""
     old_ops = block.ops
     block.ops = []
     for op in old_ops:
@@ -139,17 +164,18 @@ def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
             before = Block()
             with Builder(before, line=op.line):
                 if op.prim == "if":
-                    _if(fn, op, tangents)
+                    _if(fn, op, dirs)
                 else:
-                    _loop(fn, op, tangents)
+                    _loop(fn, op, dirs)
             block.ops += [*before.ops, op]
             continue
         block.ops.append(op)
         with Builder(block, line=op.line):
-            _op(fn, op, tangents)
+            for d, tangents in enumerate(dirs):
+                _op(fn, op, tangents, d)
 
 
-def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+def _op(fn: Function, op: Op, tangents: dict[int, Value], direction: int = 0) -> None:
     if op.prim == "call":  # (a call whose results are ints or bools needs no derivative)
         # (a tangent may reach a call whose result nothing uses, through a packed list:
         # np.select([x > 0], [x]) assigned and dropped; the soundness check has already
@@ -163,7 +189,8 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
                                f"sg.defjvp({name}, ...).")
         return
     if op.prim in TAPE_PRIMS:
-        forward_tape_op(op, tangents, fn.meta["tapes"], typed=fn.meta["rows"] is None)
+        forward_tape_op(op, tangents, fn.meta["tapes"], typed=fn.meta["rows"] is None,
+                        direction=direction)
         return
     if op.prim in ("make_tuple", "make_list") and any(
             v.id in tangents for v in op.args["items"]):
@@ -261,11 +288,17 @@ def _tangent_type(fn: Function, v: Value) -> T.AType:
     return T.ANY if fn.meta["rows"] is not None else v.type
 
 
-def _if(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+def _if(fn: Function, op: Op, dirs: list[dict[int, Value]]) -> None:
     for region in op.regions:
-        _block(fn, region, tangents)
-    extra = [k for k, o in enumerate(op.outputs)
-             if any(r.results[k].id in tangents for r in op.regions)]
+        _block(fn, region, dirs)
+    n = len(op.outputs)
+    for tangents in dirs:
+        _if_outputs(fn, op, tangents, n)
+
+
+def _if_outputs(fn: Function, op: Op, tangents: dict[int, Value], n: int) -> None:
+    """One direction's tangents of the first ``n`` (the primal) outputs of an ``if``."""
+    extra = [k for k in range(n) if any(r.results[k].id in tangents for r in op.regions)]
     if not extra:
         return
     for region in op.regions:
@@ -281,8 +314,9 @@ def _if(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         tangents[op.outputs[k].id] = t
 
 
-def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
-    """Carry a tangent with each carried value that varies (activity decided which)."""
+def _loop(fn: Function, op: Op, dirs: list[dict[int, Value]]) -> None:
+    """Carry a tangent (one per direction) with each carried value that varies (activity
+    decided which)."""
     body = op.regions[-1]
     init = list(op.args["init"])
     n = len(init)
@@ -295,18 +329,20 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         # whose pushes carry tangents, e.g. a linear step's adjoint) must still take the
         # tangents off the tape, or the tuples it unpacks are longer than it expects
         if any(inner.prim == "tape_pop" for inner in body.walk()):
-            _block(fn, body, tangents)
+            _block(fn, body, dirs)
         return
     params = []
-    for k in slots:
-        p = Value(type=_tangent_type(fn, carried[k]))
-        p.adjoint_of = carried[k]
-        params.append(p)
-        tangents[carried[k].id] = p
-    _block(fn, body, tangents)
+    for tangents in dirs:
+        for k in slots:
+            p = Value(type=_tangent_type(fn, carried[k]))
+            p.adjoint_of = carried[k]
+            params.append(p)
+            tangents[carried[k].id] = p
+    _block(fn, body, dirs)
     with Builder(body):
         t_results, t_items = ([tangents[body.results[k].id] if body.results[k].id in tangents
-                               else _zeros(fn, body.results[k]) for k in ks]
+                               else _zeros(fn, body.results[k])
+                               for tangents in dirs for k in ks]
                               for ks in (slots, lists))
     # carried, their tangents, collected lists, then the lists of their items' tangents
     body.results = [*body.results[:n], *t_results, *body.results[n:], *t_items]
@@ -314,21 +350,24 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     if op.prim == "while":
         op.regions[0].params += [Value(type=p.type) for p in params]
     t_init = [tangents[init[k].id] if init[k].id in tangents else _zeros(fn, init[k])
-              for k in slots]
+              for tangents in dirs for k in slots]
     op.args["init"] = (*init, *t_init)
     t_outs = []
-    for k in slots:
-        t = Value(type=_tangent_type(fn, op.outputs[k]))
-        t.op = op
-        t.adjoint_of = op.outputs[k]
-        tangents[op.outputs[k].id] = t
-        t_outs.append(t)
+    for tangents in dirs:
+        for k in slots:
+            t = Value(type=_tangent_type(fn, op.outputs[k]))
+            t.op = op
+            t.adjoint_of = op.outputs[k]
+            tangents[op.outputs[k].id] = t
+            t_outs.append(t)
     op.outputs[n:n] = t_outs
-    for k in lists:
-        t = Value(type=T.ANY)
-        t.op = op
-        t.adjoint_of = op.outputs[k + len(slots)]
-        tangents[op.outputs[k + len(slots)].id] = t
-        op.outputs.append(t)
+    shift = len(t_outs)
+    for tangents in dirs:
+        for k in lists:
+            t = Value(type=T.ANY)
+            t.op = op
+            t.adjoint_of = op.outputs[k + shift]
+            tangents[op.outputs[k + shift].id] = t
+            op.outputs.append(t)
     if lists:
-        op.attrs["collect"] = op.attrs.get("collect", 0) + len(lists)
+        op.attrs["collect"] = op.attrs.get("collect", 0) + len(lists) * len(dirs)
