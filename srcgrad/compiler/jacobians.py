@@ -124,7 +124,8 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
                     tuple_wrt: bool) -> list[np.ndarray] | None:
     """The columns of every block, up to :data:`ROWS` of them per batched pass: the unit
     tangents of a chunk of input elements are the rows of one tangent (of each input).
-    None when the result is not one array (a tuple result keeps the per-column layout)."""
+    ``push`` returns only the tangent rows, ``(k,) + out.shape``. None when they are not
+    one array (a tuple result keeps the per-column layout)."""
     sizes = [int(x.size) for x in inputs]
     starts = np.cumsum([0, *sizes])
     total = int(starts[-1])
@@ -138,20 +139,18 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
             j = np.arange(max(lo, start), min(hi, start + x.size))
             e[j - lo, j - start] = 1.0
             parts.append(e.reshape((hi - lo,) + x.shape))
-        out, t = push(tuple(parts) if tuple_wrt else parts[0])
-        if isinstance(out, (tuple, list)) or S.is_structured(out):
+        t = push(tuple(parts) if tuple_wrt else parts[0])
+        # the rows of a tuple result's tangents, or a constant int's zero: not one array
+        if type(t) is not np.ndarray or t.ndim == 0 or t.shape[0] != hi - lo:
             return None
-        t = np.asarray(t, dtype=float)
-        want = (hi - lo,) + np.shape(out)
-        if t.shape != want:
-            if t.ndim != 0:  # (a zero tangent may be one number)
-                return None
-            t = np.broadcast_to(t, want)
-        columns.append(t)
+        if out is not None and t.shape[1:] != out:
+            return None
+        out = t.shape[1:]
+        columns.append(np.asarray(t, dtype=float))
     if out is None:  # no input element at all: the per-column path shapes the empties
         return None
     stacked = np.moveaxis(np.concatenate(columns, axis=0), 0, -1)  # out.shape + (total,)
-    return [stacked[..., a:b].reshape(np.shape(out) + x.shape)
+    return [stacked[..., a:b].reshape(out + x.shape)
             for x, a, b in zip(inputs, starts[:-1], starts[1:])]
 
 

@@ -58,8 +58,22 @@ def matrix_argument(a):
     return np.sum(np.sin(a) * a.T) + a[1, 2] * a[0, 0] ** 2
 
 
+def growing(x):  # a carried value whose rank grows in the first iteration (0 -> 1)
+    acc = 0.0
+    for i in range(len(x)):
+        acc = acc + np.sin(x) * x[i]
+    return np.sum(acc * acc)
+
+
+def column_in_loop(x):  # a row against a carried column: shapes differ at equal ranks
+    col = x[:, None]
+    for k in range(2):
+        col = np.tanh(col * x[None, :] + x[k])[:, :1]
+    return np.sum(col) * x[0]
+
+
 PROGRAMS = [(chain_energy, X5), (cubic, X5), (branchy, X5), (matrix_products, X5),
-            (broadcasting, X5), (scattered, X5),
+            (broadcasting, X5), (scattered, X5), (growing, X5), (column_in_loop, X5),
             (matrix_argument, np.linspace(-0.5, 0.8, 9).reshape(3, 3))]
 
 
@@ -74,6 +88,18 @@ def test_hessian_in_one_batched_pass_matches_finite_differences_and_columns(fn, 
     columns = H(x)
     assert not H.last_batched
     assert_close(got, columns, rtol=1e-12, atol=1e-12)
+
+
+def test_scalar_loop_hessian_needs_no_row_padding_or_broadcast():
+    """Ranks and equal shapes known at compile time (ad/ranks.py), also of values a loop
+    carries or a tape pops: the element-read loop's batched code pads and broadcasts
+    nothing at run time."""
+    from srcgrad.compiler.ad.forward import JVP_ROWS
+    from srcgrad.compiler.api import _derive
+
+    text = sg.source(_derive(sg.grad(chain_energy), JVP_ROWS, 0, True), X5, np.eye(5))
+    assert "rows_getitem(tangent, i)" in text
+    assert "rows_expand" not in text and "rows_rebroadcast" not in text, text
 
 
 def test_hessian_of_float32_argument_in_one_batched_pass():

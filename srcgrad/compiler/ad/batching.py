@@ -24,6 +24,7 @@ from srcgrad.rules import ELEMENTWISE, LINEAR, NONDIFF, forward_tangent, rule_na
 from ..ir.core import Op, Value, const_value
 from ..rows import ROW_RULES, Unbatchable
 from ..symbolic import Sym, record_rule, to_value
+from .ranks import Facts
 
 # linear primitives whose tangent is the same primitive applied to each row: the rule's
 # params, in order, handed to its row-keeping form
@@ -43,8 +44,9 @@ _IDENTITY = frozenset({"checked_seed", "seed_of_shape", "float", "positive", "co
 
 
 def rows_tangent(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any],
-                 rows: Value) -> Value | None:
-    """The tangent rows of ``op``'s output, or :class:`Unbatchable`."""
+                 facts: Facts) -> Value | None:
+    """The tangent rows of ``op``'s output, or :class:`Unbatchable`; ``ranks`` are the
+    primal values' ranks and equal shapes known at compile time (:mod:`.ranks`)."""
     name = rule.name
     if rule.kind == LINEAR:  # (an input it is not linear in, like x of like(d, x), is
         # not differentiable: its tangent does not reach the output)
@@ -67,7 +69,7 @@ def rows_tangent(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any],
         return _matmul(op, given)
     if rule.kind == ELEMENTWISE and not rule.user and rule.variadic is None \
             and not any(n in rule.jvp for n in given):
-        return _elementwise(rule, op, env, given)
+        return _elementwise(rule, op, env, given, facts)
     return _each(rule, op, env, given)
 
 
@@ -86,7 +88,11 @@ def _each(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any]) -> Valu
     return _row("rows_each", [rule, names, args, active, tuple(given[n] for n in active)])
 
 
-def _elementwise(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any]) -> Value | None:
+def _elementwise(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any],
+                 facts: Facts) -> Value | None:
+    def _ndim(v: Any) -> int | None:
+        return facts.rank[v.id] if isinstance(v, Value) and v.id in facts.rank else _rank(v)
+
     out = op.outputs[0]
     out_ndim = _ndim(out)
     expanded = {}
@@ -99,8 +105,8 @@ def _elementwise(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any]) 
     t = forward_tangent(rule, env, expanded, rows=True)
     if t is None:
         return None
-    if not rule.broadcasts or (out_ndim == 0 and all(
-            _ndim(op.args[n]) == 0 for n in given)):
+    if not rule.broadcasts or (out_ndim == 0 and all(_ndim(op.args[n]) == 0 for n in given)) \
+            or facts.same_shape([out, *(op.args[n] for n in given)]):
         return to_value(t)  # every contribution already has the output's shape
     shape = record_rule(rule_named("shape"), [Sym(out)], {})
     return _row("rows_rebroadcast", [t, shape])
@@ -113,7 +119,7 @@ def _matmul(op: Op, given: dict[str, Any]) -> Value:
     for n, t in given.items():
         other = y if n == "x" else x
         mine = x if n == "x" else y
-        if _ndim(other) not in (1, 2) or _ndim(mine) not in (1, 2):
+        if _rank(other) not in (1, 2) or _rank(mine) not in (1, 2):
             raise Unbatchable("matmul of arrays of unknown rank or rank > 2 has no batched "
                               "form")
         term = (_row("rows_matmul", [t, _sym(y)]) if n == "x"
@@ -138,7 +144,7 @@ def _row(form: str, args: list[Any]) -> Value:
     return record_rule(ROW_RULES[form], args, {}).value
 
 
-def _ndim(v: Any) -> int | None:
+def _rank(v: Any) -> int | None:
     if v is None:
         return None
     is_const, c = const_value(v)

@@ -30,6 +30,7 @@ from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
 from .batching import rows_tangent
 from .checkpoint import strip_primal_marks
+from .ranks import value_ranks
 from .soundness import reaches_result
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
@@ -53,6 +54,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
     fn.meta["tapes"] = pair_tapes(fn)
     fn.meta["useful"] = useful_values(fn)
     fn.meta["rows"] = None  # batched: a tangent whose leading length zeros take
+    fn.meta["ranks"] = value_ranks(fn, fn.meta["tapes"]) if batched else None
     tangents: dict[int, Value] = {}
     prelude = Block()
     with Builder(prelude):
@@ -88,13 +90,18 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
             t_out.adjoint_of = t_out.adjoint_of or out
             t_outs.append(t_out)
         del b
-    fn.body.results = [*outputs, *t_outs]
     # a (nested) tuple or list result has a tangent of the same structure
     result_tree = fn.meta.get("returns", 0)
     tangent_tree = _shift(result_tree, len(outputs))
+    fn.body.results = [*outputs, *t_outs]
+    returns: Any = [result_tree, tangent_tree]
+    if batched:  # only the tangent rows (their shape says the result's): the value's own
+        # computation, a Hessian's gradient itself, is dead code then
+        fn.body.results, returns = t_outs, result_tree
     del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
+    del fn.meta["ranks"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
-                   returns=[result_tree, tangent_tree], tuple_result=True, batched=batched)
+                   returns=returns, tuple_result=isinstance(returns, list), batched=batched)
     return fn
 
 
@@ -229,7 +236,7 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value], direction: int = 0) ->
     try:
         with derivative_spelling(rule, op.attrs):
             if fn.meta["rows"] is not None:
-                t = rows_tangent(rule, op, env, given, fn.meta["rows"])
+                t = rows_tangent(rule, op, env, given, fn.meta["ranks"])
             else:
                 t = forward_tangent(rule, env, given)
     except NoDerivativeError as e:
