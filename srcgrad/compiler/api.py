@@ -200,7 +200,8 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     """The Jacobian of ``f``: ``J(*args, **kwargs)`` -> array of shape ``out.shape + x.shape``.
 
     Reverse mode (one ``vjp`` pass per result element) when the result is smaller than the
-    input, else forward mode (one ``jvp`` pass per input element).
+    input, else forward mode: one batched pass whose tangent carries every input element's
+    direction as a row (a pass per input element where a primitive has no batched form).
 
     Args:
         f: a Python function.
@@ -233,7 +234,8 @@ def _forward_jacobian(f: Any, wrt: Any) -> Any:
 def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
     """The Hessian of ``f``: ``H(*args, **kwargs)`` -> array of shape ``x.shape + x.shape``.
 
-    Forward mode over the reverse-mode gradient (one pass per input element).
+    Forward mode over the reverse-mode gradient, in one batched pass (the tangent carries a
+    row per input element; a pass per element where a primitive has no batched form).
 
     Args:
         f: a Python function whose result has one element.

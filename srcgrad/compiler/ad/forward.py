@@ -30,6 +30,7 @@ from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
 from .batching import rows_tangent
 from .checkpoint import strip_primal_marks
+from .prune import drop_dead_carries
 from .ranks import value_ranks
 from .soundness import reaches_result
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
@@ -98,6 +99,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
     if batched:  # only the tangent rows (their shape says the result's): the value's own
         # computation, a Hessian's gradient itself, is dead code then
         fn.body.results, returns = t_outs, result_tree
+        drop_dead_carries(fn)
     del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
     del fn.meta["ranks"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
