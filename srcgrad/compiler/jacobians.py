@@ -146,10 +146,11 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
         if out is not None and t.shape[1:] != out:
             return None
         out = t.shape[1:]
-        columns.append(np.asarray(t, dtype=float))
+        columns.append(t if t.dtype == np.float64 else t.astype(float))
     if out is None:  # no input element at all: the per-column path shapes the empties
         return None
-    stacked = np.moveaxis(np.concatenate(columns, axis=0), 0, -1)  # out.shape + (total,)
+    rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=0)
+    stacked = np.moveaxis(rows, 0, -1)  # out.shape + (total,)
     return [stacked[..., a:b].reshape(out + x.shape)
             for x, a, b in zip(inputs, starts[:-1], starts[1:])]
 

@@ -91,6 +91,8 @@ def _row_index(index: Any) -> tuple[Any, ...] | None:
 
 def rows_getitem(t: Any, index: Any) -> Any:
     """``t[j][index]`` for every row ``j``."""
+    if type(index) is int and type(t) is np.ndarray:  # an element read in a loop
+        return t[:, index]
     t = np.asarray(t)
     shifted = _row_index(index)
     if shifted is None:
@@ -100,11 +102,12 @@ def rows_getitem(t: Any, index: Any) -> Any:
 
 def rows_scatter_add(t: Any, shape: Any, index: Any) -> Any:
     """Rows of zeros of ``shape`` with each row of ``t`` added at ``index``."""
-    t = np.asarray(t)
-    z = np.zeros((t.shape[0],) + tuple(shape), dtype=t.dtype)
-    if type(index) is int:
+    if type(index) is int and type(t) is np.ndarray:  # the adjoint of an element read
+        z = np.zeros((t.shape[0], *shape), dtype=t.dtype)
         z[:, index] = t
         return z
+    t = np.asarray(t)
+    z = np.zeros((t.shape[0],) + tuple(shape), dtype=t.dtype)
     shifted = _row_index(index)
     if shifted is None:
         for row, value in zip(z, t):
