@@ -90,7 +90,7 @@ def test_hessian_in_one_batched_pass_matches_finite_differences_and_columns(fn, 
     assert_close(got, columns, rtol=1e-12, atol=1e-12)
 
 
-def test_scalar_loop_hessian_needs_no_row_padding_or_broadcast():
+def test_scalar_loop_hessian_needs_no_row_padding_broadcast_or_gradient():
     """Ranks and equal shapes known at compile time (ad/ranks.py), also of values a loop
     carries or a tape pops: the element-read loop's batched code pads and broadcasts
     nothing at run time."""
@@ -100,6 +100,9 @@ def test_scalar_loop_hessian_needs_no_row_padding_or_broadcast():
     text = sg.source(_derive(sg.grad(chain_energy), JVP_ROWS, 0, True), X5, np.eye(5))
     assert "rows_getitem(tangent, i)" in text
     assert "rows_expand" not in text and "rows_rebroadcast" not in text, text
+    # the gradient itself is not returned: its accumulation (a scatter per element read)
+    # is dropped with the loop-carried value (ad/prune.py); only its tangent rows remain
+    assert "rows_scatter_add(" in text and " scatter_add(" not in text, text
 
 
 def test_hessian_of_float32_argument_in_one_batched_pass():
