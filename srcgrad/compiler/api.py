@@ -628,7 +628,7 @@ class Derivation:
                 derived = forward(primal, wrt, tuple_wrt, batched=self.transform == JVP_ROWS)
             else:
                 spec = ReverseSpec(wrt, tuple_wrt, self.transform, self.trusted_seed)
-                derived = (tangent_grad(primal, spec) if boundary is None else None) or \
+                derived = tangent_grad(primal, spec) or \
                     reverse(primal, spec)
             verify(derived)
             # what the derived IR returns, for a transform composed on it (grad of grad over a

@@ -140,3 +140,59 @@ def test_custom_vjp_rule_without_jvp_falls_back_to_reverse_mode():
     grad = sg.grad(outer, wrt=(0, 1))
     assert "forward mode" not in sg.source(grad, 0.5, 2.0)
     assert_close(np.array(grad(0.5, 2.0)), np.array([2.0, 0.25]))
+
+
+def pair_loop(ab, n):  # one argument: a tuple of two floats
+    a, b = ab
+    s = 0.0
+    for i in range(n):
+        s = s + math.sin(a * i) * b
+    return s
+
+
+def record(d):  # one argument: a dict of floats
+    return d["x"] * np.sin(d["y"]) + d["x"] ** 2
+
+
+def triple_with_int(t):  # a tuple of two floats and an int (its gradient leaf is None)
+    return t[0] * t[1] * t[2]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (pair_loop, ((0.3, 0.7), 5)),
+    (record, ({"x": 0.5, "y": 0.2},)),
+    (triple_with_int, ((0.5, 2, 0.3),)),
+], ids=["tuple_of_two_floats", "dict_of_floats", "tuple_with_an_int"])
+def test_tuple_or_dict_of_few_floats_in_forward_mode_is_identical_to_reverse_mode(fn, args):
+    grad = sg.grad(fn)
+    got = grad(*args)
+    assert "# forward mode: the gradient w.r.t. 2 numbers" in sg.source(grad, *args)
+    _assert_structure_identical(got, _reverse(fn, args, 0))
+    value, again = sg.value_and_grad(fn)(*args)
+    assert value == fn(*args)
+    _assert_structure_identical(again, got)
+
+
+def _assert_structure_identical(got, want):
+    assert type(got) is type(want)
+    if isinstance(want, dict):
+        assert got.keys() == want.keys()
+        for k in want:
+            _assert_structure_identical(got[k], want[k])
+    elif isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _assert_structure_identical(g, w)
+    elif want is not None:
+        assert_close(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_tuple_of_floats_gradient_matches_finite_differences():
+    ab = (0.3, 0.7)
+    got = sg.grad(pair_loop)(ab, 5)
+    for k in range(2):
+        def moved(v, k=k):
+            point = list(ab)
+            point[k] = float(v)
+            return pair_loop(tuple(point), 5)
+        assert_close(got[k], numeric_gradient(moved, (ab[k],), None, 0))

@@ -1,7 +1,9 @@
 """``sg.grad`` of a function of a few numbers, by forward mode: the AD layer's mode choice.
 
 The gradient w.r.t. a few numbers (a Python float, a NumPy float scalar or a 0-d float
-array; up to :data:`FEW` of them, several arguments in a tuple ``wrt``) of a function whose
+array; up to :data:`FEW` of them: several arguments in a tuple ``wrt``, or the float leaves
+of a tuple or dict argument, which the boundary passes as leaf parameters and rebuilds
+the gradients of as it does reverse mode's) of a function whose
 result is one number is that many directional derivatives, so the best derivative to emit
 is the one a person writes by hand: one tangent per number carried through the loop beside
 the value (no tape, no reverse sweep, constant memory). :func:`tangent_grad` builds it from
