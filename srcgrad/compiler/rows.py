@@ -93,6 +93,8 @@ def rows_getitem(t: Any, index: Any) -> Any:
     """``t[j][index]`` for every row ``j``."""
     if type(index) is int and type(t) is np.ndarray:  # an element read in a loop
         return t[:, index]
+    if type(t) in (tuple, list):  # an item of a tuple or list: its own rows
+        return t[index]
     t = np.asarray(t)
     shifted = _row_index(index)
     if shifted is None:

@@ -72,7 +72,15 @@ def column_in_loop(x):  # a row against a carried column: shapes differ at equal
     return np.sum(col) * x[0]
 
 
-PROGRAMS = [(chain_energy, X5), (cubic, X5), (branchy, X5), (matrix_products, X5),
+def containers(x):  # items of a tuple and of a list built in a loop, read back by index
+    pair = (np.sin(x), x * x)
+    hs = []
+    for k in range(3):
+        hs.append(pair[k % 2] * x[k])
+    return np.sum(hs[1] * hs[2]) + np.sum(pair[0] * hs[0])
+
+
+PROGRAMS = [(containers, X5), (chain_energy, X5), (cubic, X5), (branchy, X5), (matrix_products, X5),
             (broadcasting, X5), (scattered, X5), (growing, X5), (column_in_loop, X5),
             (matrix_argument, np.linspace(-0.5, 0.8, 9).reshape(3, 3))]
 
