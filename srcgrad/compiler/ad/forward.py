@@ -24,6 +24,7 @@ from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function, current
 from ..ir.core import Block, Function, Op, Value, const_value
+from ..passes.rewrite import replace_uses
 from ..rows import ROW_RULES
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
@@ -118,15 +119,18 @@ def forward_directions(primal: Function, wrt: tuple[int, ...]) -> tuple[Function
     fn.meta["tapes"] = pair_tapes(fn)
     fn.meta["useful"] = useful_values(fn)
     fn.meta["rows"] = None
-    prelude = Block()
-    with Builder(prelude) as b:
-        dirs = [{fn.params[i].id: b.const(1.0)} for i in wrt]
-        del b
-    fn.body.ops[:0] = prelude.ops
+    # the seeds stand in as values of unknown kind while the tangents are derived (so no
+    # rule folds or retypes around a constant 1.0), then become the constant
+    seeds = [Value(type=T.ANY) for _ in wrt]
+    dirs = [{fn.params[i].id: seed} for i, seed in zip(wrt, seeds)]
     _block(fn, fn.body, dirs)
     out = fn.body.results[0]
     with Builder(fn.body, line=None):
         t_outs = [d[out.id] if out.id in d else _zeros(fn, out) for d in dirs]
+    ones = [Op("const", {}, [Value(type=T.FLOAT)], {"value": 1.0}) for _ in wrt]
+    fn.body.ops[:0] = ones
+    replace_uses(fn, {seed: one.out for seed, one in zip(seeds, ones)})
+    t_outs = [ones[seeds.index(t)].out if t in seeds else t for t in t_outs]
     del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
     return fn, t_outs
 
