@@ -92,6 +92,10 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any, rows: Any | None = No
                     d.tuple_wrt)
             except Unbatchable:
                 J.batches = False  # type: ignore[attr-defined]  # (compiled: it stays so)
+            except Exception:  # noqa: BLE001 - the per-column passes below decide: they
+                # raise the user's own error again, or compute what the batched pass could
+                # not (never a wrong row: an exception is no result)
+                J.batches = False  # type: ignore[attr-defined]
             else:
                 if blocks is not None:
                     J.last_batched = True  # type: ignore[attr-defined]
