@@ -199,3 +199,22 @@ def test_users_own_error_still_reaches_the_caller_and_the_next_call_is_right():
     with pytest.raises(ValueError, match="out of range"):
         H(X5 + 20.0)
     assert_close(H(X5), np.diag(6.0 * X5))  # (per column after a failed batched pass)
+
+
+def collected_in_while(x, y):  # a while whose test reads a carried counter, a list
+    k = 0
+    acc = np.cos(y) * 0.5 + x
+    items = []
+    while k < 4 and np.sum(x * x) * k < 4.98:
+        acc = np.tanh(acc * y) + acc
+        items.append(acc)
+        k += 1
+    return np.sum(0.33 * acc + 0.67 * np.sum(np.array(items) * 1.5, axis=0))
+
+
+def test_while_whose_test_reads_a_carried_counter_batches():
+    x, y = np.array([0.3, -0.2]), 0.4
+    H = sg.hessian(collected_in_while)
+    got = H(x, y)
+    assert H.last_batched
+    assert_close(got, numeric_hessian(sg.grad(collected_in_while), (x, y)))

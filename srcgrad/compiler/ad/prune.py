@@ -37,11 +37,13 @@ def _prune(op: Op, used: dict[int, int]) -> bool:
     first = 1 if op.prim == "for_range" else 0
     carried = body.params[first:first + n]
     dead = {k for k in range(n) if not used.get(op.outputs[k].id)}
+    if op.prim == "while":  # the test reads the carried values through its own parameters
+        test = op.regions[0]
+        tested = _reads(test)
+        dead = {k for k in dead if k < len(test.params) and test.params[k].id not in tested}
     while dead:
         roots = [r for k, r in enumerate(body.results) if k not in dead]
         live = _live(body, roots)
-        if op.prim == "while":  # the test reads the carried values too
-            live |= _reads(op.regions[0])
         kept = {k for k in dead if carried[k].id in live}
         if not kept:
             break
