@@ -45,8 +45,10 @@ _IDENTITY = frozenset({"checked_seed", "seed_of_shape", "float", "positive", "co
 
 def rows_tangent(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any],
                  facts: Facts) -> Value | None:
-    """The tangent rows of ``op``'s output, or :class:`Unbatchable`; ``ranks`` are the
+    """The tangent rows of ``op``'s output, or :class:`Unbatchable`; ``facts`` are the
     primal values' ranks and equal shapes known at compile time (:mod:`.ranks`)."""
+    if rule.user:  # (a user's rule may be named like a primitive: never taken for one)
+        return _each(rule, op, env, given)
     name = rule.name
     if rule.kind == LINEAR:  # (an input it is not linear in, like x of like(d, x), is
         # not differentiable: its tangent does not reach the output)
