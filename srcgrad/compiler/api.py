@@ -25,7 +25,7 @@ from srcgrad.rules.complex_parts import RealValuesOnly
 
 from . import cache, varargs
 from . import structure as S
-from .ad.forward import JVP, forward
+from .ad.forward import JVP, JVP_ROWS, forward
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP, ReverseSpec, reverse
 from .ad.tangent_grad import tangent_grad
 from .backend.annotate import annotate
@@ -48,6 +48,7 @@ from .kind_check import check_ranks
 from .pairs import listing
 from .passes.pipeline import optimize as run_passes
 from .primitives import Checkpointed, checkpoint, stop_gradient
+from .rows import Unbatchable
 from .signature import key_of, types_of
 from .trees import tree_leaves, tree_map
 
@@ -55,7 +56,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "sourc
            "stop_gradient", "checkpoint", "clear_cache", "tree_map", "tree_leaves"]
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
-           JVP: "Jacobian-vector product"}
+           JVP: "Jacobian-vector product", JVP_ROWS: "Jacobian-matrix product"}
 
 
 def clear_cache() -> None:
@@ -202,7 +203,8 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
     """The Jacobian of ``f``: ``J(*args, **kwargs)`` -> array of shape ``out.shape + x.shape``.
 
     Reverse mode (one ``vjp`` pass per result element) when the result is smaller than the
-    input, else forward mode (one ``jvp`` pass per input element).
+    input, else forward mode: one batched pass whose tangent carries every input element's
+    direction as a row (a pass per input element where a primitive has no batched form).
 
     Args:
         f: a Python function.
@@ -226,18 +228,19 @@ def jacobian(f: Any = None, *, wrt: Any = 0) -> Any:
         return lambda g: jacobian(g, wrt=wrt)
     if varargs.has_varargs(f):
         return varargs.by_count(f, lambda g: jacobian(g, wrt=wrt))
-    return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt)
+    return jacobian_of(f, jvp(f, wrt=wrt), vjp(f, wrt=wrt), wrt, _derive(f, JVP_ROWS, wrt, True))
 
 
 def _forward_jacobian(f: Any, wrt: Any) -> Any:
     """The Jacobian of ``f`` always in forward mode (for forward-over-reverse Hessians)."""
-    return jacobian_of(f, jvp(f, wrt=wrt), None, wrt)
+    return jacobian_of(f, jvp(f, wrt=wrt), None, wrt, _derive(f, JVP_ROWS, wrt, True))
 
 
 def hessian(f: Any = None, *, wrt: Any = 0) -> Any:
     """The Hessian of ``f``: ``H(*args, **kwargs)`` -> array of shape ``x.shape + x.shape``.
 
-    Forward mode over the reverse-mode gradient (one pass per input element).
+    Forward mode over the reverse-mode gradient, in one batched pass (the tangent carries a
+    row per input element; a pass per element where a primitive has no batched form).
 
     Args:
         f: a Python function whose result has one element.
@@ -453,7 +456,7 @@ class Derivation:
         else:
             self.param_names = parameter_names(f)
         self.wrt, self.tuple_wrt = _normalize_wrt(wrt, self.param_names, transform)
-        self.has_seed = transform in (VJP, JVP)  # a seed / tangent: last positional
+        self.has_seed = transform in (VJP, JVP, JVP_ROWS)  # a seed / tangent: last positional
         # set by frontend.recursion for the vjp a recursive call's adjoint calls
         self.trusted_seed = False
         self._defaults = (getattr(f, "__defaults__", None), getattr(f, "__kwdefaults__", None))
@@ -492,7 +495,7 @@ class Derivation:
 
     @property
     def seed_name(self) -> str:
-        name = "tangent" if self.transform == JVP else "seed"
+        name = "tangent" if self.transform in (JVP, JVP_ROWS) else "seed"
         while name in self.param_names:  # sg.vjp(sg.vjp(f)): the inner one has a seed
             name += "_"
         return name
@@ -640,16 +643,19 @@ class Derivation:
                         [T.ANY] * len(self.param_names)
                     boundary = Boundary(kinds, self.wrt, self.tuple_wrt, self.transform)
                 boundary.result = result
-            if self.transform == JVP:
-                derived = forward(primal, wrt, tuple_wrt)
+            if self.transform == JVP_ROWS and (boundary is not None or result is not None):
+                raise Unbatchable("structured arguments or results are not batched")
+            if self.transform in (JVP, JVP_ROWS):
+                derived = forward(primal, wrt, tuple_wrt, batched=self.transform == JVP_ROWS)
             else:
                 spec = ReverseSpec(wrt, tuple_wrt, self.transform, self.trusted_seed)
-                derived = tangent_grad(primal, spec) if boundary is None else None
+                derived = tangent_grad(primal, spec)
                 from_reverse = derived is None
                 derived = derived or reverse(primal, spec)
             verify(derived)
             emitted_ir = derived
-            if self.transform != JVP and from_reverse and _calls_itself(primal):
+            if self.transform not in (JVP, JVP_ROWS) and from_reverse \
+                    and _calls_itself(primal):
                 # the code to run calls the callees' own forward sweeps and adjoints
                 # (.pairs); the IR composed on keeps their rules
                 emitted_ir = reverse(primal, spec, pairs=True)

@@ -6,6 +6,12 @@ column: column ``j`` is the ``jvp`` tangent of the result for the unit tangent `
 ``vjp`` cotangent of ``x`` for the unit seed ``e_k`` shaped like the result (one pass per
 output element). Each call picks the mode from the actual sizes (:func:`choose_mode`).
 ``sg.hessian`` is the Jacobian of ``sg.grad`` forced to forward mode (forward over reverse).
+
+Forward mode runs batched where it can: the columns of up to :data:`ROWS` input elements
+are the rows of one tangent of shape ``(k,) + x.shape`` pushed through the batched forward
+derivative in one pass (``ad/batching.py``). Where that derivative refuses (a primitive
+with no batched form, structured arguments or results) the columns are computed one pass
+each, as before.
 """
 
 from __future__ import annotations
@@ -19,10 +25,12 @@ import numpy as np
 from srcgrad.rules.dispatch import foreign
 
 from . import structure as S
+from .rows import Unbatchable
 from .trees import tree_leaves, tree_map
 
 FORWARD = "forward"
 REVERSE = "reverse"
+ROWS = 256  # directions per batched pass: bounds the tangents' memory at k times the values'
 
 
 def choose_mode(out_size: int, in_size: int) -> str:
@@ -60,10 +68,12 @@ def _as_float(t: Any) -> Any:
     return t.astype(np.float64) if foreign(t) else np.asarray(t, dtype=float)
 
 
-def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
+def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any, rows: Any | None = None) -> Any:
     """``J(*args, **kwargs)`` for ``f``, built on ``fw = sg.jvp(f, wrt=wrt)`` and, when given,
-    ``pb = sg.vjp(f, wrt=wrt)``; without ``pb`` the Jacobian is always built in forward mode.
-    ``J.last_mode`` records the mode of the latest call ("forward" or "reverse")."""
+    ``pb = sg.vjp(f, wrt=wrt)``; without ``pb`` the Jacobian is always built in forward mode,
+    batched through ``rows`` (the batched forward derivative) when given and it can.
+    ``J.last_mode`` records the mode of the latest call ("forward" or "reverse"),
+    ``J.last_batched`` whether its forward passes were batched."""
     d = fw.__srcgrad__
 
     def J(*args: Any, **kwargs: Any) -> Any:
@@ -91,6 +101,22 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
             if not isinstance(out, (tuple, list)):
                 mode = choose_mode(_size(out), sum(_size(x) for x in inputs))
         J.last_mode = mode  # type: ignore[attr-defined]
+        J.last_batched = False  # type: ignore[attr-defined]
+        if mode == FORWARD and rows is not None and J.batches and _batchable(inputs):
+            try:
+                blocks = _by_row_batches(
+                    lambda tangent: rows(*positional, tangent, **keywords), inputs,
+                    d.tuple_wrt)
+            except Unbatchable:
+                J.batches = False  # type: ignore[attr-defined]  # (compiled: it stays so)
+            except Exception:  # noqa: BLE001 - the per-column passes below decide: they
+                # raise the user's own error again, or compute what the batched pass could
+                # not (never a wrong row: an exception is no result)
+                J.batches = False  # type: ignore[attr-defined]
+            else:
+                if blocks is not None:
+                    J.last_batched = True  # type: ignore[attr-defined]
+                    return tuple(blocks) if d.tuple_wrt else blocks[0]
         if mode == REVERSE:
             blocks = _by_rows(lambda seed: pb(*positional, seed, **keywords), out, inputs,
                               d.tuple_wrt)
@@ -104,7 +130,50 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any) -> Any:
     J.__name__ = f"jacobian_{getattr(d.f, '__name__', 'f')}"
     J.__srcgrad__ = d  # type: ignore[attr-defined]
     J.last_mode = None  # type: ignore[attr-defined]
+    J.last_batched = False  # type: ignore[attr-defined]
+    J.batches = True  # type: ignore[attr-defined]
     return J
+
+
+def _batchable(inputs: list[Any]) -> bool:
+    """Float arrays only: a float or a NumPy scalar has one column (nothing to batch), and
+    a structure's leaves are laid out by :func:`tree_blocks`."""
+    return all(type(x) is np.ndarray and x.dtype.kind == "f" and x.ndim >= 1 for x in inputs)
+
+
+def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
+                    tuple_wrt: bool) -> list[np.ndarray] | None:
+    """The columns of every block, up to :data:`ROWS` of them per batched pass: the unit
+    tangents of a chunk of input elements are the rows of one tangent (of each input).
+    ``push`` returns only the tangent rows, ``(k,) + out.shape``. None when they are not
+    one array (a tuple result keeps the per-column layout)."""
+    sizes = [int(x.size) for x in inputs]
+    starts = np.cumsum([0, *sizes])
+    total = int(starts[-1])
+    columns, out = [], None
+    for lo in range(0, total, ROWS):
+        hi = min(lo + ROWS, total)
+        parts = []
+        for x, start in zip(inputs, starts):
+            e = np.zeros((hi - lo, x.size), dtype=np.result_type(x, 1.0))
+            # unit rows for the columns lo..hi that fall in this input
+            j = np.arange(max(lo, start), min(hi, start + x.size))
+            e[j - lo, j - start] = 1.0
+            parts.append(e.reshape((hi - lo,) + x.shape))
+        t = push(tuple(parts) if tuple_wrt else parts[0])
+        # the rows of a tuple result's tangents, or a constant int's zero: not one array
+        if type(t) is not np.ndarray or t.ndim == 0 or t.shape[0] != hi - lo:
+            return None
+        if out is not None and t.shape[1:] != out:
+            return None
+        out = t.shape[1:]
+        columns.append(t if t.dtype == np.float64 else t.astype(float))
+    if out is None:  # no input element at all: the per-column path shapes the empties
+        return None
+    rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=0)
+    stacked = np.moveaxis(rows, 0, -1)  # out.shape + (total,)
+    return [stacked[..., a:b].reshape(out + x.shape)
+            for x, a, b in zip(inputs, starts[:-1], starts[1:])]
 
 
 def _by_columns(push: Callable[[Any], Any], inputs: list[Any], values: list[Any],

@@ -28,14 +28,17 @@ from .helpers import rebroadcast
 from .registry import BILINEAR, LINEAR, NONDIFF, NoDerivativeError, Rule
 
 
-def forward_tangent(rule: Rule, env: Mapping[str, Any], tangents: Mapping[str, Any]) -> Any:
+def forward_tangent(rule: Rule, env: Mapping[str, Any], tangents: Mapping[str, Any], *,
+                    rows: bool = False) -> Any:
     """The output tangent of ``rule`` at the primal point ``env``.
 
     ``env`` holds the inputs, the params and ``out`` (the primal result); ``x_shape``-style
     metadata is computed when missing. ``tangents`` maps an input name to its tangent, or
     ``None``/absent for an input without one; a variadic input maps to a list with ``None``
     for elements without one. Returns ``None`` when no tangent reaches the output (a
-    symbolic zero, for the caller to materialise if it must).
+    symbolic zero, for the caller to materialise if it must). With ``rows`` the tangents
+    carry a leading axis of several directions (batched forward mode) and the caller
+    broadcasts the sum to the output's shape behind that axis.
     """
     active = _active(rule, tangents)
     if not active or rule.kind == NONDIFF:
@@ -52,7 +55,7 @@ def forward_tangent(rule: Rule, env: Mapping[str, Any], tangents: Mapping[str, A
             raise NoDerivativeError(f"{rule.name}() has no forward-mode rule for its input "
                                     f"{name!r}; register one with sg.defjvp")
     total = _sum(rule.call_jvp(name, {**env, "t": t, "i": i}) for name, i, t in active)
-    if rule.broadcasts:
+    if rule.broadcasts and not rows:
         # one input's contribution may have only that input's (smaller) shape
         total = rebroadcast(total, np.shape(env["out"]))
     return total

@@ -24,18 +24,29 @@ from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function, current
 from ..ir.core import JVP_PAIR, Block, Function, Op, Value, const_value
+from ..passes.rewrite import replace_uses
+from ..rows import ROW_RULES
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
+from .batching import rows_tangent
 from .checkpoint import strip_primal_marks
+from .prune import drop_dead_carries
+from .ranks import value_ranks
 from .soundness import reaches_result
 from .tape import TAPE_PRIMS, forward_tape_op, pair_tapes
 
 JVP = "jvp"
+JVP_ROWS = "jvp_rows"  # internal: batched tangents, for sg.jacobian and sg.hessian
 _STATIC = ("const", "make_tuple", "make_list", "make_slice", "print", "assert", "raise")
 
 
-def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function:
+def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
+            batched: bool = False) -> Function:
+    """The forward-mode IR of ``primal``; with ``batched`` the tangent (each item of a
+    tuple one) has a leading axis of directions and every tangent keeps it (see
+    :mod:`.batching`, which raises :class:`~.batching.Unbatchable` for an op it cannot
+    batch)."""
     fn, _ = clone_function(primal)
     strip_primal_marks(fn)  # sg.checkpoint saves memory in reverse mode only: a no-op here
     fn.name = f"jvp_{primal.name}"
@@ -44,6 +55,8 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
     fn.meta["varied"] = checked_varied_values(fn, [fn.params[i] for i in wrt])
     fn.meta["tapes"] = pair_tapes(fn)
     fn.meta["useful"] = useful_values(fn)
+    fn.meta["rows"] = None  # batched: a tangent whose leading length zeros take
+    fn.meta["ranks"] = value_ranks(fn, fn.meta["tapes"]) if batched else None
     tangents: dict[int, Value] = {}
     prelude = Block()
     with Builder(prelude):
@@ -53,9 +66,13 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
                 continue
             t = tangent if not tuple_wrt else record_rule(
                 rule_named("getitem"), [Sym(tangent)], {"index": k}).value
-            _add(tangents, p, _shaped_tangent(t, p))
+            if batched:  # (made internally by sg.jacobian/sg.hessian: no shape check)
+                fn.meta["rows"] = fn.meta["rows"] or t
+                _add(tangents, p, t)
+            else:
+                _add(tangents, p, _shaped_tangent(t, p))
     fn.body.ops[:0] = prelude.ops
-    _block(fn, fn.body, tangents)
+    _block(fn, fn.body, [tangents])
     outputs = list(fn.body.results)
     t_outs = []
     with Builder(fn.body, line=fn.meta.get("return_line")) as b:
@@ -69,20 +86,53 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool) -> Function
                 t_outs.append(b.const(0 if type(constant) in (int, bool) else None))
                 continue
             if t_out is None:
-                t_out = record_rule(STRUCTURAL["zeros_of"], [Sym(out)], {}).value
+                t_out = _zeros(fn, out)
             elif t_out is tangent:
                 t_out = record_rule(STRUCTURAL["stop_gradient"], [Sym(t_out)], {}).value
             t_out.adjoint_of = t_out.adjoint_of or out
             t_outs.append(t_out)
         del b
-    fn.body.results = [*outputs, *t_outs]
     # a (nested) tuple or list result has a tangent of the same structure
     result_tree = fn.meta.get("returns", 0)
     tangent_tree = _shift(result_tree, len(outputs))
-    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"]
+    fn.body.results = [*outputs, *t_outs]
+    returns: Any = [result_tree, tangent_tree]
+    if batched:  # only the tangent rows (their shape says the result's): the value's own
+        # computation, a Hessian's gradient itself, is dead code then
+        fn.body.results, returns = t_outs, result_tree
+        drop_dead_carries(fn)
+    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
+    del fn.meta["ranks"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,
-                   returns=[result_tree, tangent_tree], tuple_result=True)
+                   returns=returns, tuple_result=isinstance(returns, list), batched=batched)
     return fn
+
+
+def forward_directions(primal: Function, wrt: tuple[int, ...]) -> tuple[Function, list[Value]]:
+    """Forward mode along each ``wrt`` argument (a number) at once: one tangent per
+    direction, each seeded with the constant ``1.0`` (no tangent parameter), carried side
+    by side through one pass. Returns the IR (results unchanged) and the tangent of its
+    first result in each direction, for :mod:`.tangent_grad` to return."""
+    fn, _ = clone_function(primal)
+    strip_primal_marks(fn)
+    fn.meta["varied"] = checked_varied_values(fn, [fn.params[i] for i in wrt])
+    fn.meta["tapes"] = pair_tapes(fn)
+    fn.meta["useful"] = useful_values(fn)
+    fn.meta["rows"] = None
+    # the seeds stand in as values of unknown kind while the tangents are derived (so no
+    # rule folds or retypes around a constant 1.0), then become the constant
+    seeds = [Value(type=T.ANY) for _ in wrt]
+    dirs = [{fn.params[i].id: seed} for i, seed in zip(wrt, seeds)]
+    _block(fn, fn.body, dirs)
+    out = fn.body.results[0]
+    with Builder(fn.body, line=None):
+        t_outs = [d[out.id] if out.id in d else _zeros(fn, out) for d in dirs]
+    ones = [Op("const", {}, [Value(type=T.FLOAT)], {"value": 1.0}) for _ in wrt]
+    fn.body.ops[:0] = ones
+    replace_uses(fn, {seed: one.out for seed, one in zip(seeds, ones)})
+    t_outs = [ones[seeds.index(t)].out if t in seeds else t for t in t_outs]
+    del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
+    return fn, t_outs
 
 
 def _shaped_tangent(t: Value, p: Value) -> Value:
@@ -117,8 +167,9 @@ def _add(tangents: dict[int, Value], v: Value, t: Value) -> None:
     tangents[v.id] = t
 
 
-def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
-    """Insert tangent computations after each op of ``block`` a tangent reaches."""
+def _block(fn: Function, block: Block, dirs: list[dict[int, Value]]) -> None:
+    """Insert tangent computations after each op of ``block`` a tangent reaches, for each
+    direction (one tangent map per direction: several only for :func:`forward_directions`)."""
     old_ops = block.ops
     block.ops = []
     for op in old_ops:
@@ -126,21 +177,25 @@ def _block(fn: Function, block: Block, tangents: dict[int, Value]) -> None:
             before = Block()
             with Builder(before, line=op.line):
                 if op.prim == "if":
-                    _if(fn, op, tangents)
+                    _if(fn, op, dirs)
                 else:
-                    _loop(fn, op, tangents)
+                    _loop(fn, op, dirs)
             block.ops += [*before.ops, op]
             continue
-        if JVP_PAIR in op.attrs and any(v.id in tangents for v in op.operands()):
+        # a recursive call's forward-mode pair carries one tangent (several directions or
+        # tangent rows take the call's own rules, op by op)
+        if JVP_PAIR in op.attrs and len(dirs) == 1 and fn.meta["rows"] is None \
+                and any(v.id in dirs[0] for v in op.operands()):
             with Builder(block, line=op.line):
-                if _pair(op, tangents):
+                if _pair(op, dirs[0]):
                     continue
         block.ops.append(op)
         with Builder(block, line=op.line):
-            _op(fn, op, tangents)
+            for d, tangents in enumerate(dirs):
+                _op(fn, op, tangents, d)
 
 
-def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+def _op(fn: Function, op: Op, tangents: dict[int, Value], direction: int = 0) -> None:
     if op.prim == "call":  # (a call whose results are ints or bools needs no derivative)
         # (a tangent may reach a call whose result nothing uses, through a packed list:
         # np.block([x, x]) assigned and dropped; the soundness check has already
@@ -154,14 +209,14 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
                                f"sg.defjvp({name}, ...).")
         return
     if op.prim in TAPE_PRIMS:
-        forward_tape_op(op, tangents, fn.meta["tapes"])
+        forward_tape_op(op, tangents, fn.meta["tapes"], typed=fn.meta["rows"] is None,
+                        direction=direction)
         return
     if op.prim in ("make_tuple", "make_list") and any(
             v.id in tangents for v in op.args["items"]):
         # a tuple or list of run-time values (one appended in a run-time loop, or handed
         # to a derived function): its tangent is the same container of the items' tangents
-        items = [tangents[v.id] if v.id in tangents else
-                 record_rule(STRUCTURAL["zeros_of"], [Sym(v)], {}).value
+        items = [tangents[v.id] if v.id in tangents else _zeros(fn, v)
                  for v in op.args["items"]]
         packed = current().emit(op.prim, {"items": tuple(items)}, types=[op.outputs[0].type])
         _add(tangents, op.outputs[0], packed.out)
@@ -193,12 +248,15 @@ def _op(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
     env.update(_metadata(rule, op))
     try:
         with derivative_spelling(rule, op.attrs):
-            t = forward_tangent(rule, env, given)
+            if fn.meta["rows"] is not None:
+                t = rows_tangent(rule, op, env, given, fn.meta["ranks"])
+            else:
+                t = forward_tangent(rule, env, given)
     except NoDerivativeError as e:
         raise SrcGradError(str(e), filename=fn.filename, lineno=op.line,
                            advice="Register a forward rule with sg.defjvp.") from None
     if t is not None:
-        _add(tangents, op.outputs[0], to_value(t))
+        _add(tangents, op.outputs[0], t if isinstance(t, Value) else to_value(t))
 
 
 def _pair(op: Op, tangents: dict[int, Value]) -> bool:
@@ -257,32 +315,47 @@ def _sym(v: Value) -> Any:
     return c if is_const else Sym(v)
 
 
-def _zeros(v: Value) -> Value:
+def _zeros(fn: Function, v: Value) -> Value:
+    """The zero tangent of ``v`` (batched: one zero row per direction)."""
+    if fn.meta["rows"] is not None:
+        return record_rule(ROW_RULES["rows_zeros"], [Sym(v), Sym(fn.meta["rows"])], {}).value
     return record_rule(STRUCTURAL["zeros_of"], [Sym(v)], {}).value
 
 
-def _if(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
+def _tangent_type(fn: Function, v: Value) -> T.AType:
+    """A tangent has its primal's type, except batched (a leading axis of rows)."""
+    return T.ANY if fn.meta["rows"] is not None else v.type
+
+
+def _if(fn: Function, op: Op, dirs: list[dict[int, Value]]) -> None:
     for region in op.regions:
-        _block(fn, region, tangents)
-    extra = [k for k, o in enumerate(op.outputs)
-             if any(r.results[k].id in tangents for r in op.regions)]
+        _block(fn, region, dirs)
+    n = len(op.outputs)
+    for tangents in dirs:
+        _if_outputs(fn, op, tangents, n)
+
+
+def _if_outputs(fn: Function, op: Op, tangents: dict[int, Value], n: int) -> None:
+    """One direction's tangents of the first ``n`` (the primal) outputs of an ``if``."""
+    extra = [k for k in range(n) if any(r.results[k].id in tangents for r in op.regions)]
     if not extra:
         return
     for region in op.regions:
         with Builder(region):
             region.results += [tangents[region.results[k].id]
                                if region.results[k].id in tangents
-                               else _zeros(region.results[k]) for k in extra]
+                               else _zeros(fn, region.results[k]) for k in extra]
     for k in extra:
-        t = Value(type=op.outputs[k].type)
+        t = Value(type=_tangent_type(fn, op.outputs[k]))
         t.op = op
         op.outputs.append(t)
         t.adjoint_of = op.outputs[k]
         tangents[op.outputs[k].id] = t
 
 
-def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
-    """Carry a tangent with each carried value that varies (activity decided which)."""
+def _loop(fn: Function, op: Op, dirs: list[dict[int, Value]]) -> None:
+    """Carry a tangent (one per direction) with each carried value that varies (activity
+    decided which)."""
     body = op.regions[-1]
     init = list(op.args["init"])
     n = len(init)
@@ -295,40 +368,45 @@ def _loop(fn: Function, op: Op, tangents: dict[int, Value]) -> None:
         # whose pushes carry tangents, e.g. a linear step's adjoint) must still take the
         # tangents off the tape, or the tuples it unpacks are longer than it expects
         if any(inner.prim == "tape_pop" for inner in body.walk()):
-            _block(fn, body, tangents)
+            _block(fn, body, dirs)
         return
     params = []
-    for k in slots:
-        p = Value(type=carried[k].type)
-        p.adjoint_of = carried[k]
-        params.append(p)
-        tangents[carried[k].id] = p
-    _block(fn, body, tangents)
+    for tangents in dirs:
+        for k in slots:
+            p = Value(type=_tangent_type(fn, carried[k]))
+            p.adjoint_of = carried[k]
+            params.append(p)
+            tangents[carried[k].id] = p
+    _block(fn, body, dirs)
     with Builder(body):
         t_results, t_items = ([tangents[body.results[k].id] if body.results[k].id in tangents
-                               else _zeros(body.results[k]) for k in ks]
+                               else _zeros(fn, body.results[k])
+                               for tangents in dirs for k in ks]
                               for ks in (slots, lists))
     # carried, their tangents, collected lists, then the lists of their items' tangents
     body.results = [*body.results[:n], *t_results, *body.results[n:], *t_items]
     body.params += params
     if op.prim == "while":
         op.regions[0].params += [Value(type=p.type) for p in params]
-    t_init = [tangents[init[k].id] if init[k].id in tangents else _zeros(init[k])
-              for k in slots]
+    t_init = [tangents[init[k].id] if init[k].id in tangents else _zeros(fn, init[k])
+              for tangents in dirs for k in slots]
     op.args["init"] = (*init, *t_init)
     t_outs = []
-    for k in slots:
-        t = Value(type=op.outputs[k].type)
-        t.op = op
-        t.adjoint_of = op.outputs[k]
-        tangents[op.outputs[k].id] = t
-        t_outs.append(t)
+    for tangents in dirs:
+        for k in slots:
+            t = Value(type=_tangent_type(fn, op.outputs[k]))
+            t.op = op
+            t.adjoint_of = op.outputs[k]
+            tangents[op.outputs[k].id] = t
+            t_outs.append(t)
     op.outputs[n:n] = t_outs
-    for k in lists:
-        t = Value(type=T.ANY)
-        t.op = op
-        t.adjoint_of = op.outputs[k + len(slots)]
-        tangents[op.outputs[k + len(slots)].id] = t
-        op.outputs.append(t)
+    shift = len(t_outs)
+    for tangents in dirs:
+        for k in lists:
+            t = Value(type=T.ANY)
+            t.op = op
+            t.adjoint_of = op.outputs[k + shift]
+            tangents[op.outputs[k + shift].id] = t
+            op.outputs.append(t)
     if lists:
-        op.attrs["collect"] = op.attrs.get("collect", 0) + len(lists)
+        op.attrs["collect"] = op.attrs.get("collect", 0) + len(lists) * len(dirs)

@@ -1,13 +1,18 @@
-"""``sg.grad`` of a function of one float, by forward mode: the mode choice of the AD layer.
+"""``sg.grad`` of a function of a few numbers, by forward mode: the AD layer's mode choice.
 
-The gradient w.r.t. one Python-float argument of a function whose result is one number is
-a single directional derivative, so the best derivative to emit is the one a person writes
-by hand: the tangent carried through the loop beside the value (no tape, no reverse sweep,
-constant memory). :func:`tangent_grad` builds it from :func:`.forward.forward` with the
-tangent fixed to ``1.0`` and returns only what ``sg.grad`` (or ``sg.value_and_grad``)
-returns; the caller falls back to reverse mode when it declines (more than one argument,
-an array argument, a result that is not known to be one number) or when forward mode
-refuses what reverse mode accepts (a custom ``sg.defvjp`` rule without ``sg.defjvp``).
+The gradient w.r.t. a few numbers (a Python float, a NumPy float scalar or a 0-d float
+array; up to :data:`FEW` of them: several arguments in a tuple ``wrt``, or the float leaves
+of a tuple or dict argument, which the boundary passes as leaf parameters and rebuilds
+the gradients of as it does reverse mode's) of a function whose
+result is one number is that many directional derivatives, so the best derivative to emit
+is the one a person writes by hand: one tangent per number carried through the loop beside
+the value (no tape, no reverse sweep, constant memory). :func:`tangent_grad` builds it from
+:func:`.forward.forward_directions` (each tangent seeded with ``1.0``) and returns exactly
+what ``sg.grad`` (or ``sg.value_and_grad``) returns in reverse mode: each gradient cast with
+``like`` to its argument's type, shape and dtype. The caller falls back to reverse mode when
+it declines (an array argument, more than :data:`FEW` numbers, a result that is not known
+to be one number) or when forward mode refuses what reverse mode accepts (a custom
+``sg.defvjp`` rule without ``sg.defjvp``).
 
     def f(x, n):                       def grad_f(x, n):
         y = x                              y = x
@@ -20,62 +25,93 @@ refuses what reverse mode accepts (a custom ``sg.defvjp`` rule without ``sg.defj
 
 from __future__ import annotations
 
+from typing import Any
+
 from srcgrad.errors import SrcGradError
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.core import Function, Op, Value
-from ..passes.rewrite import replace_uses
+from ..ir.core import Function, Value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule
-from .forward import forward
+from .forward import forward_directions
 from .reverse import GRAD, VALUE_AND_GRAD, ReverseSpec
 
-NOTE = ("# forward mode: the gradient w.r.t. one float is one directional derivative, so\n"
-        "# its tangent is carried through the code beside the value (no tape, no reverse)\n")
+FEW = 3  # directions: a tangent each costs about one more primal pass's arithmetic
+
+
+def _note(params: list[Value], names: list[str]) -> str:
+    what = ("one float" if len(params) == 1 and params[0].type == T.FLOAT else
+            "one number" if len(params) == 1 else f"{len(params)} numbers")
+    if len(params) == 1:
+        return (f"# forward mode: the gradient w.r.t. {what} is one directional derivative, "
+                "so\n# its tangent is carried through the code beside the value (no tape, no "
+                "reverse)\n")
+    return (f"# forward mode: the gradient w.r.t. {what} ({', '.join(names)}) is "
+            f"{len(params)} directional\n# derivatives, so one tangent per number is carried "
+            "through the code beside the value\n# (no tape, no reverse)\n")
 
 
 def tangent_grad(primal: Function, spec: ReverseSpec) -> Function | None:
     """The forward-mode ``grad``/``value_and_grad`` of ``primal``, or None to use reverse."""
-    if spec.transform not in (GRAD, VALUE_AND_GRAD) or spec.tuple_wrt or len(spec.wrt) != 1:
+    if spec.transform not in (GRAD, VALUE_AND_GRAD) or not 1 <= len(spec.wrt) <= FEW:
         return None
-    param = primal.params[spec.wrt[0]]
-    if param.type != T.FLOAT or primal.meta.get("tuple_result"):
+    params = [primal.params[i] for i in spec.wrt]
+    if not all(map(_number_argument, params)) or primal.meta.get("tuple_result"):
         return None
-    if len(primal.body.results) != 1 or not _one_number(primal.body.results[0]):
+    if len(primal.body.results) != 1 or _not_one_number(primal.body.results[0]):
         return None
     try:
-        fn = forward(primal, spec.wrt, False)
+        fn, t_outs = forward_directions(primal, spec.wrt)
     except SrcGradError:
         return None  # reverse mode refuses it with its own message, or differentiates it
-    tangent = fn.params.pop()
-    one = Op("const", {}, [Value(type=T.FLOAT)], {"value": 1.0})
-    fn.body.ops.insert(0, one)
-    seeded = {tangent: one.out}
-    for op in fn.body.ops:  # the seed 1.0 needs no shape check: it is a number here
-        if op.prim == "tangent_of_shape" and op.args.get("tangent") is tangent:
-            seeded[op.out] = one.out
-    replace_uses(fn, seeded)
-    out, t_out = fn.body.results
-    p = fn.params[spec.wrt[0]]
+    out = fn.body.results[0]
+    grads = []
     with Builder(fn.body, line=None):
-        # a Python float, as reverse mode returns: the tangent may be a NumPy scalar or a
-        # 0-d array (np.where of numbers) even where its type says float (forward mode gives
-        # a region's tangent outputs their primal's type), so the cast is ``like``, which
-        # no pass drops on a float's type, not ``float``
-        t_out = record_rule(STRUCTURAL["like"], [Sym(t_out), Sym(p)], {}).value
-        t_out.adjoint_of = p
+        if not _one_number(out):
+            # a result whose kind is known only at run time: reverse mode's seed checks it
+            # has one element (SrcGradError otherwise), and so does this one (1 shaped
+            # like it: the tangents keep their values and take its shape, as reverse's do)
+            one = Sym(record_rule(STRUCTURAL["seed_one"], [Sym(out)], {}).value)
+            t_outs = [(Sym(t) * one).value for t in t_outs]
+        for t_out, i in zip(t_outs, spec.wrt):
+            p = fn.params[i]
+            # the argument's type, as reverse mode returns: the tangent may be a NumPy
+            # scalar or a 0-d array (np.where of numbers) even where its type says float
+            # (forward mode gives a region's tangent outputs their primal's type), so the
+            # cast is ``like``, which no pass drops on a float's type, not ``float``
+            g = record_rule(STRUCTURAL["like"], [Sym(t_out), Sym(p)], {}).value
+            g.adjoint_of = p
+            grads.append(g)
+    n = len(grads)
     fn.name = f"{spec.transform}_{primal.name}"
+    grad_tree: Any = list(range(n)) if spec.tuple_wrt else 0
     if spec.transform == VALUE_AND_GRAD:
-        fn.body.results = [out, t_out]
-        fn.meta["returns"] = [0, 1]
+        fn.body.results = [out, *grads]
+        fn.meta["returns"] = [0, [i + 1 for i in range(n)] if spec.tuple_wrt else 1]
     else:
-        fn.body.results = [t_out]
-        fn.meta["returns"] = 0
-    fn.meta.update(transform=spec.transform, wrt=spec.wrt, tuple_wrt=False, n_outputs=1,
-                   primal_tuple=False, tuple_result=spec.transform == VALUE_AND_GRAD,
-                   note=NOTE)
+        fn.body.results = grads
+        fn.meta["returns"] = grad_tree
+    fn.meta.update(transform=spec.transform, wrt=spec.wrt, tuple_wrt=spec.tuple_wrt,
+                   n_outputs=1, primal_tuple=False,
+                   tuple_result=isinstance(fn.meta["returns"], list),
+                   note=_note(params, [p.name or "?" for p in params]))
     return fn
+
+
+def _number_argument(p: Value) -> bool:
+    """A float, a NumPy float scalar or a 0-d float array: one number, one direction."""
+    t = p.type
+    if t is None or t == T.FLOAT:
+        return t is not None
+    return t.kind in ("scalar", "array") and t.known_ndim == 0 and t.dtype in (
+        "float64", "float32", "float16")
+
+
+def _not_one_number(v: Value) -> bool:
+    """Known at compile time to be something else than one number (an array, a tuple...)."""
+    t = v.type
+    return t is not None and t.kind != "any" and not _one_number(v)
 
 
 def _one_number(v: Value) -> bool:
@@ -83,4 +119,3 @@ def _one_number(v: Value) -> bool:
     t = v.type
     return t is not None and (t == T.FLOAT or (t.kind == "scalar" and t.dtype in (
         "float64", "float32", "float16")))
-

@@ -45,7 +45,7 @@ class Tapes:
     pop_of: dict[int, Op] = field(default_factory=dict)  # tape_new output id -> pop
     new_of: dict[int, Op] = field(default_factory=dict)  # tape_new output id -> tape_new
     # forward mode: push op id -> positions whose tangents were pushed after the items
-    tangent_positions: dict[int, list[int]] = field(default_factory=dict)
+    tangent_positions: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     # reverse mode: tape_new output id -> (the adjoint tape, positions pushed on it)
     adjoint_tape: dict[int, tuple[Value, list[int]]] = field(default_factory=dict)
 
@@ -130,20 +130,25 @@ def useful_through(op: Op, useful: set[int], tapes: Tapes) -> None:
         useful.add(op.args["list"].id)
 
 
-def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes) -> None:
-    """Forward mode: push tangents with the items; pop them with the values."""
+def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes,
+                    typed: bool = True, direction: int = 0) -> None:
+    """Forward mode: push tangents with the items; pop them with the values (typed like
+    them, unless the tangents are batched rows). With several directions each push and
+    pop is visited once per direction, in the same order, so the tangents of each
+    direction follow the previous ones on the tape."""
     if op.prim == "tape_push":
         items = list(op.args["items"])
         positions = [k for k, v in enumerate(items) if v.id in tangents]
         if positions:
             op.args["items"] = (*items, *(tangents[items[k].id] for k in positions))
-            tapes.tangent_positions[id(op)] = positions
+            tapes.tangent_positions[id(op), direction] = positions
     elif op.prim == "tape_pop":
         push = tapes.push_for(op)
-        positions = tapes.tangent_positions.get(id(push), []) if push is not None else []
+        positions = tapes.tangent_positions.get((id(push), direction), []) \
+            if push is not None else []
         values = list(op.outputs)
         for k in positions:
-            t = Value(type=values[k].type)
+            t = Value(type=values[k].type if typed else T.ANY)
             t.op = op
             t.adjoint_of = values[k]
             op.outputs.append(t)
@@ -151,7 +156,8 @@ def forward_tape_op(op: Op, tangents: dict[int, Value], tapes: Tapes) -> None:
     elif op.prim == "list_pop":
         lst = op.args["list"]
         if lst.id in tangents:  # the tangent list is popped in step with the list
-            t = current().emit("list_pop", {"list": tangents[lst.id]}, types=[op.out.type]).out
+            t = current().emit("list_pop", {"list": tangents[lst.id]},
+                               types=[op.out.type if typed else T.ANY]).out
             t.adjoint_of = op.out
             tangents[op.out.id] = t
 
