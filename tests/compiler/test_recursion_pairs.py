@@ -140,16 +140,17 @@ def power_sum(x, n):
 
 
 def test_reverse_mode_of_a_recursion_emits_a_forward_sweep_and_an_adjoint():
-    text = sg.source(sg.grad(power), 1.3, 3)
+    # an array argument: sg.grad of one float would choose forward mode (test_mode_choice)
+    text = sg.source(sg.grad(power_sum), X, 3)
     assert "_call_fwd_power(" in text and "_call_bwd_power(" in text
     # no level reruns the function, nor a whole vjp that would rerun its forward sweep
     assert "_call_power(" not in text and "_call_vjp_power(" not in text
-    sg.grad(power)(1.3, 3)  # run: the names are bound at the first call
+    sg.grad(power_sum)(X, 3)  # run: the names are bound at the first call
     fwd, bwd, pair_text = pairs.compiled(power, ("x",))
     assert "def fwd_power(x, n):" in pair_text and "def bwd_power(record, seed):" in pair_text
     assert fwd.__globals__["_call_fwd_power"] is fwd  # each calls itself by name
     assert bwd.__globals__["_call_bwd_power"] is bwd
-    assert sg.source(sg.grad(power), 1.3, 300) == text  # nothing grows with the depth
+    assert sg.source(sg.grad(power_sum), X, 300) == text  # nothing grows with the depth
     # sg.source shows the pair after the function's own code
     assert text.endswith(pair_text) and "the pair it calls for power (d/d x)" in text
 
