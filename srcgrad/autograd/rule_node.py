@@ -267,14 +267,21 @@ def _target(shape: tuple[int, ...], dtype: Any, out_shape: tuple[int, ...], out_
 
 
 _PLANS: list[Plan] = []  # every plan made, for set_specialized
+# each plan's (build, backward) per setting, so switching back and forth (a test fixture
+# per test) writes no plan's code twice: _PLANS keeps the plans, hence their ids, alive
+_BY_SETTING: dict[tuple[int, bool], tuple[Any, Any]] = {}
 
 
 def set_specialized(flag: bool) -> bool:
     """Switch :mod:`.specialize` on or off for every plan, made or to come (tests run the
     runtime both ways); returns the previous setting."""
     previous, _switch.SPECIALIZE = _switch.SPECIALIZE, bool(flag)
+    if previous == _switch.SPECIALIZE:
+        return previous
     for plan in _PLANS:
-        plan.build, plan.backward = specialize(plan, _HELPERS)
+        _BY_SETTING[id(plan), previous] = plan.build, plan.backward
+        pair = _BY_SETTING.get((id(plan), _switch.SPECIALIZE))
+        plan.build, plan.backward = pair if pair is not None else specialize(plan, _HELPERS)
     return previous
 
 
