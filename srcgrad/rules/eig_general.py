@@ -111,6 +111,7 @@ defrule("eig_vectors", eig_vectors, inputs=("x",),
               "distinct eigenvalues only (complex ones are refused when it runs, repeated "
               "ones give inf/nan)")
 defmulti("linalg.eig", np.linalg.eig, form="a", inputs=("a",),
+         item_rules=("eig_values", "eig_vectors"),
          items=lambda env, ndims: [Item("eig_values", {"x": env["a"]}),
                                    Item("eig_vectors", {"x": env["a"]})],
          result=lambda items: EigResult(*items))

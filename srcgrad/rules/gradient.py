@@ -116,4 +116,4 @@ def _gradient_result(items: list[Any]) -> Any:
 
 
 defmulti("gradient", np.gradient, form="f, *varargs, axis=None, edge_order=1", inputs=("f",),
-         items=_gradient_items, result=_gradient_result)
+         item_rules=("gradient_along",), items=_gradient_items, result=_gradient_result)

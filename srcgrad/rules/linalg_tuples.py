@@ -60,15 +60,18 @@ def _qr_items(env: dict[str, Any], ndims: dict[str, int | None]) -> list[Item]:
 
 
 defmulti("linalg.eigh", np.linalg.eigh, form="a, UPLO='L'", inputs=("a",),
+         item_rules=("eigh_values", "eigh_vectors"),
          items=lambda env, ndims: [Item("eigh_values", {"x": env["a"], "UPLO": env["UPLO"]}),
                                    Item("eigh_vectors", {"x": env["a"], "UPLO": env["UPLO"]})],
          result=lambda items: EighResult(*items))
 defmulti("linalg.svd", np.linalg.svd,
          form="a, full_matrices=True, compute_uv=True, hermitian=False", inputs=("a",),
-         items=_svd_items, result=_single_or(SVDResult))
+         item_rules=("svd_u", "svd_s", "svd_vt", "svdvals"), items=_svd_items,
+         result=_single_or(SVDResult))
 defmulti("linalg.qr", np.linalg.qr, form="a, mode='reduced'", inputs=("a",),
-         items=_qr_items, result=_single_or(QRResult))
+         item_rules=("qr_q", "qr_r"), items=_qr_items, result=_single_or(QRResult))
 defmulti("linalg.slogdet", np.linalg.slogdet, form="a", inputs=("a",),
+         item_rules=("slogdet_sign", "slogdet_logabsdet"),
          items=lambda env, ndims: [Item("slogdet_sign", {"x": env["a"]}),
                                    Item("slogdet_logabsdet", {"x": env["a"]})],
          result=lambda items: SlogdetResult(*items))

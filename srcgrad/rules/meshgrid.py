@@ -92,4 +92,4 @@ def _items(env: dict[str, Any], ndims: dict[str, int | None]) -> list[Item]:
 
 
 defmulti("meshgrid", np.meshgrid, form="*xi, copy=True, sparse=False, indexing='xy'",
-         inputs=(), items=_items, result=tuple)
+         inputs=(), item_rules=("meshgrid_piece",), items=_items, result=tuple)

@@ -30,9 +30,12 @@ How to add a tuple-returning function (``np.linalg.eigh``, say)::
     defrule("eigh_values", _eigh_values, inputs=("a",), params=("UPLO",), vjp=..., jvp=...)
     defrule("eigh_vectors", _eigh_vectors, inputs=("a",), params=("UPLO",), vjp=..., jvp=...)
     defmulti("linalg.eigh", np.linalg.eigh, form="a, UPLO='L'", inputs=("a",),
+             item_rules=("eigh_values", "eigh_vectors"),
              items=lambda env, ndims: [Item("eigh_values", env), Item("eigh_vectors", env)],
              result=lambda items: EighResult(*items))
 
+``item_rules`` names every primitive ``items`` may return (the supported-functions page
+lists them, and ``tests/rules/test_multi.py`` checks the calls use no other).
 ``Item(rule, env, form=None)``: ``env`` names exactly the item rule's inputs and params (extra
 names in it are dropped), ``form`` is the runtime's surface spelling for PyTorch's node
 name (:mod:`.torch_names`). Each item rule gets samples in ``tests/rules`` like any rule;
@@ -87,6 +90,7 @@ class MultiRule:
     inputs: tuple[str, ...]  # the array arguments among the form's names
     items: ItemsFn
     result: Callable[[list[Any]], Any] = tuple
+    item_rules: tuple[str, ...] = ()  # every primitive ``items`` may name (docs, tests)
     aliases: tuple[Callable[..., Any], ...] = ()
     spelling: str = ""  # how messages name it; default ``np.<name>``
     call_form: CallForm = field(init=False, repr=False)
@@ -98,6 +102,8 @@ class MultiRule:
         missing = set(self.inputs) - set(self.call_form.names)
         if missing:
             raise ValueError(f"multi {self.name!r}: inputs {sorted(missing)} not in its form")
+        if not self.item_rules:  # may name rules registered later: tests check they exist
+            raise ValueError(f"multi {self.name!r}: item_rules must name its items' rules")
 
     def bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         return self.call_form.bind(args, kwargs)

@@ -126,15 +126,16 @@ def _axis_split(name: str, axis_of: Any, least: int) -> None:
         return _pieces(env["ary"], env["indices_or_sections"], axis_of(nd), True, spelling)
 
     defmulti(name, getattr(np, name), form="ary, indices_or_sections", inputs=("ary",),
-             items=items, result=list)
+             item_rules=("split_piece",), items=items, result=list)
 
 
 defmulti("split", np.split, form="ary, indices_or_sections, axis=0", inputs=("ary",),
+         item_rules=("split_piece",),
          items=lambda env, ndims: _pieces(env["ary"], env["indices_or_sections"],
                                           env["axis"], True, "np.split"),
          result=list)
 defmulti("array_split", np.array_split, form="ary, indices_or_sections, axis=0",
-         inputs=("ary",),
+         inputs=("ary",), item_rules=("split_piece",),
          items=lambda env, ndims: _pieces(env["ary"], env["indices_or_sections"],
                                           env["axis"], False, "np.array_split"),
          result=list)
@@ -161,4 +162,4 @@ def _unstack_items(env: dict[str, Any], ndims: dict[str, int | None]) -> list[It
 
 if hasattr(np, "unstack"):  # NumPy >= 2.1
     defmulti("unstack", np.unstack, form="x, /, *, axis=0", inputs=("x",),
-             items=_unstack_items)
+             item_rules=("unstack_piece",), items=_unstack_items)

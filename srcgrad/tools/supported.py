@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from srcgrad.rules import NONDIFF, RULES, Rule
+from srcgrad.rules.multi import MULTI, MultiRule
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "supported.md"
 COMMAND = "python -m srcgrad.tools.supported"
@@ -77,6 +78,26 @@ def _notes(rule: Rule) -> str:
     if rule.second_order:
         notes.append("Second order: " + rule.second_order)
     return " ".join(notes).replace("|", "\\|")
+
+
+def _weakest(modes: Iterable[str]) -> str:
+    """One mode for several item rules: a function is as differentiable as its least item
+    (a zero-derivative item such as ``slogdet``'s sign does not lower it)."""
+    order = ["—", "partly", "yes"]
+    real = [m for m in modes if m != "0"]
+    return min(real, key=order.index) if real else "0"
+
+
+def _multi_row(multi: MultiRule) -> list[str]:
+    modes = [_modes(RULES[r]) for r in multi.item_rules if r in RULES]
+    reverse, forward, second = (_weakest(m[k] for m in modes) for k in range(3))
+    notes: dict[str, list[str]] = {}  # one note per text, naming the items it is about
+    for r in multi.item_rules:
+        if _notes(RULES[r]):
+            notes.setdefault(_notes(RULES[r]), []).append(f"`{r}`")
+    notes_text = "; ".join(f"{', '.join(items)}: {text}" for text, items in notes.items())
+    return [f"`{multi.spelling}({multi.form})`", _code(multi.item_rules), reverse, forward,
+            second, notes_text]
 
 
 def _row(cells: list[str]) -> str:
@@ -148,6 +169,16 @@ def render() -> str:
         "",
         *_table(["NumPy", "math / builtin", "array method", "PyTorch spelling (runtime)"],
                 zero_rows),
+        "",
+        "## Functions that return several arrays",
+        "",
+        "Each item of the result is its own primitive with its own rule (listed under "
+        "*items*), so unpacking, indexing and iterating over the result differentiate; the "
+        "compiler needs the number of items when it compiles (a run-time `sections` is "
+        "refused with advice). The modes are those of the least differentiable item.",
+        "",
+        *_table(["call", "items", "reverse", "forward", "2nd order", "notes"],
+                [_multi_row(m) for m in sorted(MULTI.values(), key=lambda m: m.name)]),
         "",
         "## Runtime-only operations",
         "",

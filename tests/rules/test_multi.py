@@ -93,6 +93,15 @@ def test_numpy_function_on_tensors_returns_tensors_of_the_same_values(case):
         np.testing.assert_array_equal(g.detach().numpy(), w)
 
 
+def test_item_rules_name_exactly_the_rules_the_calls_use():
+    """``item_rules`` (what the supported-functions page lists) is what ``items`` returns."""
+    for name, multi in MULTI.items():
+        assert all(r in RULES for r in multi.item_rules), name
+        used = {item.rule for args, kwargs in CALLS[name]
+                for item in multi.expand(args, kwargs, np.ndim)}
+        assert used == set(multi.item_rules), (name, used)
+
+
 DECLARED = [(np.linalg.eigh, (SYM,), {}), (np.linalg.eig, (SYM,), {}),
             (np.linalg.svd, (A,), {}), (np.linalg.svd, (A,), {"compute_uv": False}),
             (np.linalg.qr, (A,), {}), (np.linalg.qr, (A, "r"), {}),
