@@ -14,6 +14,7 @@ from .accumulate import accumulate_in_place
 from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
+from .elements import element_adjoints
 from .fold import fold_constants
 from .hoist import hoist_invariants
 from .negation import fold_negations
@@ -25,6 +26,7 @@ from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
+    ("element_adjoints", element_adjoints),
     ("simplify", simplify),
     ("fold_constants", fold_constants),
     ("fold_negations", fold_negations),
