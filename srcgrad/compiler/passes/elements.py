@@ -1,7 +1,8 @@
 """Element adjoints: the adjoints of element reads ``y[0]``, ``y[1]`` of one array, summed,
 become one array written element by element, not one zeros array per read.
 
-Runs in the pipeline after ``shapes``. Reverse mode gives each read ``y[c]`` the adjoint
+Runs on the code to emit only (``pipeline.for_emission``), after the other passes, which
+then run once more. Reverse mode gives each read ``y[c]`` the adjoint
 ``scatter_add(g, shape(y), c)`` (zeros of ``y``'s shape with ``g`` added at ``c``) and sums
 the adjoints of every read: ``k`` reads cost ``k`` zeros arrays, ``k - 1`` array additions
 and ``k`` helper calls, per loop iteration in an ODE step or a scalar loop. In each block
@@ -42,6 +43,14 @@ from .blocks import popped_items
 
 _NUMBERS = (int, np.integer)
 _LOOPS = ("for_range", "while")
+
+
+def has_element_scatters(fn: Function) -> bool:
+    """Whether :func:`element_adjoints` has anything to rewrite (a cheap look first)."""
+    if not any(op.prim == "scatter_add" for op in fn.body.walk()):
+        return False
+    popped = popped_items(fn)
+    return any(_element_scatter(op, popped) for op in fn.body.walk())
 
 
 def element_adjoints(fn: Function) -> None:
