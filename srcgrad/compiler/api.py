@@ -46,6 +46,7 @@ from .ir.verify import verify
 from .jacobians import jacobian_of
 from .kind_check import check_ranks
 from .pairs import listing
+from .passes.pipeline import for_emission
 from .passes.pipeline import optimize as run_passes
 from .primitives import Checkpointed, checkpoint, stop_gradient
 from .rows import Unbatchable
@@ -674,10 +675,12 @@ class Derivation:
                 emitted_ir.meta["result_structure"] = derived.meta.get("result_structure")
                 if emitted_ir.meta["result_structure"] is None:
                     del emitted_ir.meta["result_structure"]
+            paired = emitted_ir is not derived
             if self.optimize:
                 run_passes(derived, check=verify)
-                if emitted_ir is not derived:
+                if paired:
                     run_passes(emitted_ir, check=verify)
+                emitted_ir = for_emission(emitted_ir, check=verify)  # (derived composes)
             emitted = emit_function(emitted_ir)
             text = module_text([emitted])
             if derived.meta.get("note"):  # a choice the reader of the code should know
@@ -687,7 +690,7 @@ class Derivation:
                 text = text.replace(f"\ndef {emitted.name}(", f"\n{notes}def {emitted.name}(", 1)
             ns = compile_module(text, emitted.refs.namespace, emitted.name)
             call_directly(ns)  # a recursive call: one Python frame per level
-            if emitted_ir is not derived:
+            if paired:
                 text += listing(emitted_ir)
         fn = ns[emitted.name]
         return cache.Entry(fn, text, derived, deps, gen, boundary)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..symbolic import uses_math_spelling
-from . import control, floats, inplace, reads
+from . import control, floats, inplace, packing, reads
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
 from .syntax import dotted, load
@@ -448,6 +448,9 @@ class _Emitter:
             return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
         if op.prim == "make_list":
             return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
+        if packing.packs_numbers(op):  # np.array([a, b]) of numbers: not np.stack's cost
+            items = gast.List(elts=[self.expr(v) for v in a["xs"]], ctx=gast.Load())
+            return _call(dotted(self.refs.ref(np.array)), [items])
         if op.prim == "make_slice":
             return _call(load("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
         if op.prim == "call":

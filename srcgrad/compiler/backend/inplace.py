@@ -34,11 +34,14 @@ def owns_storage(v: Value, fresh_params: set[int]) -> bool:
     return rule is not None and rule.fresh
 
 
-def storage_chain(block: Block, root: Value) -> set[int]:
-    """Ids of ``root`` and of every value of ``block`` that may share its memory."""
+def storage_chain(block: Block, root: Value, writer: Op | None = None) -> set[int]:
+    """Ids of ``root`` and of every value of ``block`` that may share its memory; not
+    followed through ``writer`` (a write into ``root`` in place: what is made from its
+    result, such as the next write of ``z[0] = a; z[1] = b``, reads the written array as
+    it should, never a stale view of ``root``)."""
     chain = {root.id}
     changed = True
-    ops = _inner_ops(block)
+    ops = [op for op in _inner_ops(block) if op is not writer]
     while changed:
         changed = False
         for op in ops:
@@ -70,7 +73,7 @@ def can_write_in_place(op: Op, index: int, block: Block, last_read: dict[int, in
         return False
     if last_read.get(x.id, -1) > index:
         return False
-    views = storage_chain(block, x) - {x.id} - {o.id for o in op.outputs}
+    views = storage_chain(block, x, op) - {x.id}
     return all(last_read.get(v, -1) <= index for v in views)
 
 

@@ -86,6 +86,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
             reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
             if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
                     and not _accumulator_of(op.out, reader)
+                    and not _written_into(op.out, reader)
                     and op.line == statement.line
                     and total + size.get(id(op), 1) <= MAX_NESTED + 1
                     and (adjacent or _numbers_only(op))):
@@ -98,13 +99,20 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
 
 
 def _can_read_nested(op: Op) -> bool:
-    return (not op.regions and op.prim not in _NEVER_NESTED and len(op.outputs) == 1
-            and not floats.needs_guard(op))
+    # a setitem is a statement (``z[1] = a + b``): its value may be an expression
+    return (not op.regions and (op.prim not in _NEVER_NESTED or op.prim == "setitem")
+            and len(op.outputs) == 1 and not floats.needs_guard(op))
 
 
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
-    return (_can_read_nested(op) and reads.get(op.out.id, 0) == 1
+    return (_can_read_nested(op) and op.prim not in _NEVER_NESTED
+            and reads.get(op.out.id, 0) == 1
             and op.out.id not in results and "accumulate" not in op.attrs)
+
+
+def _written_into(v: Value, reader: Op) -> bool:
+    """``v`` is the array a ``setitem`` writes into: it keeps its name (``z[1] = a``)."""
+    return reader.prim == "setitem" and reader.args.get("x") is v
 
 
 def _accumulator_of(v: Value, reader: Op) -> bool:

@@ -40,17 +40,22 @@ def _attr_key(attrs: dict[str, Any]) -> Any:
 
 def cse(fn: Function) -> None:
     mapping: dict[Value, Value] = {}
-    _block(fn.body, {}, mapping)
+    # an array a setitem writes into (``np.zeros(n)`` filled per element) stays its own:
+    # merged with an equal one, every write but the last would copy it
+    written = {op.args["x"].id for op in fn.body.walk()
+               if op.prim == "setitem" and isinstance(op.args.get("x"), Value)}
+    _block(fn.body, {}, mapping, written)
     replace_uses(fn, mapping)
 
 
-def _block(block: Block, seen: dict[Any, Value], mapping: dict[Value, Value]) -> None:
+def _block(block: Block, seen: dict[Any, Value], mapping: dict[Value, Value],
+           written: set[int]) -> None:
     """CSE in ``block``; its regions see the values found so far (never the reverse)."""
     for op in block.ops:
         op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
         for region in op.regions:
-            _block(region, dict(seen), mapping)
-        if not is_pure(op) or len(op.outputs) != 1:
+            _block(region, dict(seen), mapping, written)
+        if not is_pure(op) or len(op.outputs) != 1 or op.out.id in written:
             continue
         attrs = _attr_key(op.attrs)
         if attrs is None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..ir.builder import clone_function
 from ..ir.core import Function
 from .accumulate import accumulate_in_place
 from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
+from .elements import element_adjoints, has_element_scatters
 from .fold import fold_constants
 from .hoist import hoist_invariants
 from .negation import fold_negations
@@ -48,3 +50,24 @@ def optimize(fn: Function, *, check: Callable[[Function], None] | None = None) -
             if check is not None:
                 check(fn)
     return fn
+
+
+def for_emission(fn: Function, *, check: Callable[[Function], None] | None = None
+                 ) -> Function:
+    """The function to emit: ``fn`` itself, or, where :func:`.elements.element_adjoints`
+    has element scatters to write into one array, an optimised copy with them written so.
+    Its zeros-and-writes run fast but compose badly (a further transform would
+    differentiate writes into a fresh array), so ``fn``, which a transform composed on
+    ``sg.grad`` differentiates, keeps its scatters."""
+    if not has_element_scatters(fn):
+        return fn
+    copy, mapping = clone_function(fn)
+    for old, new in mapping.items():  # (names: the adjoint of ``x`` is still ``dx``)
+        if old.adjoint_of is not None:
+            new.adjoint_of = mapping.get(old.adjoint_of, old.adjoint_of)
+    element_adjoints(copy)
+    for _name, run in PASSES:  # (one more round: the arrays' shape classes)
+        run(copy)
+        if check is not None:
+            check(copy)
+    return copy

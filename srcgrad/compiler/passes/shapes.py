@@ -38,6 +38,7 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, NONE
 from .blocks import popped_items, walk
 from .rewrite import replace_uses
+from .static_shapes import broadcast_static, note_static, stacked_shape
 
 _SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
 _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new array
@@ -76,11 +77,16 @@ class _Classes:
         self.weak: set[int] = set()  # untyped values known to be Python numbers
         self.shaped_like: dict[int, Value] = {}
         self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
+        self.static: dict[tuple[int, ...], Value] = {}  # a static shape -> its class's rep
+        self.static_of: dict[int, tuple[int, ...]] = {}  # (static_shapes.py)
+        self.written: set[int] = set()  # arrays a setitem writes into (in place if it can)
 
     def copy(self) -> _Classes:
         new = _Classes()
         new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
         new.shaped_like, new.popped = self.shaped_like, self.popped
+        new.static, new.static_of = dict(self.static), dict(self.static_of)
+        new.written = self.written
         return new
 
     def has_shape_facts(self, v: Value) -> bool:
@@ -140,6 +146,8 @@ class _Classes:
             shaped = {self.of(v).id: self.of(v) for v in op.operands() if not _rank0(v)}
             if len(shaped) == 1:
                 self.rep[op.out.id] = next(iter(shaped.values()))
+            elif shaped:
+                broadcast_static(self, op, shaped)
             # float64 with Python numbers (weakly typed under NEP 50) stays float64
             strong = [v for v in op.operands() if not self.is_weak(v)]
             if not strong:
@@ -151,6 +159,14 @@ class _Classes:
                 self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
             if all(self.is_float64(v) for v in op.operands() if v.type != NONE):
                 self.float64.add(op.out.id)
+        elif stacked_shape(op) is not None:
+            note_static(self, op.out, stacked_shape(op))
+        elif op.prim in ("zeros", "setitem") and len(op.outputs) == 1:
+            # np.zeros(shape(v)) has v's shape; a functional write keeps its array's
+            source = (self.shape_source(op.args.get("shape")) if op.prim == "zeros"
+                      else op.args.get("x"))
+            if isinstance(source, Value):
+                self.rep[op.out.id] = self.of(source)
         elif op.prim == "unbroadcast":
             # in an adjoint ``x`` is the broadcast of the operand, so the sum has its shape
             source = self.shape_source(op.args.get("shape"))
@@ -189,6 +205,8 @@ def shapes(fn: Function) -> None:
     classes = _Classes()
     classes.shaped_like = _plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
+    classes.written = {op.args["x"].id for op in fn.body.walk()
+                       if op.prim == "setitem" and isinstance(op.args.get("x"), Value)}
     mapping: dict[Value, Value] = {}
 
     def visit(op: Op, visible: set[int]) -> None:
@@ -286,7 +304,8 @@ def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
     a = op.args
     if op.prim == "shape" and isinstance(a.get("x"), Value):
         rep = classes.of(a["x"])
-        if rep is not a["x"] and _known_rank(rep) and rep.id in visible:
+        if rep is not a["x"] and _known_rank(rep) and rep.id in visible \
+                and rep.id not in classes.written:  # (a read after the write: a copy)
             op.args = {**a, "x": rep}  # (a loop then computes the same shape each time)
         return None
     if op.prim in ("unbroadcast", "rebroadcast"):  # (a tangent's, in forward mode)

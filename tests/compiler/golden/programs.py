@@ -178,3 +178,22 @@ def loop_passes(x, k, n):
 
 
 PROGRAMS["loop_passes"] = (loop_passes, "grad", (0, 1), (A * 0.4, 1.7, 4))
+
+
+def _ode_rhs(s, p):
+    return np.array([s[1], -p[0] * np.sin(s[0]) - p[1] * s[1]])
+
+
+def ode_heun(p, s0, n):
+    # element reads: each stage's adjoint writes one np.zeros per index (no scatter_add);
+    # np.array([...]) of numbers as np.array; the stages share a static shape (2,), so
+    # their sums run no unbroadcast or np.shape
+    s = s0
+    for _ in range(n):
+        k1 = _ode_rhs(s, p)
+        k2 = _ode_rhs(s + 0.1 * k1, p)
+        s = s + 0.05 * (k1 + k2)
+    return np.sum(s * s)
+
+
+PROGRAMS["ode_heun"] = (ode_heun, "grad", (0, 1), (np.array([4.0, 0.3]), np.array([1.0, 0.2]), 3))

@@ -11,15 +11,14 @@ def grad_writes_into_copy(x):
     # line 56: y = x.copy()
     y = np.copy(x)
     # line 57: y[0] = 2.0 * x[1]
-    _t2 = 2.0 * x[1]
-    y[0] = _t2
-    _t3 = np.shape(y)
+    y[0] = 2.0 * x[1]
+    _t2 = np.shape(y)
     # line 58: y += x
     y = y + x
     # line 59: return np.sum(y * y)
     dy = y + y
     # line 58: y += x
-    dy_1 = unbroadcast(dy, _t3)
+    dy_1 = unbroadcast(dy, _t2)
     dx = unbroadcast(dy, _t1)
     # line 57: y[0] = 2.0 * x[1]
     dy_2 = setitem(dy_1, 0.0, 0)
