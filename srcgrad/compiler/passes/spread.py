@@ -59,11 +59,22 @@ class _Stands:
 def spread_lazily(fn: Function, classes: Classes, scalar: set[int]) -> None:
     """Fold each full reduction's ``unreduce`` left by the shapes pass where the rules
     above allow; ``scalar`` holds values earlier folds made numbers (updated here)."""
-    for op in list(fn.body.ops):
-        if op.prim == "unreduce" and op in fn.body.ops and _full_reduction(op):
-            source = classes.shape_source(op.args.get("shape"))
-            if source is not None and isinstance(op.args.get("x"), Value):
-                _fold(fn, op, _Stands(source, op.args["shape"]), classes, scalar)
+    unreduces = [op for op in fn.body.ops if op.prim == "unreduce" and _full_reduction(op)]
+    if not unreduces:
+        return
+    # read once: ops a fold inserts only add facts (missing them is merely conservative)
+    seen = {r.id for r in fn.body.results}  # what a result or a loop/branch body reads
+    readers: dict[int, list[Op]] = {}  # value id -> elementwise ops reading it
+    for op in fn.body.ops:
+        for region in op.regions:
+            seen |= _read_inside(region)
+        if elementwise(op):
+            for w in op.operands():
+                readers.setdefault(w.id, []).append(op)
+    for op in unreduces:
+        source = classes.shape_source(op.args.get("shape"))
+        if source is not None and isinstance(op.args.get("x"), Value):
+            _fold(fn, op, _Stands(source, op.args["shape"]), classes, scalar, seen, readers)
 
 
 def _full_reduction(op: Op) -> bool:
@@ -75,15 +86,15 @@ def _full_reduction(op: Op) -> bool:
     return True
 
 
-def _fold(fn: Function, u: Op, stands: _Stands, classes: Classes, scalar: set[int]) -> None:
+def _fold(fn: Function, u: Op, stands: _Stands, classes: Classes, scalar: set[int],
+          seen: set[int], readers: dict[int, list[Op]]) -> None:
     ops = fn.body.ops
     g = u.args["x"]
-    weak = g.type == FLOAT or classes.is_weak(g)  # a Python float: NEP 50 lets the
-    # partner's dtype win, where the broadcast float64 array would have made float64
-    users_seen = {r.id for r in fn.body.results}
-    for op in ops:
-        for region in op.regions:
-            users_seen |= _read_inside(region)
+    # A Python float is weak (NEP 50): with a float32 partner the result would be float32
+    # where the broadcast float64 array made float64, so its partners must be float64. In
+    # the generic version types are unknown and a cotangent is taken as an array's (it is
+    # ``seed_one``'s); the gradient is cast to its argument's dtype at the end either way.
+    weak = g.type == FLOAT or classes.is_weak(g)
     lazy: dict[int, _Stands] = {u.out.id: stands}
     plan: list[tuple[str, Op, _Stands]] = []
     for op in ops[ops.index(u) + 1:]:
@@ -102,7 +113,7 @@ def _fold(fn: Function, u: Op, stands: _Stands, classes: Classes, scalar: set[in
             if classes.same(target, first.source):
                 plan.append(("alias", op, first))
                 lazy[op.out.id] = first
-            elif _fits(target, first.source, classes, ops):
+            elif _fits(target, first.source, classes, readers):
                 plan.append(("scale", op, first))
                 lazy[op.out.id] = _Stands(target, op.args["shape"])
             else:
@@ -119,26 +130,21 @@ def _fold(fn: Function, u: Op, stands: _Stands, classes: Classes, scalar: set[in
             return
         if all(classes.same(v, first.source) for v in shaped):
             continue  # the partner gives the result its full shape
-        if all(classes.same(v, first.source) or _fits(v, first.source, classes, ops)
+        if all(classes.same(v, first.source) or _fits(v, first.source, classes, readers)
                for v in shaped):
             plan.append(("spread", op, first))
             continue
         return
-    if any(i in users_seen for i in lazy):
+    if any(i in seen for i in lazy):
         return
     _apply(fn, u, plan)
     scalar |= set(lazy)
 
 
-def _fits(v: Value, source: Value, classes: Classes, ops: list[Op]) -> bool:
+def _fits(v: Value, source: Value, classes: Classes, readers: dict[int, list[Op]]) -> bool:
     """Does ``v`` broadcast into ``source``'s shape? True when an elementwise op (of the
-    top-level block, so it ran) reads ``v`` and its result, or one of those further on, is
-    of ``source``'s shape class."""
-    readers: dict[int, list[Op]] = {}
-    for op in ops:
-        if elementwise(op):
-            for w in op.operands():
-                readers.setdefault(w.id, []).append(op)
+    top-level block) reads ``v`` and its result, or one of those further on, is of
+    ``source``'s shape class: an operand always broadcasts into its op's result."""
     todo, seen = [v], {v.id}
     while todo and len(seen) < _MAX_WALK:
         w = todo.pop()
