@@ -15,6 +15,10 @@ within 1.3x of hand-written Dask). Not part of the test suite.
 
     python benchmarks/dask_cluster.py [--rows 5000000] [--cols 8] [--chunks 10]
                                       [--rounds 7] [--md benchmarks/results/dask.md]
+                                      [--scheduler cluster|threads]
+
+``--scheduler threads`` times the same two graphs on Dask's threaded scheduler in this
+process (2 threads, no cluster): the graphs' own cost, without the network.
 """
 
 from __future__ import annotations
@@ -44,8 +48,26 @@ def hand_written(w: np.ndarray, X: Any, y: Any) -> tuple[Any, Any]:
 def _timed(client: Any, step: Any, *args: Any) -> tuple[float, Any]:
     start = time.perf_counter()
     value, grad = step(*args)
-    out = client.compute([value, grad], sync=True)
+    if client is None:  # the threaded scheduler of this process
+        import dask
+        out = list(dask.compute(value, grad, scheduler="threads", num_workers=2))
+    else:
+        out = client.compute([value, grad], sync=True)
     return time.perf_counter() - start, out
+
+
+class _Threads:
+    """Stands in for the cluster and its client: ``persist`` runs in this process."""
+
+    def __enter__(self) -> _Threads:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def persist(self, arrays: list[Any]) -> list[Any]:
+        import dask
+        return list(dask.persist(*arrays, scheduler="threads", num_workers=2))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -55,6 +77,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--chunks", type=int, default=10, help="row chunks of the data")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--md", metavar="PATH", help="write the markdown report here")
+    parser.add_argument("--scheduler", choices=("cluster", "threads"), default="cluster")
     args = parser.parse_args(argv)
 
     import dask
@@ -64,16 +87,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     import srcgrad as sg
 
     grad_step = sg.value_and_grad(loss)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  worker_dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    threads = args.scheduler == "threads"
+    with (_Threads() if threads else distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, worker_dashboard_address=None)) as cluster, \
+            (_Threads() if threads else distributed.Client(cluster)) as client:
         rng = da.random.default_rng(0)
         step = args.rows // args.chunks
         X = rng.normal(size=(args.rows, args.cols), chunks=(step, args.cols))
         y = (rng.random(args.rows, chunks=step) > 0.5).astype(np.float64)
         X, y = client.persist([X, y])
-        distributed.wait([X, y])
+        if threads:
+            client = None
+        else:
+            distributed.wait([X, y])
         w = np.linspace(-0.5, 0.5, args.cols)
 
         _, (v_sg, g_sg) = _timed(client, grad_step, w, X, y)  # warm-up: compile, imports
@@ -87,7 +114,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             times["hand-written"].append(_timed(client, hand_written, w, X, y)[0])
 
     median = {k: statistics.median(v) for k, v in times.items()}
-    result = {"rows": args.rows, "cols": args.cols, "chunks": args.chunks,
+    result = {"scheduler": args.scheduler, "rows": args.rows, "cols": args.cols,
+              "chunks": args.chunks,
               "rounds": args.rounds, "median_s": median,
               "min_s": {k: min(v) for k, v in times.items()},
               "ratio": median["srcgrad"] / median["hand-written"],
@@ -106,11 +134,15 @@ def _markdown(r: dict[str, Any]) -> str:
     return (
         "# srcgrad on a Dask cluster\n\n"
         f"Logistic regression, value and gradient, {r['rows']:,} x {r['cols']} float64 rows "
-        f"in {r['chunks']} row chunks, persisted on a loopback `LocalCluster` (2 worker "
-        "processes, 1 thread each); one step = building the graph + one `client.compute`. "
-        f"Median (min) of {r['rounds']} rounds, alternating. dask {r['versions']['dask']}, "
+        f"in {r['chunks']} row chunks, persisted "
+        + ("on a loopback `LocalCluster` (2 worker processes, 1 thread each); one step = "
+           "building the graph + one `client.compute`. " if r["scheduler"] == "cluster" else
+           "in memory, Dask's threaded scheduler (2 threads); one step = building the graph "
+           "+ one `dask.compute`. ")
+        + f"Median (min) of {r['rounds']} rounds, alternating. dask {r['versions']['dask']}, "
         f"numpy {r['versions']['numpy']}, Python {r['versions']['python']}. Made by "
-        "`python benchmarks/dask_cluster.py --md benchmarks/results/dask.md`.\n\n"
+        f"`python benchmarks/dask_cluster.py --rounds {r['rounds']} --scheduler "
+        f"{r['scheduler']}`.\n\n"
         "| | seconds per step |\n|---|---|\n"
         f"| srcgrad `sg.value_and_grad(loss)(w, X, y)` | {m['srcgrad']:.3f} "
         f"({lo['srcgrad']:.3f}) |\n"

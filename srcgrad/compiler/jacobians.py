@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from srcgrad.rules.dispatch import foreign
+from srcgrad.rules.foreign import in_library_of
 
 from . import structure as S
 from .rows import Unbatchable
@@ -53,8 +54,9 @@ def _unit(x: Any, j: int) -> Any:
             and not foreign(x):
         return type(x)(1.0) if isinstance(x, np.generic) else 1.0
     e = np.zeros(_size(x), dtype=_float_dtype(x))
-    e[j] = 1.0  # a NumPy unit vector: with foreign arguments the tangent pass is theirs
-    return e.reshape(np.shape(x))
+    e[j] = 1.0
+    # of x's library: a CuPy tangent pass refuses a host tangent
+    return in_library_of(e.reshape(np.shape(x)), x)
 
 
 def _zero(x: Any) -> Any:

@@ -50,6 +50,7 @@ from . import (  # noqa: F401
     sorting,
     special,
     splitting,
+    spread,  # issue 17: the count a lazily broadcast cotangent is summed
     statistics,
     symmetric_input,  # linalg (PyTorch's spellings)
     tensor_products,

@@ -30,6 +30,7 @@ import numpy as np
 
 from .contract import contract
 from .dispatch import dispatching
+from .foreign import in_library_of
 from .helpers import rebroadcast
 from .registry import BILINEAR, NONDIFF, defrule
 
@@ -211,14 +212,15 @@ def einsum_diagonal_shape(subscripts: str, shapes: Sequence[Shape], i: int) -> S
 @dispatching
 def einsum_delta(like: Any, subscripts: str, shapes: Sequence[Shape], i: int) -> Any:
     """The Kronecker delta ``d[a, a', b, b', ...]`` (1 where each index equals its renamed
-    repeat) for operand ``i``'s repeated indices, in ``like``'s dtype."""
+    repeat) for operand ``i``'s repeated indices, in ``like``'s dtype and library (a CuPy
+    ``like`` takes a device delta: CuPy's einsum refuses host operands)."""
     ins, _, _, pairs = _diagonal_parts(subscripts, shapes, i)
     size = dict(zip(ins[i], tuple(shapes[i])))
     dtype = np.result_type(like)
     delta = np.ones((), dtype=dtype)
     for c, _ in pairs:
         delta = np.multiply.outer(delta, np.eye(size[c], dtype=dtype))
-    return delta
+    return in_library_of(delta, like)
 
 
 defrule("einsum_diagonal_subscripts", einsum_diagonal_subscripts, inputs=(),

@@ -193,7 +193,7 @@ _binary("minimum", np.minimum,
 @dispatching
 def clip_mask(x: Any, a_min: Any, a_max: Any) -> Any:
     """Where ``clip`` passes the gradient: inside the bounds, bounds included (PyTorch)."""
-    inside = np.ones(np.shape(x), dtype=bool)
+    inside = np.ones_like(x, dtype=bool)  # (of x's library: CuPy refuses a host mask)
     if a_min is not None:
         inside = inside & (as_array(x) >= a_min)
     if a_max is not None:

@@ -7,13 +7,18 @@ parameter") and runs ``np.zeros`` eagerly on NumPy, and an item assignment into 
 converts the foreign values. For a foreign array (``dispatch.foreign``) those helpers call
 the functions here instead. Each turns the index, which is static NumPy data, into
 *positions* with NumPy at call time (``np.arange(n).reshape(shape)[index]``) and then
-moves the foreign values with gathers only: ``np.reshape``, ``np.take`` with a NumPy index
-array, ``np.where`` against a NumPy mask and ``+``. Every one of those dispatches to the
-array's own library, so a Dask result stays lazy and a CuPy one stays on the device.
+moves the foreign values with gathers only: ``np.reshape``, ``np.concatenate``, ``np.take``
+with a NumPy index array and ``+``. Every one of those dispatches to the array's own
+library, so a Dask result stays lazy and a CuPy one stays on the device. A NumPy array
+never meets a foreign one in arithmetic (CuPy refuses host arrays there): an index array is
+only ever an index (``np.take`` does not dispatch on it), and a constant a rule needs as an
+operand (a mask, ``np.eye``, an ``arange``) is first moved into the foreign array's library
+by :func:`in_library_of`.
 
 A scatter is the gather that undoes it: each target position reads the element written
-there (``source``), masked where nothing is written. Repeated positions are split into
-layers (the k-th write to each position), each layer a gather, and the layers summed.
+there (``source``); a position nothing is written to reads a zero appended to the values.
+Repeated positions are split into layers (the k-th write to each position), each layer a
+gather, and the layers summed.
 """
 
 from __future__ import annotations
@@ -23,7 +28,18 @@ from typing import Any
 
 import numpy as np
 
+from .dispatch import foreign
+
 Shape = tuple[int, ...]
+
+
+def in_library_of(value: Any, x: Any) -> Any:
+    """``value`` (a NumPy constant, Python number or array) as an array of ``x``'s library
+    when ``x`` is foreign (``np.asarray(value, like=x)``, NEP 35: CuPy copies it to the
+    device, Dask wraps it); ``value`` itself otherwise, or when it is foreign already."""
+    if not foreign(x) or foreign(value):
+        return value
+    return np.asarray(value, like=x)
 
 
 def positions(shape: Shape, index: Any) -> np.ndarray:
@@ -40,12 +56,11 @@ def gather(x: Any, index: Any) -> Any:
 
 def _placed(flat: Any, targets: np.ndarray, items: np.ndarray, size: int) -> Any:
     """A flat array of ``size``: ``flat[items[j]]`` at ``targets[j]``, zero elsewhere (the
-    targets are distinct)."""
-    source = np.zeros(size, dtype=np.intp)
+    targets are distinct): one gather from ``flat`` with a zero appended, which every
+    position nothing is written to reads."""
+    source = np.full(size, np.shape(flat)[0], dtype=np.intp)
     source[targets] = items
-    hit = np.zeros(size, dtype=bool)
-    hit[targets] = True
-    return np.where(hit, np.take(flat, source), 0)
+    return np.take(np.concatenate([flat, np.zeros_like(flat, shape=(1,))]), source)
 
 
 def scatter(x: Any, shape: Shape, index: Any, accumulate: bool) -> Any:
@@ -79,10 +94,17 @@ def scatter(x: Any, shape: Shape, index: Any, accumulate: bool) -> Any:
 
 def written(x: Any, values: Any, index: Any) -> Any:
     """``x`` with ``values`` written at ``index`` (the last of repeated writes staying), as
-    a new array: ``np.where`` of a NumPy mask between the scattered values and ``x``."""
-    shape = np.shape(x)
-    hit = np.zeros(shape, dtype=bool)
-    hit[index] = True
+    a new array: one gather from ``x``'s elements followed by the written ones."""
+    shape = tuple(np.shape(x))
+    size = math.prod(shape)
+    pos = positions(shape, index)
+    if not foreign(x):  # (a NumPy x with foreign values: the result is of their library)
+        x = in_library_of(x, values)
+    values = in_library_of(values, x)
     dtype = x.dtype if hasattr(x, "dtype") else np.result_type(x)
-    placed = scatter(values, shape, index, accumulate=False)
-    return np.where(hit, placed, x).astype(dtype, copy=False)
+    flat = np.reshape(np.broadcast_to(values, pos.shape), (-1,)).astype(dtype, copy=False)
+    source = np.arange(size, dtype=np.intp)
+    # NumPy's assignment keeps the last of repeated targets, as x[index] = values does
+    source[np.reshape(pos, (-1,))] = size + np.arange(pos.size, dtype=np.intp)
+    both = np.concatenate([np.reshape(x, (-1,)), flat])
+    return np.reshape(np.take(both, source), shape)

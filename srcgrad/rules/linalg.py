@@ -78,7 +78,7 @@ def trace_adjoint(c: Any, shape: Shape, offset: int = 0, axis1: int = 0, axis2: 
     shape = tuple(shape)
     c = as_array(c)
     a1, a2 = axis1 % len(shape), axis2 % len(shape)
-    eye = np.eye(shape[a1], shape[a2], k=offset, dtype=c.dtype)
+    eye = _foreign.in_library_of(np.eye(shape[a1], shape[a2], k=offset, dtype=c.dtype), c)
     return np.moveaxis(np.expand_dims(c, (-2, -1)) * eye, (-2, -1), (a1, a2))
 
 

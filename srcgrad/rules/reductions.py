@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from . import foreign as _foreign
 from .dispatch import as_array, dispatching, foreign
 from .helpers import reduced_count, unreduce
 from .registry import LINEAR, NONDIFF, defrule
@@ -89,8 +90,8 @@ def prod_others(x: Any) -> Any:
 
 @dispatching
 def eye_mask(x: Any) -> Any:
-    """A boolean identity matrix as wide as ``x``'s last axis."""
-    return np.eye(np.shape(x)[-1], dtype=bool)
+    """A boolean identity matrix as wide as ``x``'s last axis (of ``x``'s library)."""
+    return _foreign.in_library_of(np.eye(np.shape(x)[-1], dtype=bool), x)
 
 
 def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
@@ -115,10 +116,10 @@ def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
         a = int(axis if isinstance(axis, (int, np.integer)) else axis[0]) % x.ndim
         first = arg(x, axis=a, keepdims=True)
         index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
-        return (index == first).astype(dtype)
+        return (_foreign.in_library_of(index, x) == first).astype(dtype)
     folded = fold_axes(x, axis)
     first = arg(folded, axis=-1)
-    onehot = np.arange(folded.shape[-1]) == first[..., None]
+    onehot = _foreign.in_library_of(np.arange(folded.shape[-1]), x) == first[..., None]
     return unfold_axes(onehot.astype(dtype), x.shape, axis)
 
 

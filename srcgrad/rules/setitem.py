@@ -60,7 +60,8 @@ def take_written(x: Any, index: Any) -> Any:
     position: the cotangent of ``v`` in ``y[index] = v`` given ``y``'s cotangent ``x``."""
     if foreign(x):
         return x[index] if is_basic_index(index) else np.where(
-            _last_writes(np.shape(x), index), _foreign.gather(x, index), 0)
+            _foreign.in_library_of(_last_writes(np.shape(x), index), x),
+            _foreign.gather(x, index), 0)
     x = as_array(x)
     if is_basic_index(index):
         return x[index]

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import as_array, dispatching
+from .foreign import in_library_of
 from .helpers import unbroadcast, unreduce
 from .reductions import _axes, fold_axes, unfold_axes
 from .registry import LINEAR, NONDIFF, defrule
@@ -116,7 +117,8 @@ def _nan_first(folded: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Slices holding a NaN: all of their weight on their first NaN."""
     nan = np.isnan(folded)
     has = nan.any(axis=-1, keepdims=True)
-    first = np.arange(folded.shape[-1]) == np.argmax(nan, axis=-1)[..., None]
+    first = in_library_of(np.arange(folded.shape[-1]), folded) == np.argmax(nan, axis=-1)[
+        ..., None]
     return np.where(has, first.astype(weights.dtype), weights)
 
 
@@ -174,7 +176,7 @@ def median_low_weights(x: Any, axis: Any = None) -> Any:
         value = median_low(x)
         hits = np.isnan(x) if np.isnan(value) else x == value
         return (hits / np.count_nonzero(hits)).astype(dtype)
-    hot = np.arange(folded.shape[-1]) == _low_index(folded)[..., None]
+    hot = in_library_of(np.arange(folded.shape[-1]), folded) == _low_index(folded)[..., None]
     return unfold_axes(hot.astype(dtype), x.shape, axis)
 
 

@@ -116,7 +116,7 @@ def _as_three(v: Any) -> Any:
     """Vectors on the last axis, 2-vectors given a zero third component."""
     if np.shape(v)[-1] != 2:
         return v
-    return np.concatenate([v, np.zeros(np.shape(v)[:-1] + (1,), np.result_type(v))], -1)
+    return np.concatenate([v, np.zeros_like(v, shape=np.shape(v)[:-1] + (1,))], -1)
 
 
 @dispatching

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import as_array, dispatching
+from .foreign import in_library_of
 from .registry import LINEAR, defrule
 
 
@@ -34,7 +35,7 @@ def lower(x: Any, diagonal: float = 1.0) -> Any:
     mask = np.tri(rows, cols, dtype=x.dtype)
     if diagonal != 1.0:
         mask = mask - (1.0 - diagonal) * np.eye(rows, cols, dtype=x.dtype)
-    return x * mask
+    return x * in_library_of(mask, x)  # (a CuPy x refuses a host mask)
 
 
 @dispatching
@@ -42,7 +43,7 @@ def inverse_gaps(w: Any) -> Any:
     """``1 / (w[..., j] - w[..., i])`` at ``[..., i, j]``, zero on the diagonal."""
     w = as_array(w)
     gaps = w[..., None, :] - w[..., :, None]
-    off = ~np.eye(w.shape[-1], dtype=bool)
+    off = in_library_of(~np.eye(w.shape[-1], dtype=bool), w)
     # 1 on the diagonal before dividing: only a tie off the diagonal divides by zero
     return np.where(off, 1.0 / np.where(off, gaps, 1.0), 0.0).astype(w.dtype, copy=False)
 

@@ -11,9 +11,12 @@ checked against this type, which behaves like ``cupy.ndarray`` toward NumPy:
 - ``__array__`` raises (CuPy refuses implicit device-to-host copies), so does ``float()``;
   ``bool()`` of one element is allowed (CuPy synchronises and answers) and counted.
 
-Results stay ``DeviceArray`` (0-d arrays for reductions, as CuPy's). Mixing in ndarrays and
-NumPy scalars is accepted (CuPy refuses host arrays in arithmetic: that stricter rule is not
-modelled). ``DeviceArray.conversions`` counts ``bool()`` calls, so a test can tell that a
+Results stay ``DeviceArray`` (0-d arrays for reductions, as CuPy's). Host arrays are
+refused as CuPy refuses them: a ufunc or operator with an ``np.ndarray`` operand (0-d
+included) raises TypeError, and so does a NumPy function given one where it dispatches on
+its arguments (``np.where(host_mask, x, 0)``, ``np.concatenate([x, host])``). Python numbers
+and NumPy scalars mix in freely, and host *index* arrays are accepted where NumPy does not
+dispatch on them (``x[host_index]``, ``np.take(x, host_index)``), as CuPy copies those. ``DeviceArray.conversions`` counts ``bool()`` calls, so a test can tell that a
 gradient call branched on data only where the program's own ``if``/``while`` does;
 ``DeviceArray.refused`` lists the functions it was offered and refused.
 """
@@ -50,6 +53,12 @@ def _wrap(value: Any) -> Any:
     return value
 
 
+def _host_array_error(func: Any) -> TypeError:
+    name = getattr(func, "__name__", repr(func))
+    return TypeError(f"Unsupported type <class 'numpy.ndarray'> in {name} with a DeviceArray "
+                     "(host arrays must be copied to the device first)")
+
+
 class DeviceArray:
     """An array that lives "on the device": NumPy may dispatch to it, never convert it."""
 
@@ -69,13 +78,17 @@ class DeviceArray:
         if not _numpy_own(func):
             DeviceArray.refused.append(getattr(func, "__name__", repr(func)))
             return NotImplemented
-        if not all(issubclass(t, (DeviceArray, np.ndarray)) for t in types):
+        if np.ndarray in types:
+            raise _host_array_error(func)
+        if not all(issubclass(t, DeviceArray) for t in types):
             return NotImplemented
         return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__" or "out" in kwargs:
             return NotImplemented
+        if any(type(v) is np.ndarray for v in inputs):
+            raise _host_array_error(ufunc)
         return _wrap(ufunc(*_unwrap(inputs), **_unwrap(kwargs)))
 
     def get(self) -> np.ndarray:

@@ -3,7 +3,10 @@
 Issue 17's eleven program kinds (linear and logistic regression, an MLP, reductions with
 axis/keepdims, a bias broadcast, ``np.where``, a ``for`` loop, ``einsum``, relu, a
 ``while`` loop) plus subscript reads and writes, ``np.max`` ties, matmul/dot adjoints,
-adjoints that add at an index (``repeat``, ``take``, ``diag``) and an ``if`` on data. Each :class:`Program` says which arguments are parameters (the ones
+adjoints that add at an index (``repeat``, ``take``, ``diag``) and an ``if`` on data; then
+what users write next: softmax cross-entropy and logsumexp with a max shift, ``np.clip``
+and ``np.abs``, column reads ``M[:, 0]``, ``np.concatenate``, ``np.linalg.norm``, a ``for``
+over rows, and adjoints whose rules build masks (``triu``/``tril``, ``trace``, ``max``). Each :class:`Program` says which arguments are parameters (the ones
 differentiated) and which are data, and how many ``bool()`` tests of array values the
 program itself makes (a lazy array computes those, and nothing else).
 """
@@ -112,6 +115,50 @@ def indexed_adjoints(M):
     return copies + taken + np.sum(np.diag(M) ** 3) + np.sum(np.diag(M[0, :5]) * M[:, :5])
 
 
+def softmax_cross_entropy(W, X, onehot):
+    logits = X @ W
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(np.sum(onehot * log_probs, axis=1))
+
+
+def logsumexp_max_shift(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def clip_and_abs(M):
+    return np.sum(np.clip(M, -0.5, 0.8) ** 2) + np.sum(np.abs(M)) + np.sum(abs(M[0]) * M[1])
+
+
+def column_reads(M):
+    return np.sum(M[:, 0] * M[:, 1]) + np.sum(np.exp(M[:, -1])) + M[2, 3] * M[0, 0]
+
+
+def concatenate_parts(M, N):
+    stacked = np.concatenate([M, N], axis=0)
+    side = np.concatenate([M[:3, :2], N[:, 1:3]], axis=1)
+    return np.sum(stacked ** 2) + np.sum(np.sin(side)) + np.sum(np.concatenate([M[0], N[1]]))
+
+
+def norms(M, v):
+    return (np.linalg.norm(M) + np.linalg.norm(v) ** 2 + np.sum(np.linalg.norm(M, axis=1))
+            + np.linalg.norm(M @ v))
+
+
+def for_over_rows(M):
+    s = 0.0
+    for row in M:
+        s = s + np.sum(np.tanh(row) * row)
+    return s
+
+
+def masks_in_rule_bodies(M):
+    """Adjoints whose rules build a NumPy mask, eye or arange (moved to M's library)."""
+    return (np.sum(np.triu(M) ** 2) + np.sum(np.tril(M, -1) * M) + np.trace(M[:, :5])
+            + np.sum(np.max(M, axis=1)))
+
+
 def _halvings(M: np.ndarray) -> int:
     """How often ``while_loop`` halves its sum: its loop test runs once more than that."""
     s = float(np.sum(M ** 2))
@@ -169,6 +216,12 @@ def _tied(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     return (M,)
 
 
+def _classes(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """Softmax regression: weights (4 features, 3 classes), 30 rows, one-hot labels."""
+    labels = rng.integers(0, 3, size=30)
+    return rng.normal(size=(4, 3)), rng.normal(size=(30, 4)), np.eye(3)[labels]
+
+
 def _matrix(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     return (rng.normal(size=(5, 6)),)
 
@@ -195,4 +248,15 @@ PROGRAMS = [
     Program(max_ties, _tied, (0,), at_kink=True),
     Program(indexed_adjoints, _matrix, (0,)),
     Program(matmul_and_dot, lambda r: (r.normal(size=(5, 6)), r.normal(size=5)), (0, 1)),
+    # issue 17's second set: what users write (softmax, logsumexp, clip/abs, column reads,
+    # concatenate, norms, a for over rows)
+    Program(softmax_cross_entropy, _classes, (0,)),
+    Program(logsumexp_max_shift, lambda r: (r.normal(size=7),), (0,)),
+    Program(clip_and_abs, _matrix, (0,)),
+    Program(column_reads, _matrix, (0,)),
+    Program(concatenate_parts, lambda r: (r.normal(size=(5, 6)), r.normal(size=(3, 6))),
+            (0, 1)),
+    Program(norms, lambda r: (r.normal(size=(5, 6)), r.normal(size=6)), (0, 1)),
+    Program(for_over_rows, _matrix, (0,)),
+    Program(masks_in_rule_bodies, _matrix, (0,)),
 ]

@@ -14,7 +14,14 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.fd import assert_close, directional_derivative, numeric_gradient, numeric_jacobian
+from tests.fd import (
+    assert_close,
+    directional_derivative,
+    numeric_gradient,
+    numeric_hessian,
+    numeric_jacobian,
+)
+from tests.foreign import programs
 from tests.foreign.programs import PROGRAMS, Program
 
 da = pytest.importorskip("dask.array")
@@ -145,3 +152,19 @@ def test_dask_jacobian_is_lazy_and_equals_finite_differences(mode: str):
     assert computes == 0 and jac.last_mode == mode
     assert isinstance(J, da.Array)
     assert_close(J.compute(), numeric_jacobian(f, point, 0))
+
+
+_SMALL = [(programs.logsumexp_max_shift, lambda r: (r.normal(size=5),)),
+          (programs.softmax_cross_entropy, programs._classes),
+          (programs.column_reads, lambda r: (r.normal(size=(3, 4)),)),
+          (programs.for_over_rows, lambda r: (r.normal(size=(3, 4)),)),
+          (programs.masks_in_rule_bodies, lambda r: (r.normal(size=(3, 4)),))]
+
+
+@pytest.mark.parametrize(("fn", "make"), _SMALL, ids=[f.__name__ for f, _ in _SMALL])
+def test_dask_hessian_of_a_small_array_is_lazy_and_equals_finite_differences(fn, make):
+    args = make(np.random.default_rng(32))
+    H, computes = _call_counting(sg.hessian(fn), *map(_lazy, args))
+    assert computes == 0
+    assert isinstance(H, da.Array) and H.shape == args[0].shape * 2
+    assert_close(H.compute(), numeric_hessian(sg.grad(fn), args, 0), rtol=1e-5, atol=1e-5)

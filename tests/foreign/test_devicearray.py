@@ -13,11 +13,15 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.fd import assert_close, directional_derivative, numeric_gradient
+from tests.fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
+from tests.foreign import programs
 from tests.foreign.devicearray import DeviceArray
 from tests.foreign.programs import PROGRAMS, Program
 
-_CASES = [(p, True) for p in PROGRAMS] + [(p, False) for p in PROGRAMS if p.has_data]
+# Every array on the device: CuPy refuses host arrays in arithmetic with its own (so a
+# program mixing NumPy parameters into device data fails in its own first line, as
+# test_cupy_like_array_refuses_host_arrays_in_arithmetic shows).
+_CASES = [(p, True) for p in PROGRAMS]
 
 
 def _on_device(fn, *args):
@@ -89,6 +93,41 @@ def test_cupy_like_array_refuses_conversion_and_foreign_functions():
         float(DeviceArray(np.float64(1.0)))
     assert x.__array_function__(unbroadcast, (DeviceArray,), (x, (3,)), {}) is NotImplemented
     assert type(np.sum(x, axis=0)) is DeviceArray
+
+
+def test_cupy_like_array_refuses_host_arrays_in_arithmetic():
+    """As CuPy: a host (NumPy) array in a ufunc, an operator or a NumPy function that
+    dispatches on it is a TypeError; numbers, NumPy scalars and host index arrays are not."""
+    x = DeviceArray(np.arange(4.0))
+    host = np.ones(4)
+    for mixed in (lambda: x + host, lambda: host * x, lambda: np.where(host > 0, x, 0),
+                  lambda: np.concatenate([x, host]), lambda: x * np.array(2.0)):
+        with pytest.raises(TypeError, match="Unsupported type"):
+            mixed()
+    assert type(x * 2.0 + np.float64(1.0)) is DeviceArray
+    assert_close(np.take(x, np.array([3, 0])).get(), np.array([3.0, 0.0]), what="take")
+    assert_close(x[np.array([1, 1])].get(), np.array([1.0, 1.0]), what="index")
+
+
+_SMALL = [(programs.logsumexp_max_shift, lambda r: (r.normal(size=5),)),
+          (programs.softmax_cross_entropy, lambda r: programs._classes(r)),
+          (programs.column_reads, lambda r: (r.normal(size=(3, 4)),)),
+          (programs.for_over_rows, lambda r: (r.normal(size=(3, 4)),)),
+          (programs.masks_in_rule_bodies, lambda r: (r.normal(size=(3, 4)),)),
+          (programs.reductions_axis_keepdims, lambda r: (r.normal(size=(3, 4)),))]
+
+
+@pytest.mark.parametrize(("fn", "make"), _SMALL, ids=[f.__name__ for f, _ in _SMALL])
+def test_cupy_like_hessian_and_jvp_of_a_small_device_array(fn, make):
+    args = make(np.random.default_rng(30))
+    v = np.random.default_rng(31).normal(size=args[0].shape)
+    H, tests, refused = _on_device(sg.hessian(fn), *map(DeviceArray, args))
+    assert refused == [] and tests == 0
+    assert type(H) is DeviceArray and H.shape == args[0].shape * 2
+    assert_close(H.get(), numeric_hessian(sg.grad(fn), args, 0), rtol=1e-5, atol=1e-5)
+    (_, t), tests, refused = _on_device(sg.jvp(fn), *map(DeviceArray, args), DeviceArray(v))
+    assert refused == [] and type(t) is DeviceArray
+    assert_close(t.get(), directional_derivative(fn, args, {0: v}))
 
 
 def test_srcgrad_helpers_run_themselves_on_a_cupy_like_array():

@@ -441,6 +441,7 @@ each("tie_share", [{"x": _TIED, "out": np.max(_TIED, axis=a, keepdims=k), "axis"
 from . import (  # noqa: E402,F401  (each area's samples, one line each)
     samples_contract,  # issue 16: einsum adjoints as matmul
     samples_elem,  # issue 14's rules
+    samples_foreign,  # issue 17: copies (a lazily broadcast cotangent's count)
     samples_forms,  # forms: np.tri, np.identity
     samples_linalg,  # linalg
     samples_more,  # issue 14: np.gradient, partition, select, the complex parts

@@ -220,7 +220,9 @@ def shapes(fn: Function) -> None:
 
     walk(fn, classes, visit)  # every block: loop and branch bodies too (``blocks.py``)
     replace_uses(fn, mapping)
-    _lazy_unreduce(fn, classes)
+    scalar = _lazy_unreduce(fn, classes)
+    from .spread import spread_lazily  # (it reads this module's shape classes)
+    spread_lazily(fn, classes, scalar)
     _shapes_early(fn)
     replace_uses(fn, _number_rebroadcasts(fn.body, {}))
 
@@ -329,8 +331,9 @@ def _known_rank(v: Value) -> bool:
     return v.type is not None and v.type.known_ndim is not None
 
 
-def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
-    """Replace a full reduction's broadcast adjoint by the scalar itself where safe."""
+def _lazy_unreduce(fn: Function, classes: _Classes) -> set[int]:
+    """Replace a full reduction's broadcast adjoint by the scalar itself where safe; the
+    values that became numbers."""
     users: dict[int, list[Op]] = {}
     results = {r.id for r in fn.body.results}  # and, below, anything a region reads
     for op in fn.body.ops:
@@ -355,6 +358,7 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
             mapping[op.out] = g
             lazy |= chain
     replace_uses(fn, mapping)
+    return lazy
 
 
 def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],

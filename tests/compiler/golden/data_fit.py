@@ -3,7 +3,6 @@
 import golden_programs as _golden_programs
 import numpy as np
 from srcgrad.compiler.support import like, zeros_of
-from srcgrad.rules.helpers import unreduce
 from srcgrad.rules.products import dot_adjoint_y
 
 
@@ -36,7 +35,7 @@ def grad_data_fit(w):
         # line 126: for row, t in zip(DATA, TARGETS):
         dw = dw + dw_1
     # line 125: loss = DECAY * np.sum(w * w)
-    _t8 = unreduce(dloss * DECAY, _t1) * w
+    _t8 = dloss * DECAY * w
     dw = dw + _t8 + _t8
     dw = like(dw, w)
     return dw

@@ -2,7 +2,7 @@
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
 from srcgrad.compiler.support import as_python, like, seed_one, stack_list, unstack, zeros_of
-from srcgrad.rules.helpers import scatter_add, unreduce
+from srcgrad.rules.helpers import scatter_add
 
 
 def grad_rnn_states(x, w):
@@ -21,9 +21,7 @@ def grad_rnn_states(x, w):
         h = h_1
     # line 115: return np.sum(np.stack(states) ** 2)
     _t3 = stack_list(states)
-    _t4 = _t3 ** 2
-    _t5 = np.shape(_t4)
-    _t4 = unreduce(seed_one(np.sum(_t4)), _t5)
+    _t4 = seed_one(np.sum(_t3 ** 2))
     try:
         _t3 = _t3 ** 1
     except (ArithmeticError, ValueError):
@@ -35,13 +33,13 @@ def grad_rnn_states(x, w):
     dw = zeros_of(w)
     for i_1 in reversed(range(_t2)):
         h_2, h_3 = tape.pop()
-        _t6 = dstates.pop()
-        dh_1 = dh + _t6
+        _t5 = dstates.pop()
+        dh_1 = dh + _t5
         # line 113: h = np.tanh(w * h + x[t])
-        _t7 = dh_1 * (1 - h_2 * h_2)
-        dx_1 = scatter_add(_t7, _t1, i_1)
-        dw_1 = _t7 * h_3
-        dh = _t7 * w
+        _t6 = dh_1 * (1 - h_2 * h_2)
+        dx_1 = scatter_add(_t6, _t1, i_1)
+        dw_1 = _t6 * h_3
+        dh = _t6 * w
         # line 112: for t in range(len(x)):
         dx = dx + dx_1
         dw = dw + dw_1

@@ -2,7 +2,7 @@
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
 from srcgrad.compiler.support import like, seed_one, zeros_of
-from srcgrad.rules.helpers import unbroadcast, unreduce
+from srcgrad.rules.helpers import rebroadcast, unbroadcast
 
 
 def grad_stopped(x, y, n):
@@ -14,7 +14,7 @@ def grad_stopped(x, y, n):
     _t3 = np.shape(_t2)
     _t2 = _t2 * n
     _t4 = np.shape(_t2)
-    _t2 = unbroadcast(unreduce(seed_one(np.sum(_t2)), _t4) * n, _t3)
+    _t2 = unbroadcast(rebroadcast(seed_one(np.sum(_t2)) * n, _t4), _t3)
     dx = unbroadcast(_t2 * scale, _t1)
     dx = like(dx, x)
     dy = zeros_of(y)
