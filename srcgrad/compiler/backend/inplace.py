@@ -1,4 +1,5 @@
-"""When a functional ``setitem`` can be emitted as an in-place write ``y[i] = v``.
+"""When a functional ``setitem`` can be emitted as an in-place write ``y[i] = v``, and
+another copying primitive as its in-place form (``IN_PLACE_FORMS``: ``rows_add_at``).
 
 Lowering turns ``y[i] = v`` into ``y_1 = setitem(y, v, i)`` (a copy), which keeps the
 IR pure and the derivative right. Emitting a copy per write costs O(size) though (O(n^2)
@@ -16,6 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Block, Op, Value, const_value
+from ..rows import IN_PLACE_FORMS
+
+__all__ = ["IN_PLACE_FORMS", "can_write_in_place", "fresh_loop_params", "owns_storage",
+           "storage_chain"]
 
 
 def _inner_ops(block: Block) -> list[Op]:
@@ -46,8 +51,10 @@ def storage_chain(block: Block, root: Value) -> set[int]:
             if first is None or first.id not in chain:
                 continue
             rule = op.attrs.get("rule")
-            # a view, or a setitem that may be emitted as a write into its operand
-            if rule is not None and (rule.view or rule.name == "setitem"):
+            # a view, or a setitem (or another in-place form) that may be emitted as a
+            # write into its operand
+            if rule is not None and (rule.view or rule.name == "setitem"
+                                     or rule.name in IN_PLACE_FORMS):
                 for o in op.outputs:
                     if o.id not in chain and not _holds_a_scalar(o):
                         chain.add(o.id)
@@ -70,7 +77,10 @@ def can_write_in_place(op: Op, index: int, block: Block, last_read: dict[int, in
         return False
     if last_read.get(x.id, -1) > index:
         return False
-    views = storage_chain(block, x) - {x.id} - {o.id for o in op.outputs}
+    # (what is made from the result after the write is meant to see it: a later write of
+    # the same chain, y_2 = setitem(y_1, ...), is no view of the old value)
+    after = set().union(*(storage_chain(block, o) for o in op.outputs))
+    views = storage_chain(block, x) - {x.id} - after
     return all(last_read.get(v, -1) <= index for v in views)
 
 
