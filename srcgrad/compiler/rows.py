@@ -160,14 +160,16 @@ def _adds_in_place(acc: Any, t: Any, shape: Any) -> bool:
 
 def _add_rows_at(acc: np.ndarray, t: Any, index: Any) -> np.ndarray:
     if type(index) is int:  # the adjoint of an element read in a loop
-        acc[:, index] += t
+        column = acc[:, index]
+        column += t
         return acc
     shifted = _row_index(index)
     if shifted is None:
         for row, value in zip(acc, np.asarray(t)):
             np.add.at(row, index, value)
     elif is_basic_index(index):
-        acc[shifted] += t
+        part = acc[shifted]  # (a basic index: a view)
+        part += t
     else:
         np.add.at(acc, shifted, t)
     return acc
@@ -187,7 +189,8 @@ def rows_add_into(x: Any, t: Any, shape: Any, index: Any) -> Any:
     dtype. The backend calls it only on an array nothing else holds (``backend/inplace.py``)."""
     if type(index) is int and type(x) is np.ndarray and type(t) is np.ndarray \
             and t.dtype == x.dtype and x.shape[1:] == shape:  # an element read in a loop
-        x[:, index] += t
+        column = x[:, index]  # (a view: added into, not stored back as x[:, i] += t does)
+        column += t
         return x
     if _adds_in_place(x, t, shape):
         return _add_rows_at(x, t, index)
