@@ -16,12 +16,14 @@ each, as before.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from srcgrad.errors import SrcGradError
 from srcgrad.rules.dispatch import foreign
 from srcgrad.rules.foreign import in_library_of
 
@@ -77,13 +79,19 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any, rows: Any | None = No
     ``J.last_mode`` records the mode of the latest call ("forward" or "reverse"),
     ``J.last_batched`` whether its forward passes were batched."""
     d = fw.__srcgrad__
+    positional_call = _all_positional(d)
 
     def J(*args: Any, **kwargs: Any) -> Any:
-        values = d.bind([*args, None], kwargs)[:-1]  # the tangent/seed slot filled below
-        required = [p.name for p in d.signature.parameters.values()
-                    if p.kind != p.KEYWORD_ONLY and p.name != "tangent"]
-        positional = [values[d.param_names.index(n)] for n in required]
-        keywords = {n: values[i] for i, n in enumerate(d.param_names) if n not in required}
+        if not kwargs and len(args) == len(d.param_names) and positional_call:
+            # every argument given by position (the usual call): nothing to bind
+            values, positional, keywords = args, args, {}
+        else:
+            values = _bind_like_f(d, args, kwargs, J.__name__)
+            required = [p.name for p in d.signature.parameters.values()
+                        if p.kind != p.KEYWORD_ONLY and p.name != "tangent"]
+            positional = [values[d.param_names.index(n)] for n in required]
+            keywords = {n: values[i] for i, n in enumerate(d.param_names)
+                        if n not in required}
         inputs = [values[i] for i in d.wrt]
         def push(tangent: Any) -> Any:
             return fw(*positional, tangent, **keywords)
@@ -137,6 +145,27 @@ def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any, rows: Any | None = No
     return J
 
 
+def _bind_like_f(d: Any, args: Any, kwargs: dict[str, Any], name: str) -> list[Any]:
+    """The call's arguments in ``d.param_names`` order, bound as ``f`` binds them: ``J`` is
+    called like ``f``, while the derived function it calls takes the tangent after the
+    required parameters and the defaulted ones by keyword (``H(x, 3.0)`` is ``scale=3.0``)."""
+    try:
+        bound = inspect.signature(d.f).bind(*args, **kwargs)
+    except TypeError as e:
+        raise SrcGradError(f"{name}: {e}") from None
+    bound.apply_defaults()
+    return [bound.arguments[n] for n in d.param_names]
+
+
+def _all_positional(d: Any) -> bool:
+    """``f``'s parameters are all positional (no keyword-only one, no ``*args``): a call
+    with one positional argument per parameter binds them in order, defaults unused."""
+    kinds = [p.kind for p in d.signature.parameters.values() if p.name != "tangent"]
+    return len(kinds) == len(d.param_names) and all(
+        k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for k in kinds)
+
+
 def _batchable(inputs: list[Any]) -> bool:
     """Float arrays only: a float or a NumPy scalar has one column (nothing to batch), and
     a structure's leaves are laid out by :func:`tree_blocks`."""
@@ -149,15 +178,20 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
     tangents of a chunk of input elements are the rows of one tangent (of each input).
     ``push`` returns only the tangent rows, ``(k,) + out.shape``. None when they are not
     one array (a tuple result keeps the per-column layout)."""
-    sizes = [int(x.size) for x in inputs]
-    starts = np.cumsum([0, *sizes])
-    total = int(starts[-1])
+    starts = [0]
+    for x in inputs:
+        starts.append(starts[-1] + int(x.size))
+    total = starts[-1]
     columns, out = [], None
     for lo in range(0, total, ROWS):
         hi = min(lo + ROWS, total)
         parts = []
         for x, start in zip(inputs, starts):
-            e = np.zeros((hi - lo, x.size), dtype=np.result_type(x, 1.0))
+            dtype = np.result_type(x, 1.0)
+            if lo == start and hi == start + x.size:  # all of this input's columns: eye
+                parts.append(np.eye(x.size, dtype=dtype).reshape((x.size,) + x.shape))
+                continue
+            e = np.zeros((hi - lo, x.size), dtype=dtype)
             # unit rows for the columns lo..hi that fall in this input
             j = np.arange(max(lo, start), min(hi, start + x.size))
             e[j - lo, j - start] = 1.0
@@ -173,7 +207,7 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
     if out is None:  # no input element at all: the per-column path shapes the empties
         return None
     rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=0)
-    stacked = np.moveaxis(rows, 0, -1)  # out.shape + (total,)
+    stacked = rows.transpose((*range(1, rows.ndim), 0))  # out.shape + (total,)
     return [stacked[..., a:b].reshape(out + x.shape)
             for x, a, b in zip(inputs, starts[:-1], starts[1:])]
 

@@ -148,6 +148,55 @@ def rows_unreduce(t: Any, shape: Any, axis: Any = None, keepdims: bool = False) 
     return np.broadcast_to(_pad(t, len(shape)), (t.shape[0],) + shape)
 
 
+def _adds_in_place(acc: Any, t: Any, shape: Any) -> bool:
+    """``acc + rows_scatter_add(t, shape, index)`` has ``acc``'s shape and dtype, so it may
+    be computed by adding ``t`` into (a copy of) ``acc`` at ``index``."""
+    if type(acc) is not np.ndarray or acc.shape[1:] != tuple(shape):
+        return False
+    if type(t) is np.ndarray and t.dtype == acc.dtype:
+        return True
+    return np.result_type(acc.dtype, np.asarray(t).dtype) == acc.dtype
+
+
+def _add_rows_at(acc: np.ndarray, t: Any, index: Any) -> np.ndarray:
+    if type(index) is int:  # the adjoint of an element read in a loop
+        column = acc[:, index]
+        column += t
+        return acc
+    shifted = _row_index(index)
+    if shifted is None:
+        for row, value in zip(acc, np.asarray(t)):
+            np.add.at(row, index, value)
+    elif is_basic_index(index):
+        part = acc[shifted]  # (a basic index: a view)
+        part += t
+    else:
+        np.add.at(acc, shifted, t)
+    return acc
+
+
+def rows_add_at(x: Any, t: Any, shape: Any, index: Any) -> Any:
+    """``x + rows_scatter_add(t, shape, index)`` as a new array, without the array of zeros
+    when ``x`` has the rows of ``shape`` (the sum of an adjoint's contributions from element
+    reads, :mod:`.ad.accumulate_rows`)."""
+    if _adds_in_place(x, t, shape):
+        return _add_rows_at(x.copy(), t, index)
+    return x + rows_scatter_add(t, shape, index)
+
+
+def rows_add_into(x: Any, t: Any, shape: Any, index: Any) -> Any:
+    """:func:`rows_add_at` written into ``x`` itself where it has the result's shape and
+    dtype. The backend calls it only on an array nothing else holds (``backend/inplace.py``)."""
+    if type(index) is int and type(x) is np.ndarray and type(t) is np.ndarray \
+            and t.dtype == x.dtype and x.shape[1:] == shape:  # an element read in a loop
+        column = x[:, index]  # (a view: added into, not stored back as x[:, i] += t does)
+        column += t
+        return x
+    if _adds_in_place(x, t, shape):
+        return _add_rows_at(x, t, index)
+    return x + rows_scatter_add(t, shape, index)
+
+
 def rows_like(t: Any, x: Any) -> Any:
     """Rows with the dtype (and, for an array, the shape) of argument ``x``."""
     if type(x) is float:
@@ -214,7 +263,8 @@ def _record(name: str, fn: Any, inputs: tuple[str, ...], params: tuple[str, ...]
 
 
 ROW_RULES: dict[str, Rule] = {r.name: r for r in (
-    _record("rows_zeros", rows_zeros, ("x", "rows"), kind=NONDIFF),
+    Rule("rows_zeros", rows_zeros, inputs=("x", "rows"), kind=NONDIFF, structural=True,
+         fresh=True),
     _record("rows_expand", rows_expand, ("t", "out")),
     _record("rows_rebroadcast", rows_rebroadcast, ("t",), ("shape",)),
     _record("rows_unbroadcast", rows_unbroadcast, ("t",), ("shape",)),
@@ -229,4 +279,11 @@ ROW_RULES: dict[str, Rule] = {r.name: r for r in (
     _record("rows_stack_list", rows_stack_list, ("ts",), ("axis",)),
     _record("rows_unstack", rows_unstack, ("t",), ("axis",)),
     _record("rows_each", rows_each, (), ("rule", "names", "args", "active", "ts")),
+    Rule("rows_add_at", rows_add_at, inputs=("x", "t"), params=("shape", "index"),
+         kind=LINEAR, structural=True, fresh=True),
 )}
+
+# A copying primitive whose first input ``x`` may instead be updated in place, and the
+# function that does it: the backend calls that one when nothing else holds ``x``
+# (``backend/inplace.py``), as it writes ``setitem`` as ``y[i] = v``.
+IN_PLACE_FORMS: dict[str, Any] = {"rows_add_at": rows_add_into}

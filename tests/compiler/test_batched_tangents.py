@@ -109,8 +109,9 @@ def test_scalar_loop_hessian_needs_no_row_padding_broadcast_or_gradient():
     assert "rows_getitem(tangent, i)" in text
     assert "rows_expand" not in text and "rows_rebroadcast" not in text, text
     # the gradient itself is not returned: its accumulation (a scatter per element read)
-    # is dropped with the loop-carried value (ad/prune.py); only its tangent rows remain
-    assert "rows_scatter_add(" in text and " scatter_add(" not in text, text
+    # is dropped with the loop-carried value (ad/prune.py); only its tangent rows remain,
+    # added into the accumulator in place (ad/accumulate_rows.py), no zeros per read
+    assert "rows_add_into(" in text and "scatter_add(" not in text, text
 
 
 def test_hessian_of_float32_argument_in_one_batched_pass():

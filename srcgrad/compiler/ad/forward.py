@@ -28,6 +28,7 @@ from ..passes.rewrite import replace_uses
 from ..rows import ROW_RULES
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, derivative_spelling, record_rule, to_value
+from .accumulate_rows import add_rows_in_place
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
 from .batching import rows_tangent
 from .checkpoint import strip_primal_marks
@@ -101,6 +102,7 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
         # computation, a Hessian's gradient itself, is dead code then
         fn.body.results, returns = t_outs, result_tree
         drop_dead_carries(fn)
+        add_rows_in_place(fn)
     del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
     del fn.meta["ranks"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,

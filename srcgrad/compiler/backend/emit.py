@@ -278,6 +278,13 @@ class _Emitter:
             return gast.Assign(targets=[gast.Subscript(
                 value=load(target), slice=self.index_expr(op.args["index"]),
                 ctx=gast.Store())], value=self.expr(op.args["values"]), type_comment=None)
+        if op.prim in inplace.IN_PLACE_FORMS and self.in_place(op, direct):
+            rule = op.attrs["rule"]
+            target = self.names[op.args["x"]]  # (an accumulator: never written nested)
+            self.names.define(out, target)
+            write = _call(dotted(self.refs.ref(inplace.IN_PLACE_FORMS[op.prim])),
+                          [self.expr(op.args[k]) for k in (*rule.inputs, *rule.params)])
+            return _assign(target, write)
         reuse = direct.get(out.id)
         if reuse is None and index is not None:
             reuse = self.reusable_name(op, out, index)

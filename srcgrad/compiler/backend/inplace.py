@@ -1,4 +1,5 @@
-"""When a functional ``setitem`` can be emitted as an in-place write ``y[i] = v``.
+"""When a functional ``setitem`` can be emitted as an in-place write ``y[i] = v``, and
+another copying primitive as its in-place form (``IN_PLACE_FORMS``: ``rows_add_at``).
 
 Lowering turns ``y[i] = v`` into ``y_1 = setitem(y, v, i)`` (a copy), which keeps the
 IR pure and the derivative right. Emitting a copy per write costs O(size) though (O(n^2)
@@ -16,6 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Block, Op, Value, const_value
+from ..rows import IN_PLACE_FORMS
+
+__all__ = ["IN_PLACE_FORMS", "can_write_in_place", "fresh_loop_params", "owns_storage",
+           "storage_chain"]
 
 
 def _inner_ops(block: Block) -> list[Op]:
@@ -49,8 +54,10 @@ def storage_chain(block: Block, root: Value, writer: Op | None = None) -> set[in
             if first is None or first.id not in chain:
                 continue
             rule = op.attrs.get("rule")
-            # a view, or a setitem that may be emitted as a write into its operand
-            if rule is not None and (rule.view or rule.name == "setitem"):
+            # a view, or a setitem (or another in-place form) that may be emitted as a
+            # write into its operand
+            if rule is not None and (rule.view or rule.name == "setitem"
+                                     or rule.name in IN_PLACE_FORMS):
                 for o in op.outputs:
                     if o.id not in chain and not _holds_a_scalar(o):
                         chain.add(o.id)

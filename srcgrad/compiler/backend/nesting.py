@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from ..ir.core import Block, Function, Op, Value
 from . import floats
+from .inplace import IN_PLACE_FORMS
 
 # Ops never nested and never moved across: they act on the world, hold control flow or
 # manage the tape (whose pushes and pops must keep their order)
@@ -107,7 +108,8 @@ def _can_read_nested(op: Op) -> bool:
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
     return (_can_read_nested(op) and op.prim not in _NEVER_NESTED
             and reads.get(op.out.id, 0) == 1
-            and op.out.id not in results and "accumulate" not in op.attrs)
+            and op.out.id not in results and "accumulate" not in op.attrs
+            and op.prim not in IN_PLACE_FORMS)  # (its own statement: maybe a write)
 
 
 def _written_into(v: Value, reader: Op) -> bool:
@@ -119,6 +121,8 @@ def _accumulator_of(v: Value, reader: Op) -> bool:
     """``v`` is the array ``reader`` adds another array into in place (``dx += t``, the
     sum of an adjoint's contributions): it keeps its name, so the sum allocates once.
     (``x * k + 1.0`` stays one expression as the user wrote it.)"""
+    if reader.prim in IN_PLACE_FORMS:  # the array it may write into keeps its name
+        return reader.args.get("x") is v
     key = reader.attrs.get("accumulate")
     if key is None or reader.args.get(key) is not v:
         return False

@@ -15,7 +15,8 @@ act on the world are moved: ``shape`` of a typed value, and ``negative``/``add``
 ``subtract``/``multiply`` of Python or NumPy numbers and non-bool arrays (NumPy raises on
 ``-bool_array``; Python float arithmetic other than ``/``, ``%``, ``**`` never raises), and
 NumPy's ``sin``, ``exp``, ... of a NumPy array or scalar (never the user's ``math.*``, which
-raises on a bad argument where NumPy warns).
+raises on a bad argument where NumPy warns), and ``unbroadcast`` of a number or array (the
+adjoint of a loop's scalar result, the seed, summed to its shape once).
 Ops inside nested branches stay where they are; an inner loop's invariants move to the
 outer body first and from there further out when they are invariant there too.
 """
@@ -31,6 +32,7 @@ _ARITHMETIC = frozenset({"negative", "add", "subtract", "multiply"})
 _UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "tanh", "sqrt", "log1p", "expm1",
                      "sinh", "cosh", "arctan", "absolute", "square"})
 _IMMUTABLE = (int, float, bool, str, type(None))
+_SEEDS = frozenset({"seed_one", "checked_seed", "seed_of_shape"})  # numbers or arrays
 
 
 def hoist_invariants(fn: Function) -> None:
@@ -75,6 +77,11 @@ def _movable(op: Op) -> bool:
     if op.prim == "shape":
         x = op.args.get("x")
         return isinstance(x, Value) and _known(x, allow_bool=True)
+    if op.prim == "unbroadcast":  # (a sum over axes of a number or array never raises;
+        # a seed, the adjoint a reverse loop starts from, is one)
+        x = op.args.get("x")
+        return isinstance(x, Value) and (_known(x, allow_bool=False) or x.adjoint_of is not None
+                                         or (x.op is not None and x.op.prim in _SEEDS))
     if op.prim in _ARITHMETIC:
         return all(_known(v, allow_bool=op.prim in ("add", "multiply"))
                    for v in op.operands())
