@@ -20,6 +20,14 @@ class. Nothing is assumed about values of unknown rank. With the classes:
     %12 = multiply(x=%10, y=%11)                with an operand of %7's class, float64)
 
 so ``np.sum``/``np.mean``'s adjoint is a scalar multiplied in, never a materialised array.
+Along constant axes the same holds with the reduced axes kept as length 1, and a value
+shifted by its own ``keepdims`` reduction keeps its class::
+
+    %3 = max(x=%z, axis=1, keepdims=True)      (%3 fits %z: same rank, reduced axes 1)
+    %4 = subtract(x=%z, y=%3)              ->   %4 ~ %z: its adjoint needs no unbroadcast
+    %8 = unreduce(x=%6, shape=shape(%4), axis=1)   ->   %8 = expand_dims(x=%6, axis=1)
+    %9 = multiply(x=%8, y=%5)  # %5 ~ %4            (when %6's class has the reduced rank)
+
 Last, each ``shape(x=v)`` moves right after ``v``'s definition, so a large ``v`` read later
 only for its shape dies early (the backend then rebinds its name and frees it):
 
@@ -76,11 +84,16 @@ class _Classes:
         self.weak: set[int] = set()  # untyped values known to be Python numbers
         self.shaped_like: dict[int, Value] = {}
         self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
+        # a value that broadcasts into another's shape without enlarging it (a reduction
+        # with keepdims: same rank, the reduced axes of length 1): ``z - max(z, 1, keepdims=
+        # True)`` then has ``z``'s class
+        self.fits: dict[int, Value] = {}
 
     def copy(self) -> _Classes:
         new = _Classes()
         new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
         new.shaped_like, new.popped = self.shaped_like, self.popped
+        new.fits = dict(self.fits)
         return new
 
     def has_shape_facts(self, v: Value) -> bool:
@@ -137,15 +150,21 @@ class _Classes:
                 if item is not None:
                     self.assume(o, item)
         elif _elementwise(op):
-            shaped = {self.of(v).id: self.of(v) for v in op.operands() if not _rank0(v)}
+            shaped = {self.of(v).id: self.of(v) for v in op.operands()
+                      if not _rank0(v) and v.id not in self.fits}
             if len(shaped) == 1:
-                self.rep[op.out.id] = next(iter(shaped.values()))
+                rep = next(iter(shaped.values()))
+                if all(self.same(self.fits[v.id], rep) for v in op.operands()
+                       if v.id in self.fits):
+                    self.rep[op.out.id] = rep
             # float64 with Python numbers (weakly typed under NEP 50) stays float64
             strong = [v for v in op.operands() if not self.is_weak(v)]
             if not strong:
                 self.weak.add(op.out.id)
             elif all(self.is_float64(v) for v in strong):
                 self.float64.add(op.out.id)
+        elif _kept_reduction(op):
+            self.fits[op.out.id] = op.args["x"]
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             if op.out.id in self.shaped_like:
                 self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
@@ -168,6 +187,18 @@ class _Classes:
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
+
+
+def _kept_reduction(op: Op) -> bool:
+    """A reduction of one input ``x`` over constant axes with ``keepdims=True``."""
+    rule = RULES.get(op.prim)  # (``unreduce`` takes a ``shape``: it broadcasts up)
+    if rule is None or rule.inputs != ("x",) or not {"axis", "keepdims"} <= set(rule.params) \
+            or "shape" in rule.params \
+            or len(op.outputs) != 1 or op.regions or not isinstance(op.args.get("x"), Value):
+        return False
+    keep = op.args.get("keepdims")
+    return isinstance(keep, Value) and const_value(keep) == (True, True) and \
+        _known_rank(op.args["x"])
 
 
 def _plain_classes(fn: Function) -> _Classes:
@@ -327,15 +358,51 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
         if op.prim != "unreduce" or op.out.id not in classes.rep:
             continue
         g = op.args["x"]
-        if not (_rank0(g) and g.type.dtype in (None, "float64")):
-            continue
-        if g.type.kind not in ("float", "scalar"):
-            continue
+        kept = _kept_axes(op, classes)
+        if kept is None:
+            if not (_rank0(g) and g.type.dtype in (None, "float64")):
+                continue
+            if g.type.kind not in ("float", "scalar"):
+                continue
         chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy)
-        if chain is not None:
+        if chain is None:
+            continue
+        lazy |= chain
+        if kept is None or kept[1]:
             mapping[op.out] = g
-            lazy |= chain
+        else:  # the reduced axes back as length 1: a view, which broadcasting stretches
+            op.prim, op.args = "expand_dims", {"x": g, "axis": op.args["axis"]}
+            op.attrs = {**op.attrs, "rule": RULES["expand_dims"]}
     replace_uses(fn, mapping)
+
+
+def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
+    """``(axis, keepdims)`` of ``unreduce(g, shape(v), axis, keepdims)`` along constant
+    axes when ``g`` provably has the reduction's rank (its class is of known rank: that
+    of ``v`` less the axes, or all of it with ``keepdims``): then ``g`` with the axes kept
+    as length 1 broadcasts against a full-shaped partner exactly as the materialised
+    ``np.broadcast_to`` would, and the partner gives the product its full shape::
+
+        %8 = unreduce(x=%6, shape=%7, axis=1, keepdims=False)   %8 = expand_dims(x=%6, axis=1)
+        %9 = multiply(x=%8, y=%5)          # %5 ~ %7's value  ->  %9 = multiply(x=%8, y=%5)
+    """
+    is_axis, axis = const_value(op.args["axis"]) if isinstance(op.args.get("axis"), Value) \
+        else (False, None)
+    is_keep, keepdims = const_value(op.args["keepdims"]) \
+        if isinstance(op.args.get("keepdims"), Value) else (True, False)
+    if not (is_axis and is_keep) or axis is None or not isinstance(keepdims, bool):
+        return None
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+        return None
+    source = classes.shape_source(op.args.get("shape"))
+    g = op.args["x"]
+    if source is None or not isinstance(g, Value) or not _known_rank(source):
+        return None
+    rank = classes.of(g).type.known_ndim if _known_rank(classes.of(g)) else None
+    if rank is None or rank != source.type.known_ndim - (0 if keepdims else len(axes)):
+        return None
+    return axis, keepdims
 
 
 def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],
