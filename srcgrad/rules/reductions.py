@@ -213,7 +213,7 @@ defrule("min_picks", min_picks, inputs=("x",), params=("axis",), kind=NONDIFF,
         form="x, axis=None")
 # the transpose gathers the picked elements back: the max's own forward rule
 defrule("picked", picked, inputs=("g", "picks"), params=("axis", "keepdims"), kind=LINEAR,
-        form="g, picks, axis=None, keepdims=False",
+        form="g, picks, axis=None, keepdims=False", fresh=True,
         vjp={"g": lambda g, picks, axis, keepdims:
              np.sum(picked(g, picks, axis, True), axis=axis, keepdims=keepdims)})
 

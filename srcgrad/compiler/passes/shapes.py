@@ -25,7 +25,7 @@ shifted by its own ``keepdims`` reduction keeps its class::
 
     %3 = max(x=%z, axis=1, keepdims=True)      (%3 fits %z: same rank, reduced axes 1)
     %4 = subtract(x=%z, y=%3)              ->   %4 ~ %z: its adjoint needs no unbroadcast
-    %8 = unreduce(x=%6, shape=shape(%4), axis=1)   ->   %8 = expand_dims(x=%6, axis=1)
+    %8 = unreduce(x=%6, shape=shape(%4), axis=1)   ->   %8 = getitem(x=%6, (:, None))
     %9 = multiply(x=%8, y=%5)  # %5 ~ %4            (when %6's class has the reduced rank)
 
 Last, each ``shape(x=v)`` moves right after ``v``'s definition, so a large ``v`` read later
@@ -43,7 +43,7 @@ from typing import Any
 
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Block, Function, Op, Value, const_value
-from ..ir.types import FLOAT, NONE
+from ..ir.types import FLOAT, NONE, STATIC
 from .blocks import popped_items, walk
 from .rewrite import replace_uses
 
@@ -165,6 +165,12 @@ class _Classes:
                 self.float64.add(op.out.id)
         elif _kept_reduction(op):
             self.fits[op.out.id] = op.args["x"]
+        elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
+            self.rep[op.out.id] = self.of(op.args["x"])
+        elif op.prim == "picked":  # g sent into the picks' shape, in g's dtype
+            self.rep[op.out.id] = self.of(op.args["picks"])
+            if self.is_float64(op.args["g"]):
+                self.float64.add(op.out.id)
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             if op.out.id in self.shaped_like:
                 self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
@@ -326,7 +332,7 @@ def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
             return a["x"]
     if op.prim == "like" and _float64_array(a["x"]) and isinstance(a["d"], Value):
         d = a["d"]
-        fresh = d.op is not None and (_elementwise(d.op) or d.op.prim in _FRESH)
+        fresh = _fresh(d)
         if fresh and classes.is_float64(d) and classes.same(d, a["x"]) and (
                 _unknown(d) or d.type == a["x"].type):
             return d
@@ -335,6 +341,20 @@ def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
         op.prim, op.args, op.attrs = "const", {}, {"value": 1.0}
         op.out.type = FLOAT
     return None
+
+
+def _fresh(v: Value) -> bool:
+    """``v`` is a new array (so ``like`` would not copy it): an elementwise result, a
+    matmul, a rule's ``fresh`` result, or a sum of one (``unbroadcast`` returns its input
+    or sums it)."""
+    op = v.op
+    if op is None:
+        return False
+    if op.prim == "unbroadcast":
+        return isinstance(op.args["x"], Value) and _fresh(op.args["x"])
+    rule = op.attrs.get("rule")
+    return _elementwise(op) or op.prim in _FRESH or (rule is not None and rule.fresh
+                                                     and not rule.user)
 
 
 def _known_rank(v: Value) -> bool:
@@ -354,7 +374,7 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
     # Decided one at a time: a value already made lazy no longer gives a sum its full
     # shape, so two adjoints ``a + b`` are never both made lazy on each other's account.
     lazy: set[int] = set()
-    for op in fn.body.ops:
+    for op in list(fn.body.ops):
         if op.prim != "unreduce" or op.out.id not in classes.rep:
             continue
         g = op.args["x"]
@@ -370,20 +390,23 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
         lazy |= chain
         if kept is None or kept[1]:
             mapping[op.out] = g
-        else:  # the reduced axes back as length 1: a view, which broadcasting stretches
-            op.prim, op.args = "expand_dims", {"x": g, "axis": op.args["axis"]}
-            op.attrs = {**op.attrs, "rule": RULES["expand_dims"]}
+        else:  # the reduced axes back as length 1 (``g[:, None]``): a view broadcasting
+            # stretches; a basic index, cheaper than np.expand_dims's wrapper
+            index = Op("const", {}, [Value(type=STATIC)], {"value": kept[0]}, line=op.line)
+            fn.body.ops.insert(fn.body.ops.index(op), index)
+            op.prim, op.args = "getitem", {"x": g, "index": index.out}
+            op.attrs = {**op.attrs, "rule": RULES["getitem"]}
     replace_uses(fn, mapping)
 
 
 def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
-    """``(axis, keepdims)`` of ``unreduce(g, shape(v), axis, keepdims)`` along constant
+    """``(index, keepdims)`` for ``unreduce(g, shape(v), axis, keepdims)`` along constant
     axes when ``g`` provably has the reduction's rank (its class is of known rank: that
     of ``v`` less the axes, or all of it with ``keepdims``): then ``g`` with the axes kept
     as length 1 broadcasts against a full-shaped partner exactly as the materialised
     ``np.broadcast_to`` would, and the partner gives the product its full shape::
 
-        %8 = unreduce(x=%6, shape=%7, axis=1, keepdims=False)   %8 = expand_dims(x=%6, axis=1)
+        %8 = unreduce(x=%6, shape=%7, axis=1, keepdims=False)   %8 = getitem(x=%6, (:, None))
         %9 = multiply(x=%8, y=%5)          # %5 ~ %7's value  ->  %9 = multiply(x=%8, y=%5)
     """
     is_axis, axis = const_value(op.args["axis"]) if isinstance(op.args.get("axis"), Value) \
@@ -400,9 +423,18 @@ def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
     if source is None or not isinstance(g, Value) or not _known_rank(source):
         return None
     rank = classes.of(g).type.known_ndim if _known_rank(classes.of(g)) else None
-    if rank is None or rank != source.type.known_ndim - (0 if keepdims else len(axes)):
+    ndim = source.type.known_ndim
+    if rank is None or rank != ndim - (0 if keepdims else len(axes)):
         return None
-    return axis, keepdims
+    if keepdims or rank == 0:  # (a number broadcasts as it is)
+        return None, True
+    kept = {a % ndim for a in axes}
+    if len(kept) != len(axes):
+        return None
+    index = tuple(None if i in kept else slice(None) for i in range(ndim))
+    while index and index[-1] == slice(None):  # ``g[:, None]``, not ``g[:, None, :]``
+        index = index[:-1]
+    return index, False
 
 
 def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],
