@@ -19,3 +19,7 @@ each("picked", [{"g": R(np.shape(np.max(x, axis=a, keepdims=k))), "picks": picks
                  "axis": a, "keepdims": k}
                 for x in _XS for a in axes_for(x.shape) for k in (False, True)
                 for picks in (max_picks, min_picks)], wrt=("g",))
+each("broadcast_shape", [{"a": (10, 5), "b": (10, 5)}, {"a": (10, 1), "b": (1, 5)},
+                         {"a": (5,), "b": (3, 1, 5)}, {"a": (), "b": (5, 1)}])
+each("reduced_shape", [{"shape": (10, 5), "axis": a, "keepdims": k}
+                       for a in (None, 0, -1, (0, 1)) for k in (False, True)])
