@@ -88,10 +88,16 @@ def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> 
     if type(shape) is not tuple:
         shape = tuple(shape)
     if not keepdims and axis is not None and shape:
-        axes = _normalize_axes(axis, len(shape))
-        kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+        if type(axis) is int:  # (one axis: tuple slicing, per call)
+            a = axis % len(shape)
+            axes: tuple[int, ...] = (a,)
+            kept, ones = shape[:a] + shape[a + 1:], shape[:a] + (1,) + shape[a + 1:]
+        else:
+            axes = _normalize_axes(axis, len(shape))
+            kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+            ones = tuple(1 if i in axes else n for i, n in enumerate(shape))
         if _shape_of(x) == kept:  # the reduction's own result: a reshape, cheaper
-            x = np.reshape(x, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+            x = x.reshape(ones) if type(x) is np.ndarray else np.reshape(x, ones)
         else:
             x = np.expand_dims(x, axes)
     if _shape_of(x) == shape:

@@ -144,7 +144,11 @@ def _picks(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
     if a is None:
         return _share(x, axis, pick, arg)
     index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
-    return index == arg(x, axis=a, keepdims=True)
+    # (an ndarray's own method: np.argmax's wrapper costs more than the search, per call)
+    first = x.argmax(axis=a, keepdims=True) if type(x) is np.ndarray and arg is np.argmax \
+        else x.argmin(axis=a, keepdims=True) if type(x) is np.ndarray \
+        else arg(x, axis=a, keepdims=True)
+    return index == first
 
 
 @dispatching
