@@ -6,7 +6,7 @@ to the input's shape, whatever ``axis`` and ``keepdims`` were. The table (one li
 
 ========  ==========================================================================
 sum       ``G``                                                      (linear)
-mean      ``G / N``                                                  (linear)
+mean      ``unreduce(g / N, ...)``: divided before broadcast       (linear)
 prod      ``G * unfold_axes(prod_others(fold_axes(x, axis)), ...)``  exact with zeros
 max, min  ``picked(g, max_picks(x, axis), axis, keepdims)``: ``G * max_weights(x, axis)``: a
           full reduction splits among ties, along an axis the gradient goes to the one
@@ -238,8 +238,9 @@ _reduction("sum", np.sum, kind=LINEAR,
            torch=by_axis("SumBackward0", "SumBackward1"), methods=("sum",),
            pytorch=("t.sum", "sg.sum"))
 _reduction("mean", np.mean, kind=LINEAR,
+           # divided before it is broadcast: the reduced cotangent is the smaller array
            vjp=lambda g, x_shape, axis, keepdims:
-               unreduce(g, x_shape, axis, keepdims) / reduced_count(x_shape, axis),
+               unreduce(g / reduced_count(x_shape, axis), x_shape, axis, keepdims),
            torch=by_axis("MeanBackward0", "MeanBackward1"), methods=("mean",), float_result=True,
            pytorch=("t.mean", "sg.mean"))
 _reduction("prod", np.prod,

@@ -188,8 +188,10 @@ class _Classes:
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
             x = op.args.get("x")
-            if op.prim == "unreduce" and isinstance(x, Value) and x.type == FLOAT:
-                self.float64.add(op.out.id)  # np.broadcast_to(1.0, shape)
+            if op.prim == "unreduce" and isinstance(x, Value) and (x.type == FLOAT or (
+                    self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
+                # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
+                self.float64.add(op.out.id)
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
@@ -379,7 +381,7 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
             continue
         g = op.args["x"]
         kept = _kept_axes(op, classes)
-        if kept is None:
+        if kept is None and not classes.is_weak(g):  # (a Python number: ``1.0 / n``)
             if not (_rank0(g) and g.type.dtype in (None, "float64")):
                 continue
             if g.type.kind not in ("float", "scalar"):
