@@ -30,6 +30,9 @@ def broadcast_shape(a: Shape, b: Shape) -> Shape:
 def reduced_shape(shape: Shape, axis: Any = None, keepdims: bool = False) -> Shape:
     """The shape of a reduction of an array of ``shape`` over ``axis``."""
     n = len(shape)
+    if type(axis) is int and n:  # (one axis: tuple slicing, per call)
+        a = axis % n
+        return shape[:a] + ((1,) if keepdims else ()) + shape[a + 1:]
     if axis is None:
         axes = set(range(n))
     else:

@@ -33,7 +33,7 @@ from .rewrite import is_pure, replace_uses
 from .shapes import _elementwise, _plain_classes, _rank0, _read_inside
 
 # reductions whose result has the operand's shape less ``axis`` (or with it as 1)
-_REDUCTIONS = ("sum", "mean", "max", "min", "prod", "var", "std", "nansum", "nanmean")
+_AXIS_REDUCTIONS = ("sum", "mean", "max", "min", "prod", "var", "std", "nansum", "nanmean")
 
 
 def shapes_without_values(fn: Function) -> None:
@@ -73,7 +73,7 @@ def _computable(v: Value, live: set[int], position: dict[int, int]) -> bool:
 
 
 def _reduction_axes(op: Op) -> tuple[Any, bool] | None:
-    if op.prim not in _REDUCTIONS or not isinstance(op.args.get("x"), Value):
+    if op.prim not in _AXIS_REDUCTIONS or not isinstance(op.args.get("x"), Value):
         return None
     axis, keep = op.args.get("axis"), op.args.get("keepdims")
     is_axis, a = const_value(axis) if isinstance(axis, Value) else (axis is None, axis)

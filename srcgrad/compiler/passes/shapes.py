@@ -46,6 +46,7 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, NONE, STATIC
 from .blocks import popped_items, walk
 from .rewrite import replace_uses
+from .shape_facts import kept_axes_index, kept_reduction
 
 _SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
 _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new array
@@ -163,7 +164,7 @@ class _Classes:
                 self.weak.add(op.out.id)
             elif all(self.is_float64(v) for v in strong):
                 self.float64.add(op.out.id)
-        elif _kept_reduction(op):
+        elif kept_reduction(op):
             self.fits[op.out.id] = op.args["x"]
         elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
             self.rep[op.out.id] = self.of(op.args["x"])
@@ -195,18 +196,6 @@ class _Classes:
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
-
-
-def _kept_reduction(op: Op) -> bool:
-    """A reduction of one input ``x`` over constant axes with ``keepdims=True``."""
-    rule = RULES.get(op.prim)  # (``unreduce`` takes a ``shape``: it broadcasts up)
-    if rule is None or rule.inputs != ("x",) or not {"axis", "keepdims"} <= set(rule.params) \
-            or "shape" in rule.params \
-            or len(op.outputs) != 1 or op.regions or not isinstance(op.args.get("x"), Value):
-        return False
-    keep = op.args.get("keepdims")
-    return isinstance(keep, Value) and const_value(keep) == (True, True) and \
-        _known_rank(op.args["x"])
 
 
 def _plain_classes(fn: Function) -> _Classes:
@@ -402,41 +391,14 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> None:
 
 
 def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
-    """``(index, keepdims)`` for ``unreduce(g, shape(v), axis, keepdims)`` along constant
-    axes when ``g`` provably has the reduction's rank (its class is of known rank: that
-    of ``v`` less the axes, or all of it with ``keepdims``): then ``g`` with the axes kept
-    as length 1 broadcasts against a full-shaped partner exactly as the materialised
-    ``np.broadcast_to`` would, and the partner gives the product its full shape::
-
-        %8 = unreduce(x=%6, shape=%7, axis=1, keepdims=False)   %8 = getitem(x=%6, (:, None))
-        %9 = multiply(x=%8, y=%5)          # %5 ~ %7's value  ->  %9 = multiply(x=%8, y=%5)
-    """
-    is_axis, axis = const_value(op.args["axis"]) if isinstance(op.args.get("axis"), Value) \
-        else (False, None)
-    is_keep, keepdims = const_value(op.args["keepdims"]) \
-        if isinstance(op.args.get("keepdims"), Value) else (True, False)
-    if not (is_axis and is_keep) or axis is None or not isinstance(keepdims, bool):
-        return None
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
-        return None
+    """``kept_axes_index`` (``shape_facts.py``) of an ``unreduce`` whose cotangent's class
+    and shape source are of known rank."""
     source = classes.shape_source(op.args.get("shape"))
     g = op.args["x"]
-    if source is None or not isinstance(g, Value) or not _known_rank(source):
+    if source is None or not isinstance(g, Value) or not _known_rank(source) \
+            or not _known_rank(classes.of(g)):
         return None
-    rank = classes.of(g).type.known_ndim if _known_rank(classes.of(g)) else None
-    ndim = source.type.known_ndim
-    if rank is None or rank != ndim - (0 if keepdims else len(axes)):
-        return None
-    if keepdims or rank == 0:  # (a number broadcasts as it is)
-        return None, True
-    kept = {a % ndim for a in axes}
-    if len(kept) != len(axes):
-        return None
-    index = tuple(None if i in kept else slice(None) for i in range(ndim))
-    while index and index[-1] == slice(None):  # ``g[:, None]``, not ``g[:, None, :]``
-        index = index[:-1]
-    return index, False
+    return kept_axes_index(op, classes.of(g).type.known_ndim, source.type.known_ndim)
 
 
 def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],
