@@ -8,8 +8,9 @@ to the input's shape, whatever ``axis`` and ``keepdims`` were. The table (one li
 sum       ``G``                                                      (linear)
 mean      ``unreduce(g / N, ...)``: divided before broadcast       (linear)
 prod      ``G * unfold_axes(prod_others(fold_axes(x, axis)), ...)``  exact with zeros
-max, min  ``picked(g, max_picks(x, axis), axis, keepdims)``: ``G * max_weights(x, axis)``: a
-          full reduction splits among ties, along an axis the gradient goes to the one
+max, min  ``picked(g, max_picks(x, out, axis, keepdims), axis, keepdims)``, that is
+          ``G * max_weights(x, axis)``: a full reduction splits among ties, along an
+          axis the gradient goes to the one
           index ``argmax`` picks (PyTorch); a NaN is the maximum (it gets the gradient),
           and ``g`` is masked, so an infinite ``g`` gives 0, not NaN, where nothing was
           picked. Along one axis it is one ``np.where(one_hot, g, 0)``: ``g`` broadcasts
@@ -30,8 +31,8 @@ Helper primitives, each with its own rule so a VJP can be differentiated again:
   from two exclusive cumulative products: no division, so zeros are exact). Its VJP is
   written with ``prod_others`` itself on a leave-one-out matrix (``eye_mask``);
 - ``max_weights(x, axis)``, ``min_weights(x, axis)``: how the gradient is shared (above).
-- ``max_picks(x, axis)``, ``min_picks``: the picked elements (a one-hot mask along one
-  axis, else the weights); ``picked(g, picks, axis, keepdims)``: the max's/min's VJP,
+- ``max_picks(x, out, axis, keepdims)``, ``min_picks``: the picked elements (a one-hot
+  mask along one axis, else the weights); ``picked(g, picks, axis, keepdims)``: the VJP,
   linear in ``g``, whose own VJP gathers the picked elements (the max's forward rule).
 """
 
@@ -136,13 +137,21 @@ def _one_axis(axis: Any, ndim: int) -> int | None:
     return None
 
 
-def _picks(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
+def _picks(x: Any, out: Any, axis: Any, keepdims: bool, pick: Any, arg: Any) -> Any:
     """``_share``'s weights, except along one axis: there the one-hot of ``arg`` as a
-    boolean mask (a weight of 1 needs no product)."""
+    boolean mask (a weight of 1 needs no product). ``out`` is the reduction's result:
+    ``x == out`` is that one-hot when every lane has exactly one hit, which a count shows
+    (a lane without NaN has at least one hit, so as many hits as lanes and no NaN lane
+    means one each); otherwise (ties, NaN) ``arg`` picks the first."""
     x = as_array(x)
     a = _one_axis(axis, x.ndim)
     if a is None:
         return _share(x, axis, pick, arg)
+    if type(x) is np.ndarray and type(out) is np.ndarray:
+        m = out if keepdims else out.reshape(x.shape[:a] + (1,) + x.shape[a + 1:])
+        hits = x == m
+        if np.count_nonzero(hits) == m.size and not np.isnan(m).any():
+            return hits
     index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
     # (an ndarray's own method: np.argmax's wrapper costs more than the search, per call)
     first = x.argmax(axis=a, keepdims=True) if type(x) is np.ndarray and arg is np.argmax \
@@ -152,16 +161,16 @@ def _picks(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
 
 
 @dispatching
-def max_picks(x: Any, axis: Any = None) -> Any:
-    """Which elements ``np.max(x, axis)`` picked: a one-hot mask along one axis, else the
-    ties' shares (``max_weights``)."""
-    return _picks(x, axis, np.max, np.argmax)
+def max_picks(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Which elements ``np.max(x, axis, keepdims)`` (= ``out``) picked: a one-hot mask along
+    one axis, else the ties' shares (``max_weights``)."""
+    return _picks(x, out, axis, keepdims, np.max, np.argmax)
 
 
 @dispatching
-def min_picks(x: Any, axis: Any = None) -> Any:
-    """Which elements ``np.min(x, axis)`` picked (as ``max_picks``)."""
-    return _picks(x, axis, np.min, np.argmin)
+def min_picks(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Which elements ``np.min(x, axis, keepdims)`` (= ``out``) picked (as ``max_picks``)."""
+    return _picks(x, out, axis, keepdims, np.min, np.argmin)
 
 
 @dispatching
@@ -211,10 +220,10 @@ defrule("max_weights", max_weights, inputs=("x",), params=("axis",), kind=NONDIF
         form="x, axis=None")
 defrule("min_weights", min_weights, inputs=("x",), params=("axis",), kind=NONDIFF,
         form="x, axis=None")
-defrule("max_picks", max_picks, inputs=("x",), params=("axis",), kind=NONDIFF,
-        form="x, axis=None")
-defrule("min_picks", min_picks, inputs=("x",), params=("axis",), kind=NONDIFF,
-        form="x, axis=None")
+defrule("max_picks", max_picks, inputs=("x", "out"), params=("axis", "keepdims"), kind=NONDIFF,
+        form="x, out, axis=None, keepdims=False")
+defrule("min_picks", min_picks, inputs=("x", "out"), params=("axis", "keepdims"), kind=NONDIFF,
+        form="x, out, axis=None, keepdims=False")
 # the transpose gathers the picked elements back: the max's own forward rule
 defrule("picked", picked, inputs=("g", "picks"), params=("axis", "keepdims"), kind=LINEAR,
         form="g, picks, axis=None, keepdims=False", fresh=True,
@@ -253,18 +262,22 @@ _reduction("prod", np.prod,
            kinks=("With one zero, that element's gradient is the product of the others; with two "
                   "or more zeros every gradient is 0 (computed without dividing by the product)."))
 _reduction("max", np.max, aliases=(np.amax,),
-           vjp=lambda g, x, axis, keepdims: picked(g, max_picks(x, axis), axis, keepdims),
-           jvp=lambda t, x, axis, keepdims:
-               np.sum(picked(t, max_picks(x, axis), axis, True), axis=axis, keepdims=keepdims),
+           vjp=lambda g, x, out, axis, keepdims:
+               picked(g, max_picks(x, out, axis, keepdims), axis, keepdims),
+           jvp=lambda t, x, out, axis, keepdims:
+               np.sum(picked(t, max_picks(x, out, axis, keepdims), axis, True), axis=axis,
+                      keepdims=keepdims),
            torch=max_min_node("Max"), methods=("max",),
            pytorch=("t.max", "sg.max"),
            kinks=("Ties: a full reduction splits the gradient evenly among the tied maxima; along"
                   " an axis it goes to the first maximal element (PyTorch's max(dim) index). A "
                   "NaN is the maximum: it gets the gradient."))
 _reduction("min", np.min, aliases=(np.amin,),
-           vjp=lambda g, x, axis, keepdims: picked(g, min_picks(x, axis), axis, keepdims),
-           jvp=lambda t, x, axis, keepdims:
-               np.sum(picked(t, min_picks(x, axis), axis, True), axis=axis, keepdims=keepdims),
+           vjp=lambda g, x, out, axis, keepdims:
+               picked(g, min_picks(x, out, axis, keepdims), axis, keepdims),
+           jvp=lambda t, x, out, axis, keepdims:
+               np.sum(picked(t, min_picks(x, out, axis, keepdims), axis, True), axis=axis,
+                      keepdims=keepdims),
            torch=max_min_node("Min"), methods=("min",),
            pytorch=("t.min", "sg.min"),
            kinks=("Ties: a full reduction splits the gradient evenly among the tied minima; along"

@@ -74,3 +74,19 @@ def test_emitted_max_adjoint_is_one_masked_select():
     text = sg.source(sg.grad(max_rows_weighted), X)
     assert "picked(" in text and "max_picks(" in text
     assert "max_weights" not in text and "np.where" not in text
+
+
+def test_max_along_axis_with_a_nan_lane_and_a_tied_lane_picks_first_in_each():
+    # as many hits of x == max as lanes, but one lane NaN (no hit) and one tied (two):
+    # the mask from the max's value is refused and argmax picks
+    x = np.array([[np.nan, 1.0, 2.0], [3.0, 3.0, 0.0]])
+    got = sg.grad(lambda x: np.sum(np.max(x, axis=1, keepdims=True) * 2.0))(x)
+    np.testing.assert_array_equal(got, [[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+
+
+def test_min_along_axis_without_ties_uses_the_value_mask_and_matches_argmin():
+    x = rng.standard_normal((7, 5))
+    got = sg.grad(lambda x: np.sum(np.min(x, axis=0) * np.arange(1.0, 6.0)))(x)
+    want = np.zeros_like(x)
+    want[np.argmin(x, axis=0), np.arange(5)] = np.arange(1.0, 6.0)
+    np.testing.assert_array_equal(got, want)

@@ -11,14 +11,18 @@ from srcgrad.rules.reductions import max_picks, min_picks
 from .samples import SHAPES, R, axes_for, each
 
 _XS = [R(s) for s in SHAPES]
-each("max_picks", [{"x": x, "axis": a} for x in _XS for a in axes_for(x.shape)])
-each("min_picks", [{"x": x, "axis": a} for x in _XS for a in (None, -1) if x.ndim or a is None])
+_TIES = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])  # the fallback to argmax/argmin
+for _name, _reduce in (("max_picks", np.max), ("min_picks", np.min)):
+    each(_name, [{"x": x, "out": _reduce(x, axis=a, keepdims=k), "axis": a, "keepdims": k}
+                 for x in [*_XS, _TIES] for a in axes_for(x.shape) for k in (False, True)])
 # ``picks`` is a mask (one axis) or weights (a full or several-axis reduction); only ``g``
 # is differentiated
-each("picked", [{"g": R(np.shape(np.max(x, axis=a, keepdims=k))), "picks": picks(x, a),
+each("picked", [{"g": R(np.shape(np.max(x, axis=a, keepdims=k))),
+                 "picks": picks(x, reduce(x, axis=a, keepdims=k), a, k),
                  "axis": a, "keepdims": k}
                 for x in _XS for a in axes_for(x.shape) for k in (False, True)
-                for picks in (max_picks, min_picks)], wrt=("g",))
+                for picks, reduce in ((max_picks, np.max), (min_picks, np.min))],
+     wrt=("g",))
 each("broadcast_shape", [{"a": (10, 5), "b": (10, 5)}, {"a": (10, 1), "b": (1, 5)},
                          {"a": (5,), "b": (3, 1, 5)}, {"a": (), "b": (5, 1)}])
 each("reduced_shape", [{"shape": (10, 5), "axis": a, "keepdims": k}
