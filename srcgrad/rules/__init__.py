@@ -47,6 +47,7 @@ from . import (  # noqa: F401
     selection,  # issue 14: np.partition, np.select
     setitem,
     shape,
+    shape_math,  # issue 16: shapes without values
     sorting,
     special,
     splitting,

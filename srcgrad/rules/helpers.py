@@ -35,20 +35,41 @@ def _normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(a % ndim if ndim else 0 for a in axes))
 
 
+def _shape_of(x: Any) -> Shape:
+    """``np.shape(x)``, without its ``asarray`` for the common types (per adjoint, per call)."""
+    kind = type(x)
+    if kind is np.ndarray:
+        return x.shape
+    if kind is float or kind is int:
+        return ()
+    return np.shape(x)
+
+
+_SMALL = 1 << 14  # elements: past this a broadcast view (no memory) pays for its wrapper
+
+
 @dispatching
 def unbroadcast(x: Any, shape: Shape) -> Any:
     """Sum ``x`` over the axes NumPy broadcasting added or stretched to reach ``shape``."""
-    shape = tuple(shape)
-    xshape = np.shape(x)
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    # (this runs per adjoint, per call: an ndarray's own attribute, no np.shape call)
+    xshape = _shape_of(x)
     if xshape == shape:
         return x
     # np.add.reduce is np.sum without its Python wrapper (this runs per adjoint, per call);
     # a foreign array (Dask) takes np.sum, which it implements, where ufunc.reduce it may not
     total = np.add.reduce if type(x) is np.ndarray else np.sum
     lead = len(xshape) - len(shape)
-    if lead:
+    if lead > 0:
+        x = total(x, axis=0 if lead == 1 else tuple(range(lead)))
+        xshape = xshape[lead:]
+        if xshape == shape:  # the common case: only leading axes were added (a bias)
+            return x
+    elif lead:
         x = total(x, axis=tuple(range(lead)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(x)[i] != 1)
+        xshape = np.shape(x)
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and xshape[i] != 1)
     if stretched:
         x = total(x, axis=stretched, keepdims=True)
     return x
@@ -64,20 +85,43 @@ def rebroadcast(x: Any, shape: Shape) -> Any:
 @dispatching
 def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> Any:
     """Broadcast the cotangent of a reduction over ``axis`` back to the input's ``shape``."""
-    shape = tuple(shape)
+    if type(shape) is not tuple:
+        shape = tuple(shape)
     if not keepdims and axis is not None and shape:
-        axes = _normalize_axes(axis, len(shape))
-        kept = tuple(n for i, n in enumerate(shape) if i not in axes)
-        if np.shape(x) == kept:  # the reduction's own result: a reshape, cheaper
-            x = np.reshape(x, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+        if type(axis) is int:  # (one axis: tuple slicing, per call)
+            a = axis % len(shape)
+            axes: tuple[int, ...] = (a,)
+            kept, ones = shape[:a] + shape[a + 1:], shape[:a] + (1,) + shape[a + 1:]
+        else:
+            axes = _normalize_axes(axis, len(shape))
+            kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+            ones = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        if _shape_of(x) == kept:  # the reduction's own result: a reshape, cheaper
+            x = x.reshape(ones) if type(x) is np.ndarray else np.reshape(x, ones)
         else:
             x = np.expand_dims(x, axes)
-    return x if np.shape(x) == shape else np.broadcast_to(x, shape)
+    if _shape_of(x) == shape:
+        return x
+    # a small result is cheaper filled than viewed: np.broadcast_to's Python wrapper costs
+    # more than writing a few thousand numbers
+    if type(x) is float and math.prod(shape) <= _SMALL:
+        out = np.empty(shape)
+        out.fill(x)
+        return out
+    if type(x) is np.ndarray and x.dtype.kind == "f" and math.prod(shape) <= _SMALL:
+        out = np.empty(shape, dtype=x.dtype)
+        np.copyto(out, x)
+        return out
+    return np.broadcast_to(x, shape)
+
+
 
 
 @dispatching
 def reduced_count(shape: Shape, axis: Any = None) -> int:
     """The number of elements combined by a reduction of ``shape`` over ``axis``."""
+    if axis is None:  # (a mean's adjoint, per call)
+        return math.prod(shape)
     shape = tuple(shape)
     return math.prod(shape[a] for a in _normalize_axes(axis, len(shape)))
 

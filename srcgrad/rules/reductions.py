@@ -6,12 +6,15 @@ to the input's shape, whatever ``axis`` and ``keepdims`` were. The table (one li
 
 ========  ==========================================================================
 sum       ``G``                                                      (linear)
-mean      ``G / N``                                                  (linear)
+mean      ``unreduce(g / N, ...)``: divided before broadcast       (linear)
 prod      ``G * unfold_axes(prod_others(fold_axes(x, axis)), ...)``  exact with zeros
-max, min  ``G * max_weights(x, axis)``: a full reduction splits among ties, along an
-          axis the gradient goes to the one index ``argmax`` picks (PyTorch); a NaN is
-          the maximum (it gets the gradient), and ``G`` is masked before the product, so
-          an infinite ``G`` gives 0, not NaN, where the weight is 0
+max, min  ``picked(g, max_picks(x, out, axis, keepdims), axis, keepdims)``, that is
+          ``G * max_weights(x, axis)``: a full reduction splits among ties, along an
+          axis the gradient goes to the one
+          index ``argmax`` picks (PyTorch); a NaN is the maximum (it gets the gradient),
+          and ``g`` is masked, so an infinite ``g`` gives 0, not NaN, where nothing was
+          picked. Along one axis it is one ``np.where(one_hot, g, 0)``: ``g`` broadcasts
+          against the mask, never materialised at ``x``'s shape nor multiplied by weights
 var       ``G * (x - mean(x)) * 2 / (N - ddof)``: arrays on the left, so NumPy divides
           (NaN at N = ddof, as PyTorch; never Python's ZeroDivisionError)
 std       the var rule on ``g / (2 out)``, 0 where ``out == 0`` (PyTorch masks it)
@@ -28,6 +31,9 @@ Helper primitives, each with its own rule so a VJP can be differentiated again:
   from two exclusive cumulative products: no division, so zeros are exact). Its VJP is
   written with ``prod_others`` itself on a leave-one-out matrix (``eye_mask``);
 - ``max_weights(x, axis)``, ``min_weights(x, axis)``: how the gradient is shared (above).
+- ``max_picks(x, out, axis, keepdims)``, ``min_picks``: the picked elements (a one-hot
+  mask along one axis, else the weights); ``picked(g, picks, axis, keepdims)``: the VJP,
+  linear in ``g``, whose own VJP gathers the picked elements (the max's forward rule).
 """
 
 from __future__ import annotations
@@ -123,6 +129,65 @@ def _share(x: Any, axis: Any, pick: Any, arg: Any) -> Any:
     return unfold_axes(onehot.astype(dtype), x.shape, axis)
 
 
+def _one_axis(axis: Any, ndim: int) -> int | None:
+    """The axis of a one-axis reduction of an ``ndim``-d array, else None."""
+    if ndim and isinstance(axis, tuple) and len(axis) == 1:
+        axis = axis[0]
+    if ndim and isinstance(axis, (int, np.integer)):
+        return int(axis) % ndim
+    return None
+
+
+def _picks(x: Any, out: Any, axis: Any, keepdims: bool, pick: Any, arg: Any) -> Any:
+    """``_share``'s weights, except along one axis: there the one-hot of ``arg`` as a
+    boolean mask (a weight of 1 needs no product). ``out`` is the reduction's result:
+    ``x == out`` is that one-hot when every lane has exactly one hit, which a count shows
+    (a lane without NaN has at least one hit, so as many hits as lanes and no NaN lane
+    means one each); otherwise (ties, NaN) ``arg`` picks the first."""
+    x = as_array(x)
+    a = _one_axis(axis, x.ndim)
+    if a is None:
+        return _share(x, axis, pick, arg)
+    if type(x) is np.ndarray and type(out) is np.ndarray:
+        m = out if keepdims else out.reshape(x.shape[:a] + (1,) + x.shape[a + 1:])
+        hits = x == m
+        if np.count_nonzero(hits) == m.size and not np.isnan(m).any():
+            return hits
+    index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
+    # (an ndarray's own method: np.argmax's wrapper costs more than the search, per call)
+    first = x.argmax(axis=a, keepdims=True) if type(x) is np.ndarray and arg is np.argmax \
+        else x.argmin(axis=a, keepdims=True) if type(x) is np.ndarray \
+        else arg(x, axis=a, keepdims=True)
+    return index == first
+
+
+@dispatching
+def max_picks(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Which elements ``np.max(x, axis, keepdims)`` (= ``out``) picked: a one-hot mask along
+    one axis, else the ties' shares (``max_weights``)."""
+    return _picks(x, out, axis, keepdims, np.max, np.argmax)
+
+
+@dispatching
+def min_picks(x: Any, out: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Which elements ``np.min(x, axis, keepdims)`` (= ``out``) picked (as ``max_picks``)."""
+    return _picks(x, out, axis, keepdims, np.min, np.argmin)
+
+
+@dispatching
+def picked(g: Any, picks: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """A max's/min's cotangent ``g`` sent to the elements ``picks`` selected, 0 elsewhere
+    (linear in ``g``). ``g`` broadcasts against ``picks`` itself, so it is never
+    materialised at the input's shape; a mask needs one ``np.where`` and no product. An
+    infinite ``g`` gives 0 where nothing was picked (``np.where``, never ``inf * 0``)."""
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, _axes(axis, np.ndim(picks)))
+    if picks.dtype == bool:
+        return np.where(picks, g, 0)
+    # (the weights have the primal's dtype; the cotangent keeps its own)
+    return (np.where(picks != 0, g, 0) * picks).astype(np.result_type(g), copy=False)
+
+
 @dispatching
 def max_weights(x: Any, axis: Any = None) -> Any:
     """How ``max``'s gradient is shared among ``x``'s elements (PyTorch's convention)."""
@@ -156,6 +221,15 @@ defrule("max_weights", max_weights, inputs=("x",), params=("axis",), kind=NONDIF
         form="x, axis=None")
 defrule("min_weights", min_weights, inputs=("x",), params=("axis",), kind=NONDIFF,
         form="x, axis=None")
+defrule("max_picks", max_picks, inputs=("x", "out"), params=("axis", "keepdims"), kind=NONDIFF,
+        form="x, out, axis=None, keepdims=False")
+defrule("min_picks", min_picks, inputs=("x", "out"), params=("axis", "keepdims"), kind=NONDIFF,
+        form="x, out, axis=None, keepdims=False")
+# the transpose gathers the picked elements back: the max's own forward rule
+defrule("picked", picked, inputs=("g", "picks"), params=("axis", "keepdims"), kind=LINEAR,
+        form="g, picks, axis=None, keepdims=False", fresh=True,
+        vjp={"g": lambda g, picks, axis, keepdims:
+             np.sum(picked(g, picks, axis, True), axis=axis, keepdims=keepdims)})
 
 
 # --- the reductions -------------------------------------------------------------------
@@ -163,12 +237,6 @@ def _reduction(name: str, impl: Any, vjp: Any, jvp: Any = None, kind: Any = None
                **fields: Any) -> None:
     defrule(name, impl, inputs=("x",), params=("axis", "keepdims"), form=_REDUCE_FORM,
             kind=kind, vjp={"x": vjp}, jvp={"x": jvp} if jvp else {}, **fields)
-
-
-def _weighted(g: Any, weights: Any) -> Any:
-    """``g * weights`` with 0 where the weight is 0, even for an infinite ``g`` (PyTorch
-    fills the unselected elements with zeros; ``inf * 0`` would be NaN)."""
-    return np.where(weights != 0, g, 0) * weights
 
 
 def _others(x: Any, x_shape: Any, axis: Any) -> Any:
@@ -180,8 +248,9 @@ _reduction("sum", np.sum, kind=LINEAR,
            torch=by_axis("SumBackward0", "SumBackward1"), methods=("sum",),
            pytorch=("t.sum", "sg.sum"))
 _reduction("mean", np.mean, kind=LINEAR,
+           # divided before it is broadcast: the reduced cotangent is the smaller array
            vjp=lambda g, x_shape, axis, keepdims:
-               unreduce(g, x_shape, axis, keepdims) / reduced_count(x_shape, axis),
+               unreduce(g / reduced_count(x_shape, axis), x_shape, axis, keepdims),
            torch=by_axis("MeanBackward0", "MeanBackward1"), methods=("mean",), float_result=True,
            pytorch=("t.mean", "sg.mean"))
 _reduction("prod", np.prod,
@@ -194,20 +263,22 @@ _reduction("prod", np.prod,
            kinks=("With one zero, that element's gradient is the product of the others; with two "
                   "or more zeros every gradient is 0 (computed without dividing by the product)."))
 _reduction("max", np.max, aliases=(np.amax,),
-           vjp=lambda g, x, x_shape, axis, keepdims:
-               _weighted(unreduce(g, x_shape, axis, keepdims), max_weights(x, axis)),
-           jvp=lambda t, x, axis, keepdims:
-               np.sum(_weighted(t, max_weights(x, axis)), axis=axis, keepdims=keepdims),
+           vjp=lambda g, x, out, axis, keepdims:
+               picked(g, max_picks(x, out, axis, keepdims), axis, keepdims),
+           jvp=lambda t, x, out, axis, keepdims:
+               np.sum(picked(t, max_picks(x, out, axis, keepdims), axis, True), axis=axis,
+                      keepdims=keepdims),
            torch=max_min_node("Max"), methods=("max",),
            pytorch=("t.max", "sg.max"),
            kinks=("Ties: a full reduction splits the gradient evenly among the tied maxima; along"
                   " an axis it goes to the first maximal element (PyTorch's max(dim) index). A "
                   "NaN is the maximum: it gets the gradient."))
 _reduction("min", np.min, aliases=(np.amin,),
-           vjp=lambda g, x, x_shape, axis, keepdims:
-               _weighted(unreduce(g, x_shape, axis, keepdims), min_weights(x, axis)),
-           jvp=lambda t, x, axis, keepdims:
-               np.sum(_weighted(t, min_weights(x, axis)), axis=axis, keepdims=keepdims),
+           vjp=lambda g, x, out, axis, keepdims:
+               picked(g, min_picks(x, out, axis, keepdims), axis, keepdims),
+           jvp=lambda t, x, out, axis, keepdims:
+               np.sum(picked(t, min_picks(x, out, axis, keepdims), axis, True), axis=axis,
+                      keepdims=keepdims),
            torch=max_min_node("Min"), methods=("min",),
            pytorch=("t.min", "sg.min"),
            kinks=("Ties: a full reduction splits the gradient evenly among the tied minima; along"

@@ -64,3 +64,30 @@ def test_unbroadcast_sums_the_axes_broadcasting_added_or_stretched(xshape, shape
                                    want.shape[i] != 1), keepdims=True)
     assert np.shape(got) == shape
     np.testing.assert_array_equal(got, want)
+
+
+def test_small_unreduce_is_filled_and_large_one_stays_a_broadcast_view():
+    # below the size limit the broadcast is written out (cheaper than np.broadcast_to's
+    # wrapper); the values and dtype are the same either way
+    from srcgrad.rules.helpers import unreduce
+
+    small = unreduce(0.25, (150,))
+    np.testing.assert_array_equal(small, np.full(150, 0.25))
+    assert small.dtype == np.float64 and small.flags.writeable
+    kept = np.arange(3.0, dtype=np.float32).reshape(3, 1)
+    filled = unreduce(kept, (3, 4), 1, True)
+    np.testing.assert_array_equal(filled, np.broadcast_to(kept, (3, 4)))
+    assert filled.dtype == np.float32
+    large = unreduce(0.25, (300, 300))
+    assert not large.flags.writeable and large.strides == (0, 0)
+
+
+def test_unbroadcast_of_leading_axes_and_stretched_axes():
+    from srcgrad.rules.helpers import unbroadcast
+
+    g = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(unbroadcast(g, (4,)), g.sum(axis=(0, 1)))
+    np.testing.assert_array_equal(unbroadcast(g, (3, 4)), g.sum(axis=0))
+    np.testing.assert_array_equal(unbroadcast(g, (3, 1)), g.sum(axis=(0, 2))[:, None])
+    np.testing.assert_array_equal(unbroadcast(g, (1, 1, 4)), g.sum(axis=(0, 1), keepdims=True))
+    assert unbroadcast(g, [2, 3, 4]) is g

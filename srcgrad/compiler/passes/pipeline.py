@@ -2,7 +2,8 @@
 
 ``optimize=False`` runs none of them: the emitted code is then a literal print of the
 differentiated IR (slower, still correct). Each pass mutates the function in place; the
-list runs twice so that a simplification can expose more CSE and dead code.
+list runs twice so that a simplification can expose more CSE and dead code; the final
+list runs once after it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .fold import fold_constants
 from .hoist import hoist_invariants
 from .negation import fold_negations
 from .recompute import store_or_recompute
+from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .sink import sink_loop_results
@@ -42,6 +44,12 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
 ]
 
 
+# once, after the rounds: it hides the ``shape(x=v)`` ops the shape classes read
+FINAL_PASSES: list[tuple[str, Callable[[Function], None]]] = [
+    ("shapes_without_values", shapes_without_values),
+]
+
+
 def optimize(fn: Function, *, check: Callable[[Function], None] | None = None) -> Function:
     """Run every pass (twice); ``check`` (e.g. the IR verifier) runs after each."""
     for _ in range(2):
@@ -49,6 +57,10 @@ def optimize(fn: Function, *, check: Callable[[Function], None] | None = None) -
             run(fn)
             if check is not None:
                 check(fn)
+    for _name, run in FINAL_PASSES:
+        run(fn)
+        if check is not None:
+            check(fn)
     return fn
 
 

@@ -20,6 +20,14 @@ class. Nothing is assumed about values of unknown rank. With the classes:
     %12 = multiply(x=%10, y=%11)                with an operand of %7's class, float64)
 
 so ``np.sum``/``np.mean``'s adjoint is a scalar multiplied in, never a materialised array.
+Along constant axes the same holds with the reduced axes kept as length 1, and a value
+shifted by its own ``keepdims`` reduction keeps its class::
+
+    %3 = max(x=%z, axis=1, keepdims=True)      (%3 fits %z: same rank, reduced axes 1)
+    %4 = subtract(x=%z, y=%3)              ->   %4 ~ %z: its adjoint needs no unbroadcast
+    %8 = unreduce(x=%6, shape=shape(%4), axis=1)   ->   %8 = getitem(x=%6, (:, None))
+    %9 = multiply(x=%8, y=%5)  # %5 ~ %4            (when %6's class has the reduced rank)
+
 Last, each ``shape(x=v)`` moves right after ``v``'s definition, so a large ``v`` read later
 only for its shape dies early (the backend then rebinds its name and frees it):
 
@@ -35,9 +43,10 @@ from typing import Any
 
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Block, Function, Op, Value, const_value
-from ..ir.types import FLOAT, NONE
+from ..ir.types import FLOAT, NONE, STATIC
 from .blocks import popped_items, walk
 from .rewrite import replace_uses
+from .shape_facts import kept_axes_index, kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
 _SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
@@ -80,6 +89,10 @@ class _Classes:
         self.static: dict[tuple[int, ...], Value] = {}  # a static shape -> its class's rep
         self.static_of: dict[int, tuple[int, ...]] = {}  # (static_shapes.py)
         self.written: set[int] = set()  # arrays a setitem writes into (in place if it can)
+        # a value that broadcasts into another's shape without enlarging it (a reduction
+        # with keepdims: same rank, the reduced axes of length 1): ``z - max(z, 1, keepdims=
+        # True)`` then has ``z``'s class
+        self.fits: dict[int, Value] = {}
 
     def copy(self) -> _Classes:
         new = _Classes()
@@ -87,6 +100,7 @@ class _Classes:
         new.shaped_like, new.popped = self.shaped_like, self.popped
         new.static, new.static_of = dict(self.static), dict(self.static_of)
         new.written = self.written
+        new.fits = dict(self.fits)
         return new
 
     def has_shape_facts(self, v: Value) -> bool:
@@ -143,9 +157,13 @@ class _Classes:
                 if item is not None:
                     self.assume(o, item)
         elif _elementwise(op):
-            shaped = {self.of(v).id: self.of(v) for v in op.operands() if not _rank0(v)}
+            shaped = {self.of(v).id: self.of(v) for v in op.operands()
+                      if not _rank0(v) and v.id not in self.fits}
             if len(shaped) == 1:
-                self.rep[op.out.id] = next(iter(shaped.values()))
+                rep = next(iter(shaped.values()))
+                if all(self.same(self.fits[v.id], rep) for v in op.operands()
+                       if v.id in self.fits):
+                    self.rep[op.out.id] = rep
             elif shaped:
                 broadcast_static(self, op, shaped)
             # float64 with Python numbers (weakly typed under NEP 50) stays float64
@@ -153,6 +171,14 @@ class _Classes:
             if not strong:
                 self.weak.add(op.out.id)
             elif all(self.is_float64(v) for v in strong):
+                self.float64.add(op.out.id)
+        elif kept_reduction(op):
+            self.fits[op.out.id] = op.args["x"]
+        elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
+            self.rep[op.out.id] = self.of(op.args["x"])
+        elif op.prim == "picked":  # g sent into the picks' shape, in g's dtype
+            self.rep[op.out.id] = self.of(op.args["picks"])
+            if self.is_float64(op.args["g"]):
                 self.float64.add(op.out.id)
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             if op.out.id in self.shaped_like:
@@ -179,8 +205,10 @@ class _Classes:
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
             x = op.args.get("x")
-            if op.prim == "unreduce" and isinstance(x, Value) and x.type == FLOAT:
-                self.float64.add(op.out.id)  # np.broadcast_to(1.0, shape)
+            if op.prim == "unreduce" and isinstance(x, Value) and (x.type == FLOAT or (
+                    self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
+                # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
+                self.float64.add(op.out.id)
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
@@ -316,7 +344,7 @@ def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
             return a["x"]
     if op.prim == "like" and _float64_array(a["x"]) and isinstance(a["d"], Value):
         d = a["d"]
-        fresh = d.op is not None and (_elementwise(d.op) or d.op.prim in _FRESH)
+        fresh = _fresh(d)
         if fresh and classes.is_float64(d) and classes.same(d, a["x"]) and (
                 _unknown(d) or d.type == a["x"].type):
             return d
@@ -325,6 +353,20 @@ def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
         op.prim, op.args, op.attrs = "const", {}, {"value": 1.0}
         op.out.type = FLOAT
     return None
+
+
+def _fresh(v: Value) -> bool:
+    """``v`` is a new array (so ``like`` would not copy it): an elementwise result, a
+    matmul, a rule's ``fresh`` result, or a sum of one (``unbroadcast`` returns its input
+    or sums it)."""
+    op = v.op
+    if op is None:
+        return False
+    if op.prim == "unbroadcast":
+        return isinstance(op.args["x"], Value) and _fresh(op.args["x"])
+    rule = op.attrs.get("rule")
+    return _elementwise(op) or op.prim in _FRESH or (rule is not None and rule.fresh
+                                                     and not rule.user)
 
 
 def _known_rank(v: Value) -> bool:
@@ -345,20 +387,41 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> set[int]:
     # Decided one at a time: a value already made lazy no longer gives a sum its full
     # shape, so two adjoints ``a + b`` are never both made lazy on each other's account.
     lazy: set[int] = set()
-    for op in fn.body.ops:
+    for op in list(fn.body.ops):
         if op.prim != "unreduce" or op.out.id not in classes.rep:
             continue
         g = op.args["x"]
-        if not (_rank0(g) and g.type.dtype in (None, "float64")):
-            continue
-        if g.type.kind not in ("float", "scalar"):
-            continue
+        kept = _kept_axes(op, classes)
+        if kept is None and not classes.is_weak(g):  # (a Python number: ``1.0 / n``)
+            if not (_rank0(g) and g.type.dtype in (None, "float64")):
+                continue
+            if g.type.kind not in ("float", "scalar"):
+                continue
         chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy)
-        if chain is not None:
+        if chain is None:
+            continue
+        lazy |= chain
+        if kept is None or kept[1]:
             mapping[op.out] = g
-            lazy |= chain
+        else:  # the reduced axes back as length 1 (``g[:, None]``): a view broadcasting
+            # stretches; a basic index, cheaper than np.expand_dims's wrapper
+            index = Op("const", {}, [Value(type=STATIC)], {"value": kept[0]}, line=op.line)
+            fn.body.ops.insert(fn.body.ops.index(op), index)
+            op.prim, op.args = "getitem", {"x": g, "index": index.out}
+            op.attrs = {**op.attrs, "rule": RULES["getitem"]}
     replace_uses(fn, mapping)
     return lazy
+
+
+def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
+    """``kept_axes_index`` (``shape_facts.py``) of an ``unreduce`` whose cotangent's class
+    and shape source are of known rank."""
+    source = classes.shape_source(op.args.get("shape"))
+    g = op.args["x"]
+    if source is None or not isinstance(g, Value) or not _known_rank(source) \
+            or not _known_rank(classes.of(g)):
+        return None
+    return kept_axes_index(op, classes.of(g).type.known_ndim, source.type.known_ndim)
 
 
 def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],

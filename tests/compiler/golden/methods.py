@@ -3,6 +3,7 @@
 import numpy as np
 from srcgrad.compiler.support import as_python, like
 from srcgrad.rules.helpers import reduced_count, unreduce
+from srcgrad.rules.shape_math import reduced_shape
 
 
 def grad_methods(x):
@@ -13,16 +14,14 @@ def grad_methods(x):
     _t2 = np.transpose(m)
     _t3 = _t2 @ m
     _t4 = np.shape(_t3)
-    _t3 = np.sum(_t3, 0)
-    _t5 = np.shape(_t3)
-    _t6 = unreduce(1.0, _t5)
-    _t7 = reduced_count(_t5)
+    _t5 = reduced_shape(_t4, 0)
+    _t6 = reduced_count(_t5)
     try:
-        _t6 = _t6 / _t7
+        _t6 = 1.0 / _t6
     except (ArithmeticError, ValueError):
-        _t6 = as_python(np.divide(_t6, _t7), _t6, _t7)
-    _t6 = unreduce(_t6, _t4, 0)
-    dm = np.transpose(_t2) @ _t6 + np.transpose(_t6 @ _t2)
+        _t6 = as_python(np.divide(1.0, _t6), 1.0, _t6)
+    _t5 = unreduce(unreduce(_t6, _t5), _t4, 0)
+    dm = np.transpose(_t2) @ _t5 + np.transpose(_t5 @ _t2)
     # line 51: m = x.reshape(2, 3)
     dx = np.reshape(dm, _t1)
     dx = like(dx, x)

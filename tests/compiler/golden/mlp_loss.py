@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import as_python, like
+from srcgrad.compiler.support import as_python
 from srcgrad.rules.helpers import reduced_count, unbroadcast
 
 
@@ -25,5 +25,4 @@ def grad_mlp_loss(w, b, x):
     _t7 = unbroadcast(_t6, _t3)
     db = unbroadcast(_t6, _t1)
     dw = np.transpose(x) @ _t7
-    db = like(db, b)
     return dw, db

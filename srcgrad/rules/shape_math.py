@@ -1,0 +1,47 @@
+"""Helper primitives that compute a result's shape from its inputs' shapes, without the
+values: what the compiler's ``shapes_without_values`` pass emits for a value the
+derivative code reads only for its shape (a loss's own last operations, whose value
+``sg.grad`` never returns).
+
+- ``broadcast_shape(a, b)``: the shape NumPy broadcasting gives two shapes;
+- ``reduced_shape(shape, axis, keepdims)``: the shape of a reduction's result.
+
+Both take and return tuples (NONDIFF: shapes carry no derivative).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .registry import NONDIFF, defrule
+
+Shape = tuple[int, ...]
+
+
+def broadcast_shape(a: Shape, b: Shape) -> Shape:
+    """``np.broadcast_shapes(a, b)``; ``a`` itself when they are equal (per call)."""
+    if a == b:
+        return a
+    return np.broadcast_shapes(a, b)
+
+
+def reduced_shape(shape: Shape, axis: Any = None, keepdims: bool = False) -> Shape:
+    """The shape of a reduction of an array of ``shape`` over ``axis``."""
+    n = len(shape)
+    if type(axis) is int and n:  # (one axis: tuple slicing, per call)
+        a = axis % n
+        return shape[:a] + ((1,) if keepdims else ()) + shape[a + 1:]
+    if axis is None:
+        axes = set(range(n))
+    else:
+        axes = {int(a) % max(n, 1) for a in (axis if isinstance(axis, tuple) else (axis,))}
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+defrule("broadcast_shape", broadcast_shape, inputs=(), params=("a", "b"), kind=NONDIFF)
+defrule("reduced_shape", reduced_shape, inputs=(), params=("shape", "axis", "keepdims"),
+        kind=NONDIFF, form="shape, axis=None, keepdims=False")
