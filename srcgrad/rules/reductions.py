@@ -153,7 +153,8 @@ def _picks(x: Any, out: Any, axis: Any, keepdims: bool, pick: Any, arg: Any) -> 
         hits = x == m
         if np.count_nonzero(hits) == m.size and not np.isnan(m).any():
             return hits
-    index = np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a))
+    index = _foreign.in_library_of(np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a)),
+                                   x)
     # (an ndarray's own method: np.argmax's wrapper costs more than the search, per call)
     first = x.argmax(axis=a, keepdims=True) if type(x) is np.ndarray and arg is np.argmax \
         else x.argmin(axis=a, keepdims=True) if type(x) is np.ndarray \
