@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
@@ -133,7 +134,13 @@ def _runnable(order: list[Node], targets: set[Node], accumulate_grads: bool) -> 
 
 def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             create_graph: bool, inputs: Sequence[Any] | None, accumulate_grads: bool) -> list[Any]:
-    """Run the backward pass; return what arrived at ``inputs`` (for ``grad``)."""
+    """Run the backward pass; return what arrived at ``inputs`` (for ``grad``).
+
+    Nodes run newest first (a heap on their creation order, ``graph.stamp``): every node
+    feeding a node was made after it, so each runs once all its cotangents have arrived,
+    and only nodes a cotangent reaches are visited at all. Cotangents wait in ``buffers``:
+    the array itself for a one-output node, a list per output otherwise.
+    """
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _seed(roots, _as_list(grad_outputs), create_graph)
@@ -145,59 +152,74 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
         input_edges.append(edge)
         captures.setdefault(edge[0], []).append((edge[1], k))
     root_nodes = [n for n, _ in root_edges]
-    dependents = _dependencies(root_nodes)
     run = None
     if inputs is not None:
-        order = _topological_order(root_nodes, dependents)
+        order = _topological_order(root_nodes, _dependencies(root_nodes))
         run = _runnable(order, set(captures), accumulate_grads)
     captured: list[Any] = [None] * len(input_edges)
-    buffers: dict[Node, list[Any]] = {}
-    for (node, nr), g in zip(root_edges, seeds):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node.num_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-    ready = [n for n in dict.fromkeys(root_nodes) if n not in dependents]
+    buffers: dict[Node, Any] = {}
+    heap: list[tuple[int, Node]] = []
+    for (node, nr), g in zip(root_edges, seeds):  # the seeds, summed per root
+        if node.num_outputs == 1:
+            old = buffers.get(node)
+            buffers[node] = g if old is None else old + g
+        else:
+            old = buffers.get(node)
+            if old is None:
+                buffers[node] = [None] * node.num_outputs
+            buf = buffers[node]
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        if old is None:
+            heappush(heap, (node._order, node))
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
     quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
     quiet.__enter__()
     anomaly = ANOMALY.enabled
     plain = run is None and not captures and not anomaly  # the common backward pass
+    fast = plain and not create_graph  # written-out backwards (specialize) may run
     pop, get = buffers.pop, buffers.get
     node: Any = None
     try:
-        while ready:
-            node = ready.pop()
-            buf = pop(node, None)
-            if buf is None:
-                outs = _NOTHING * len(node.next_functions)
-            elif plain and not node._special:
-                outs = node.apply(buf, create_graph)
-                if not retain_graph:
-                    node.release()
+        while heap:
+            node = heappop(heap)[1]
+            buf = pop(node)
+            outs = None
+            if plain and not node._special:
+                if fast:
+                    plan = node._plan
+                    if plan is not None and plan.backward is not None:
+                        outs = plan.backward(node, buf if node.num_outputs == 1 else buf[0],
+                                             retain_graph)
+                if outs is None:
+                    outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
+                    if not retain_graph:
+                        node.release()
             else:
-                outs = _run_in_full(node, buf, create_graph, retain_graph, run, captures,
-                                    captured, accumulate_grads, anomaly)
+                outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf,
+                                    create_graph, retain_graph, run, captures, captured,
+                                    accumulate_grads, anomaly)
+            order = node._order
             for (child, nr), g in zip(node.next_functions, outs):
-                if child is None:
+                if g is None or child is None:
                     continue
-                if g is not None:
+                if child.num_outputs == 1:
+                    old = get(child)
+                    if old is not None:
+                        buffers[child] = old + g
+                        continue
+                    buffers[child] = g
+                else:
                     cbuf = get(child)
-                    if cbuf is None:
-                        if child.num_outputs == 1:
-                            buffers[child] = [g]
-                        else:
-                            buffers[child] = cbuf = [None] * child.num_outputs
-                            cbuf[nr] = g
-                    else:
+                    if cbuf is not None:
                         old = cbuf[nr]
                         cbuf[nr] = g if old is None else old + g
-                count = dependents[child] - 1
-                if count:
-                    dependents[child] = count
-                else:
-                    ready.append(child)
+                        continue
+                    buffers[child] = cbuf = [None] * child.num_outputs
+                    cbuf[nr] = g
+                if child._order <= order:  # would run too late: refuse, never misorder
+                    raise RuntimeError(_ORDER_MESSAGE.format(node.name(), child.name()))
+                heappush(heap, (child._order, child))
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
         if not isinstance(node, RuleNode):
             raise
@@ -211,6 +233,10 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
+
+
+_ORDER_MESSAGE = ("srcgrad internal error: backward node {} has an edge to {}, which was made "
+                  "after it, so the engine cannot order them; please report this")
 
 
 def _run_in_full(node: Node, buf: list[Any], create_graph: bool, retain_graph: bool,

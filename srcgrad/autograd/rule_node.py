@@ -27,7 +27,7 @@ from ..rules.shape import astype
 from . import specialize as _switch
 from .anomaly import ANOMALY, forward_trace
 from .bindings import RUNTIME
-from .graph import FREED_MESSAGE, Node, ZeroGradNode, modified_message, node_class
+from .graph import FREED_MESSAGE, Node, ZeroGradNode, modified_message, node_class, stamp
 from .specialize import specialize
 
 _UNBROADCAST = unbroadcast.__srcgrad_impl__
@@ -74,8 +74,8 @@ class Plan:
 class RuleNode(Node):
     """A node of the rule table: the backward of one recorded operation."""
 
+    # ``_saved`` is None once the saved tensors were freed (``release``)
     __slots__ = ("_plan", "_saved", "_versions", "_targets")
-    _released = False  # set once its saved tensors were freed
 
     def saved_values(self) -> dict[str, Any]:
         return dict(self._saved or {})
@@ -83,13 +83,12 @@ class RuleNode(Node):
     def release(self) -> None:
         # Saved tensors go (PyTorch frees them); a node saving only shapes and params stays.
         if self._saved is not None and self._plan.frees:
-            self._released = True
             self._saved = None
 
     def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
         plan = self._plan
         if not create_graph and plan.backward is not None:
-            result = plan.backward(self, grads[0])  # the same steps, written out
+            result = plan.backward(self, grads[0], True)  # the same steps, written out
             if result is not None:
                 return result  # None: an unusual case (an error to raise) for the below
         env = self._unpack(create_graph)
@@ -114,9 +113,7 @@ class RuleNode(Node):
         """The saved values as the VJPs read them: arrays, or Tensors to record on."""
         saved = self._saved
         if saved is None:
-            if self._released:
-                raise RuntimeError(FREED_MESSAGE)
-            saved = {}
+            raise RuntimeError(FREED_MESSAGE)
         env = dict(saved)
         tensor = RUNTIME.tensor
         for name, version in self._versions:
@@ -157,6 +154,7 @@ class RuleNode(Node):
         node.next_functions = tuple(
             (t._grad_fn, t._output_nr) if t._grad_fn is not None else (t._accumulator(), 0)
             for t in sources)
+        node._order = stamp()
         node._shapes = [(t._data.shape, t._data.dtype) for t in sources]
         linked = tensor._wrap(ct._data, node, 0)
         linked._vc = ct._vc
@@ -224,6 +222,7 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     if plan.save_out:
         saved["out"] = (out, result._vc, result._vc[0])
     node.next_functions = tuple(edges)
+    node._order = stamp()
     node._plan = plan
     node._saved = saved
     node._versions = tuple(versions)
@@ -306,4 +305,4 @@ def variadic_plan(plan: Plan, count: int) -> Plan:
 
 _HELPERS = {"fit": fit, "targets": targets, "build_node": build_node, "NO_EDGE": NO_EDGE,
             "RUNTIME": RUNTIME, "ANOMALY": ANOMALY, "forward_trace": forward_trace,
-            "new": _new}
+            "new": _new, "stamp": stamp}

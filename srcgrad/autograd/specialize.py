@@ -15,7 +15,7 @@ It pays on the runtime benchmark (``benchmarks/runtime_overhead.py``: about a th
 the per-op time); the tests run the runtime both ways (``tests/runtime``: switch off, the
 generic code alone). For ``x * y`` with both inputs requiring grad the backward reads::
 
-    def backward(node, g):
+    def backward(node, g, retain):
         saved = node._saved
         if saved is None:
             return None
@@ -28,6 +28,8 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
         r[1] = vjp1(g, x._data)
         t = node._targets
         if t is not None: ...
+        if not retain:
+            node._saved = None
         return r
 """
 
@@ -71,6 +73,7 @@ def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
                      f"else edge(s)")
         slots[slot] = f"e{slot}"
     lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
+    lines.append("    node._order = stamp()")
     lines.append("    out = result._data")
     saved, versions = [], []
     for i, name in plan.save_inputs:
@@ -116,8 +119,8 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     if rule.user or not calls:
         return None
     saved_inputs = {name for _, name in plan.save_inputs}
-    lines = ["def backward(node, g):", "    saved = node._saved", "    if saved is None:",
-             "        return None"]
+    lines = ["def backward(node, g, retain):", "    saved = node._saved",
+             "    if saved is None:", "        return None"]
     # the saved inputs that are Tensors, in the order their versions were recorded
     tensor_names = [name for i, name in plan.save_inputs if plan.tensors[i]]
     if tensor_names:
@@ -155,5 +158,8 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     for k, _name, slot in calls:
         lines.append(f"        if t[{k}] is not None:")
         lines.append(f"            r[{slot}] = fit(r[{slot}], t[{k}])")
+    if plan.frees:  # the engine's release, done here (without retain_graph)
+        lines.append("    if not retain:")
+        lines.append("        node._saved = None")
     lines.append("    return r")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)
