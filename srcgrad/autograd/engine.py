@@ -1,12 +1,14 @@
-"""The backward engine: a topological walk from the outputs, accumulating cotangents.
+"""The backward engine: a walk from the outputs in reverse creation order, summing cotangents.
 
-micrograd's loop, grown up: collect the nodes reachable from the roots (iteratively: a
-100,000-node chain must not touch Python's recursion limit), order them so each runs only
-after every node that feeds it, then walk that order once, summing the cotangents that
-arrive at each node before calling its ``apply``. ``backward`` ends paths in
+micrograd's loop, grown up. Every node carries its creation order (``graph.stamp``) and
+an edge always points at an older node, so running the newest pending node first (a heap,
+no recursion: a 100,000-node chain must not touch Python's recursion limit) runs each
+node after every node that feeds it, with no pass to count dependencies; cotangents
+arriving at a node are summed before its ``apply``. ``backward`` ends paths in
 ``AccumulateGrad`` nodes (``leaf.grad +=``); ``grad`` instead captures what arrives at the
-requested tensors and runs only the nodes on paths toward them. Without ``retain_graph``
-each node frees its saved values after it ran, so a second pass raises PyTorch's error.
+requested tensors and runs only the nodes on paths toward them (found by a topological
+sort of the reachable graph). Without ``retain_graph`` each node frees its saved values
+after it ran, so a second pass raises PyTorch's error.
 """
 
 from __future__ import annotations
@@ -184,22 +186,21 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
         while heap:
             node = heappop(heap)[1]
             buf = pop(node)
-            outs = None
             if plain and not node._special:
-                if fast:
-                    plan = node._plan
-                    if plan is not None and plan.backward is not None:
-                        outs = plan.backward(node, buf if node.num_outputs == 1 else buf[0],
-                                             retain_graph)
-                if outs is None:
+                plan = node._plan  # a RuleNode (one output), whose backward may be written out
+                if plan is None:
                     outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
+                    if not retain_graph:
+                        node.release()
+                elif not fast or plan.backward is None or \
+                        (outs := plan.backward(node, buf, retain_graph)) is None:
+                    outs = node.apply([buf], create_graph)
                     if not retain_graph:
                         node.release()
             else:
                 outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf,
                                     create_graph, retain_graph, run, captures, captured,
                                     accumulate_grads, anomaly)
-            order = node._order
             for (child, nr), g in zip(node.next_functions, outs):
                 if g is None or child is None:
                     continue
@@ -217,7 +218,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
                         continue
                     buffers[child] = cbuf = [None] * child.num_outputs
                     cbuf[nr] = g
-                if child._order <= order:  # would run too late: refuse, never misorder
+                if child._order <= node._order:  # would run too late: refuse, not misorder
                     raise RuntimeError(_ORDER_MESSAGE.format(node.name(), child.name()))
                 heappush(heap, (child._order, child))
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed

@@ -41,7 +41,7 @@ class Plan:
 
     __slots__ = ("rule", "node_cls", "wrt", "save_inputs", "save_shapes", "save_dtypes",
                  "save_params", "save_out", "variadic", "edge_slots", "arity", "broadcasts",
-                 "tensors", "defaults", "build", "backward", "frees")
+                 "tensors", "defaults", "build", "quick", "backward", "frees")
 
     def __init__(self, rule: Any, node_cls: type, names: tuple[str, ...],
                  wrt: tuple[int, ...], edge_of: tuple[Any, ...], requires: tuple[bool, ...],
@@ -67,7 +67,7 @@ class Plan:
         self.broadcasts = rule.broadcasts
         # Without saved tensors a node can be run again (PyTorch: only saved tensors free)
         self.frees = self.save_out or any(tensors[i] for i, _ in self.save_inputs)
-        self.build, self.backward = specialize(self, _HELPERS)
+        self.build, self.quick, self.backward = specialize(self, _HELPERS)
         _PLANS.append(self)
 
 
@@ -268,7 +268,7 @@ def _target(shape: tuple[int, ...], dtype: Any, out_shape: tuple[int, ...], out_
 _PLANS: list[Plan] = []  # every plan made, for set_specialized
 # each plan's (build, backward) per setting, so switching back and forth (a test fixture
 # per test) writes no plan's code twice: _PLANS keeps the plans, hence their ids, alive
-_BY_SETTING: dict[tuple[int, bool], tuple[Any, Any]] = {}
+_BY_SETTING: dict[tuple[int, bool], tuple[Any, Any, Any]] = {}
 
 
 def set_specialized(flag: bool) -> bool:
@@ -278,9 +278,10 @@ def set_specialized(flag: bool) -> bool:
     if previous == _switch.SPECIALIZE:
         return previous
     for plan in _PLANS:
-        _BY_SETTING[id(plan), previous] = plan.build, plan.backward
-        pair = _BY_SETTING.get((id(plan), _switch.SPECIALIZE))
-        plan.build, plan.backward = pair if pair is not None else specialize(plan, _HELPERS)
+        _BY_SETTING[id(plan), previous] = plan.build, plan.quick, plan.backward
+        made = _BY_SETTING.get((id(plan), _switch.SPECIALIZE))
+        plan.build, plan.quick, plan.backward = (made if made is not None
+                                                 else specialize(plan, _HELPERS))
     return previous
 
 

@@ -46,13 +46,23 @@ SPECIALIZE = os.environ.get("SRCGRAD_SPECIALIZE", "1") != "0"
 
 
 def specialize(plan: Any, helpers: dict[str, Any]) -> tuple[Callable[..., Any],
+                                                             Callable[..., Any],
                                                              Callable[..., Any] | None]:
-    """``(build, backward)`` for ``plan``: written out, or the generic ones (backward
-    ``None``: ``RuleNode.apply``'s own loop)."""
+    """``(build, quick, backward)`` for ``plan``: written out, or the generic ones
+    (backward ``None``: ``RuleNode.apply``'s own loop). ``quick(result, *inputs)`` is
+    ``build`` for the elementwise fast paths, whose inputs are their own sources and
+    whose arrays are the tensors' data (or the inputs themselves): no tuples to pack."""
     generic = functools.partial(helpers["build_node"], plan)
     if not SPECIALIZE or plan.variadic is not None or not plan.wrt:
-        return generic, None
-    return _builder(plan, helpers), _backward(plan, helpers)
+        tensors = plan.tensors
+
+        def quick(result: Any, *inputs: Any) -> Any:
+            arrays = tuple(x._data if t else x for x, t in zip(inputs, tensors))
+            return generic(inputs, inputs, arrays, result, None)
+
+        return generic, quick, None
+    return (_builder(plan, helpers, False), _builder(plan, helpers, True),
+            _backward(plan, helpers))
 
 
 def _compile(source: str, name: str, label: str, namespace: dict[str, Any]) -> Any:
@@ -62,31 +72,50 @@ def _compile(source: str, name: str, label: str, namespace: dict[str, Any]) -> A
     return fn
 
 
-def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
+def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., Any]:
     tensors = plan.tensors
-    lines = ["def build(inputs, sources, arrays, result, params):", "    node = new(cls)"]
+    n = len(tensors)
+    if quick:  # inputs are their own sources; arrays are the tensors' data
+        inputs = sources = [f"i{i}" for i in range(n)]
+        arrays = [f"i{i}._data" if tensors[i] else f"i{i}" for i in range(n)]
+        lines = [f"def quick(result, {', '.join(inputs)}):"]
+        params, all_arrays = "None", f"({', '.join(arrays)}{',' if n == 1 else ''})"
+    else:
+        inputs = [f"inputs[{i}]" for i in range(n)]
+        sources = [f"sources[{i}]" for i in range(n)]
+        arrays = [f"arrays[{i}]" for i in range(n)]
+        lines = ["def build(inputs, sources, arrays, result, params):"]
+        params, all_arrays = "params", "arrays"
+    lines.append("    node = new(cls)")
     slots = ["NO_EDGE"] * plan.arity
     for i, slot in plan.edge_slots:
-        # inline edge() for the common case: a tensor with history that is not a view
-        lines.append(f"    s = sources[{i}]; f = s._grad_fn")
-        lines.append(f"    e{slot} = (f, s._output_nr) if f is not None and s._base is None "
-                     f"else edge(s)")
+        # edge() inlined for the common cases: a tensor with history that is not a view,
+        # and a leaf whose AccumulateGrad is alive (it needs grad: not a view, so _rg)
+        lines.append(f"    s = {sources[i]}; f = s._grad_fn")
+        lines.append("    if s._base is not None:")
+        lines.append(f"        e{slot} = edge(s)")
+        lines.append("    elif f is not None:")
+        lines.append(f"        e{slot} = (f, s._output_nr)")
+        lines.append("    elif (f := s._acc) is not None and (f := f()) is not None:")
+        lines.append(f"        e{slot} = (f, 0)")
+        lines.append("    else:")
+        lines.append(f"        e{slot} = edge(s)")
         slots[slot] = f"e{slot}"
     lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
     lines.append("    node._order = stamp()")
     lines.append("    out = result._data")
     saved, versions = [], []
     for i, name in plan.save_inputs:
-        lines.append(f"    v{i} = inputs[{i}]")
+        lines.append(f"    v{i} = {inputs[i]}")
         saved.append(f"{name!r}: v{i}")
         if tensors[i]:
             versions.append(f"({name!r}, v{i}._vc[0])")
     for i, name in plan.save_shapes:
-        saved.append(f"{name!r}: arrays[{i}].shape")
+        saved.append(f"{name!r}: {arrays[i]}.shape")
     for i, name in plan.save_dtypes:
-        saved.append(f"{name!r}: arrays[{i}].dtype")
+        saved.append(f"{name!r}: {arrays[i]}.dtype")
     if plan.save_params:
-        lines.append("    p = defaults(rule, params or {})")
+        lines.append(f"    p = defaults(rule, {params} or {{}})")
         saved.extend(f"{name!r}: p[{name!r}]" for name in plan.save_params)
     if plan.save_out:
         saved.append("'out': (out, result._vc, result._vc[0])")
@@ -94,11 +123,12 @@ def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
     lines.append(f"    node._versions = ({', '.join(versions)}{',' if len(versions) == 1 else ''})")
     checks = []
     for i, _name, _slot in plan.wrt:
-        checks.append(f"arrays[{i}].dtype is not od")
+        lines.append(f"    a{i} = {arrays[i]}")
+        checks.append(f"a{i}.dtype is not od")
         if plan.broadcasts:
-            checks.append(f"arrays[{i}].size != out.size or arrays[{i}].ndim != out.ndim")
+            checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
     lines.append("    od = out.dtype")
-    lines.append(f"    node._targets = targets(plan, arrays, out) if ({' or '.join(checks)}) "
+    lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if ({' or '.join(checks)}) "
                  "else None")
     lines.append("    node._plan = plan")
     lines.append("    if ANOMALY.enabled:")
@@ -109,8 +139,9 @@ def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
     lines.append("    return node")
     namespace = {**helpers, "edge": helpers["RUNTIME"].edge, "cls": plan.node_cls,
                  "plan": plan, "rule": plan.rule, "defaults": plan.defaults}
-    return _compile("\n".join(lines) + "\n", "build", f"node builder {plan.node_cls.__name__}",
-                    namespace)
+    name = "quick" if quick else "build"
+    return _compile("\n".join(lines) + "\n", name,
+                    f"node {'quick ' if quick else ''}builder {plan.node_cls.__name__}", namespace)
 
 
 def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:

@@ -37,6 +37,7 @@ from .spec import (
 _ndarray = np.ndarray
 _asarray = np.asarray
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _new = object.__new__
 
 __all__ = ["NO_EDGE", "Spec", "attach", "binary", "edge",
@@ -56,12 +57,12 @@ def unary(spec: Spec, a: Any) -> Any:
         _restore(token)
     if type(out) is not _ndarray:
         out = _asarray(out)
-    result = _new(_tm.Tensor)
+    result = _new(_Tensor)
     result._data = out
     result._vc = [0]
     # a view may require grad without knowing it yet (nodes.view_requires)
     if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-        (spec.plans.get(_ONE) or spec.plan(_ONE)).build((a,), (a,), (x,), result, None)
+        (spec.plans.get(_ONE) or spec.plan(_ONE)).quick(result, a)  # (x is a._data)
     return result
 
 
@@ -75,7 +76,7 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     The hot path of the runtime: kept flat on purpose (no helper calls when both
     operands are tensors of one float dtype, or a float tensor meets a Python number).
     """
-    tensor = _tm.Tensor
+    tensor = _Tensor
     ta = type(a) is tensor or isinstance(a, tensor)
     tb = type(b) is tensor or isinstance(b, tensor)
     x = a._data if ta else a
@@ -84,16 +85,19 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     if spec is None:
         spec = specs[(ta, tb)] = spec_for(specs["rule"], (ta, tb))  # type: ignore[index]
     if ta and tb:
-        dt = x.dtype
-        fast = dt is y.dtype and (dt.kind == "f" or not spec.float_result)
+        dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
+        fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
+                                  or not spec.float_result)
     elif ta:
-        fast = type(y) in _SCALARS and x.dtype.kind == "f"
+        dt = x.dtype
+        fast = type(y) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
         if fast and type(y) is float:
-            y = b = _SCALAR_ARRAYS.get((y, x.dtype)) or _scalar_array(y, x.dtype)
+            y = b = _SCALAR_ARRAYS.get((y, dt)) or _scalar_array(y, dt)
     else:
-        fast = type(x) in _SCALARS and y.dtype.kind == "f"
+        dt = y.dtype
+        fast = type(x) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
         if fast and type(x) is float:
-            x = a = _SCALAR_ARRAYS.get((x, y.dtype)) or _scalar_array(x, y.dtype)
+            x = a = _SCALAR_ARRAYS.get((x, dt)) or _scalar_array(x, dt)
     if not fast:
         if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
                 not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
@@ -118,8 +122,12 @@ def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
     rb = tb and (b._rg or b._base is not None and view_requires(b))
     if (ra or rb) and STATE.enabled and spec.differentiable:
         req = (ra, rb)
-        arrays = (a._data if ta else x, b._data if tb else y)
-        (spec.plans.get(req) or spec.plan(req)).build((a, b), (a, b), arrays, result, None)
+        plan = spec.plans.get(req) or spec.plan(req)
+        if fast:  # a non-tensor operand is its own array here (Python number, 0-d array)
+            plan.quick(result, a, b)
+        else:
+            plan.build((a, b), (a, b), (a._data if ta else x, b._data if tb else y), result,
+                       None)
     return result
 
 
@@ -239,5 +247,7 @@ def make_view(result: Any, source: Any, step: Callable[[Any], Any]) -> None:
 
 
 # The Tensor class is built on this module (its methods call the functions above), so it
-# is bound last; the functions here only read ``_tm.Tensor`` when called.
+# is bound last; the functions here only read ``_tm.Tensor`` when called, and the hot
+# paths read ``_Tensor``, which tensor.py sets once the class exists.
+_Tensor: Any = None
 from . import tensor as _tm  # noqa: E402
