@@ -22,7 +22,7 @@ import numpy as np
 
 from .anomaly import ANOMALY
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
+from .graph import AccumulateGrad, Node, accumulate, deliver, run_tensor_hooks, tensor_type
 from .rule_node import RuleNode
 
 Edge = tuple[Node, int]
@@ -180,7 +180,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     anomaly = ANOMALY.enabled
     plain = run is None and not captures and not anomaly  # the common backward pass
     fast = plain and not create_graph  # written-out backwards (specialize) may run
-    pop, get = buffers.pop, buffers.get
+    pop = buffers.pop
     node: Any = None
     try:
         while heap:
@@ -188,39 +188,19 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             buf = pop(node)
             if plain and not node._special:
                 plan = node._plan  # a RuleNode (one output), whose backward may be written out
-                if plan is None:
-                    outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
-                    if not retain_graph:
-                        node.release()
-                elif not fast or plan.backward is None or \
-                        (outs := plan.backward(node, buf, retain_graph)) is None:
-                    outs = node.apply([buf], create_graph)
-                    if not retain_graph:
-                        node.release()
+                if fast and plan is not None and plan.backward is not None and \
+                        plan.backward(node, buf, retain_graph, buffers, heap):
+                    continue  # it handed its cotangents on itself
+                outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
+                if not retain_graph:
+                    node.release()
             else:
                 outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf,
                                     create_graph, retain_graph, run, captures, captured,
                                     accumulate_grads, anomaly)
             for (child, nr), g in zip(node.next_functions, outs):
-                if g is None or child is None:
-                    continue
-                if child.num_outputs == 1:
-                    old = get(child)
-                    if old is not None:
-                        buffers[child] = old + g
-                        continue
-                    buffers[child] = g
-                else:
-                    cbuf = get(child)
-                    if cbuf is not None:
-                        old = cbuf[nr]
-                        cbuf[nr] = g if old is None else old + g
-                        continue
-                    buffers[child] = cbuf = [None] * child.num_outputs
-                    cbuf[nr] = g
-                if child._order <= node._order:  # would run too late: refuse, not misorder
-                    raise RuntimeError(_ORDER_MESSAGE.format(node.name(), child.name()))
-                heappush(heap, (child._order, child))
+                if g is not None and child is not None:
+                    deliver(buffers, heap, node, child, nr, g)
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
         if not isinstance(node, RuleNode):
             raise
@@ -234,10 +214,6 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
-
-
-_ORDER_MESSAGE = ("srcgrad internal error: backward node {} has an edge to {}, which was made "
-                  "after it, so the engine cannot order them; please report this")
 
 
 def _run_in_full(node: Node, buf: list[Any], create_graph: bool, retain_graph: bool,

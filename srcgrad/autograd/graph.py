@@ -24,6 +24,7 @@ first used, have no edges and run after every operation (positive orders).
 from __future__ import annotations
 
 import itertools
+from heapq import heappush
 from typing import Any
 
 import numpy as np
@@ -104,6 +105,32 @@ class Node:
     def saved_values(self) -> dict[str, Any]:
         """What this node keeps for its backward (for viz and debugging)."""
         return {}
+
+
+def deliver(buffers: dict[Node, Any], heap: list[tuple[int, Node]], node: Node,
+            child: Node, nr: int, g: Any) -> None:
+    """The engine's step along one edge: add cotangent ``g`` for output ``nr`` of
+    ``child`` (an edge of ``node``) into ``buffers`` (the array itself for a one-output
+    node, a list per output otherwise); the first to arrive puts ``child`` on the heap."""
+    if child.num_outputs == 1:
+        old = buffers.get(child)
+        if old is not None:
+            buffers[child] = old + g
+            return
+        buffers[child] = g
+    else:
+        pending = buffers.get(child)
+        if pending is not None:
+            old = pending[nr]
+            pending[nr] = g if old is None else old + g
+            return
+        buffers[child] = pending = [None] * child.num_outputs
+        pending[nr] = g
+    if child._order <= node._order:  # it would run too late: refuse, never misorder
+        raise RuntimeError(f"srcgrad internal error: backward node {node.name()} has an edge "
+                           f"to {child.name()}, which was made after it, so the engine "
+                           "cannot order them; please report this")
+    heappush(heap, (child._order, child))
 
 
 class RemovableHandle:

@@ -27,7 +27,15 @@ from ..rules.shape import astype
 from . import specialize as _switch
 from .anomaly import ANOMALY, forward_trace
 from .bindings import RUNTIME
-from .graph import FREED_MESSAGE, Node, ZeroGradNode, modified_message, node_class, stamp
+from .graph import (
+    FREED_MESSAGE,
+    Node,
+    ZeroGradNode,
+    deliver,
+    modified_message,
+    node_class,
+    stamp,
+)
 from .specialize import specialize
 
 _UNBROADCAST = unbroadcast.__srcgrad_impl__
@@ -87,10 +95,6 @@ class RuleNode(Node):
 
     def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
         plan = self._plan
-        if not create_graph and plan.backward is not None:
-            result = plan.backward(self, grads[0], True)  # the same steps, written out
-            if result is not None:
-                return result  # None: an unusual case (an error to raise) for the below
         env = self._unpack(create_graph)
         env["g"] = grads[0]
         rule = plan.rule
@@ -305,5 +309,6 @@ def variadic_plan(plan: Plan, count: int) -> Plan:
 
 
 _HELPERS = {"fit": fit, "targets": targets, "build_node": build_node, "NO_EDGE": NO_EDGE,
+            "deliver": deliver,
             "RUNTIME": RUNTIME, "ANOMALY": ANOMALY, "forward_trace": forward_trace,
             "new": _new, "stamp": stamp}

@@ -7,15 +7,17 @@ which VJPs to call with which saved values. For one plan those loops always take
 turns, and on small tensors they cost as much as the NumPy work itself. So, as
 ``dataclasses`` writes ``__init__``, :func:`specialize` writes each loop out once per
 plan: the builder saves the same values under the same names, the backward calls the very
-same ``rule.vjp`` functions positionally. The backward returns ``None`` for anything
-unusual (freed values, an input changed in place: errors the generic path raises), and
-``create_graph``, variadic inputs and ``sg.defvjp`` rules take the generic path.
+same ``rule.vjp`` functions positionally, and hands each cotangent on as the engine would
+(``graph.deliver``, written out for the common case). The backward returns ``None`` for
+anything unusual (freed values, an input changed in place: errors the generic path
+raises), and ``create_graph``, hooks, anomaly mode, ``autograd.grad``'s pruned walks,
+variadic inputs and ``sg.defvjp`` rules take the generic path (``RuleNode.apply``).
 
 It pays on the runtime benchmark (``benchmarks/runtime_overhead.py``: about a third of
 the per-op time); the tests run the runtime both ways (``tests/runtime``: switch off, the
 generic code alone). For ``x * y`` with both inputs requiring grad the backward reads::
 
-    def backward(node, g, retain):
+    def backward(node, g, retain, buffers, heap):
         saved = node._saved
         if saved is None:
             return None
@@ -23,19 +25,32 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
         x = saved['x']; y = saved['y']
         if x._vc[0] != vs[0][1] or y._vc[0] != vs[1][1]:
             return None
-        r = [None, None]
-        r[0] = vjp0(g, y._data)
-        r[1] = vjp1(g, x._data)
+        r0 = vjp0(g, y._data)
+        r1 = vjp1(g, x._data)
         t = node._targets
         if t is not None: ...
         if not retain:
             node._saved = None
-        return r
+        nf = node.next_functions
+        c, nr = nf[0]
+        if c is not None and r0 is not None:
+            if c.num_outputs == 1 and c._order > node._order:
+                old = buffers.get(c)
+                if old is None:
+                    buffers[c] = r0
+                    heappush(heap, (c._order, c))
+                else:
+                    buffers[c] = old + r0
+            else:
+                deliver(buffers, heap, node, c, nr, r0)
+        ...  (the same for r1)
+        return True
 """
 
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 from collections.abc import Callable
 from typing import Any
@@ -150,7 +165,7 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     if rule.user or not calls:
         return None
     saved_inputs = {name for _, name in plan.save_inputs}
-    lines = ["def backward(node, g, retain):", "    saved = node._saved",
+    lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved",
              "    if saved is None:", "        return None"]
     # the saved inputs that are Tensors, in the order their versions were recorded
     tensor_names = [name for i, name in plan.save_inputs if plan.tensors[i]]
@@ -175,22 +190,37 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
             return f"saved[{n!r}]"
         raise KeyError(n)
 
-    namespace: dict[str, Any] = {"fit": helpers["fit"]}
-    lines.append(f"    r = [None] * {plan.arity}")
+    namespace: dict[str, Any] = {"fit": helpers["fit"], "deliver": helpers["deliver"],
+                                 "heappush": heapq.heappush}
     for k, name, slot in calls:
         namespace[f"vjp{k}"] = rule.vjp[name]
         try:
             args = ", ".join(value(n) for n in rule.needs[name])
         except KeyError:
             return None
-        lines.append(f"    r[{slot}] = vjp{k}({args})")
+        lines.append(f"    r{slot} = vjp{k}({args})")
     lines.append("    t = node._targets")
     lines.append("    if t is not None:")
     for k, _name, slot in calls:
         lines.append(f"        if t[{k}] is not None:")
-        lines.append(f"            r[{slot}] = fit(r[{slot}], t[{k}])")
+        lines.append(f"            r{slot} = fit(r{slot}, t[{k}])")
     if plan.frees:  # the engine's release, done here (without retain_graph)
         lines.append("    if not retain:")
         lines.append("        node._saved = None")
-    lines.append("    return r")
+    # the engine's delivery (graph.deliver) written out for a one-output node made before
+    # this one; anything else goes through deliver itself
+    lines.append("    nf = node.next_functions")
+    for _k, _name, slot in calls:
+        lines.append(f"    c, nr = nf[{slot}]")
+        lines.append(f"    if c is not None and r{slot} is not None:")
+        lines.append("        if c.num_outputs == 1 and c._order > node._order:")
+        lines.append("            old = buffers.get(c)")
+        lines.append("            if old is None:")
+        lines.append(f"                buffers[c] = r{slot}")
+        lines.append("                heappush(heap, (c._order, c))")
+        lines.append("            else:")
+        lines.append(f"                buffers[c] = old + r{slot}")
+        lines.append("        else:")
+        lines.append(f"            deliver(buffers, heap, node, c, nr, r{slot})")
+    lines.append("    return True")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)

@@ -156,8 +156,12 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
 
 
 def binary(specs: dict[Any, Any], a: Any, b: Any) -> Any:
-    """The elementwise op of ``specs`` (:func:`elementwise_specs`) on ``a`` and ``b``."""
-    return specs["op"](a, b)
+    """The elementwise op of ``specs`` (``{"rule": rule}``, :func:`elementwise_specs`) on
+    ``a`` and ``b``; the op is made on first use."""
+    op = specs.get("op")
+    if op is None:
+        op = specs["op"] = binary_op(specs)
+    return op(a, b)
 
 
 # A Python float meeting a float tensor is cast to the tensor's dtype anyway (it is a weak
@@ -194,7 +198,7 @@ def _broadcast_message(x: Any, y: Any) -> str:
 def elementwise_specs(name: str) -> dict[Any, Any]:
     """The per-form cache :func:`binary` uses for rule ``name``, and its ``"op"``."""
     specs: dict[Any, Any] = {"rule": rule_named(name)}
-    specs["op"] = binary_op(specs)
+    specs["op"] = binary_op(specs)  # (the Tensor operators are this function itself)
     return specs
 
 

@@ -102,3 +102,26 @@ def test_an_edge_to_a_node_made_later_is_refused_not_misordered(mode):
     older.grad_fn.next_functions = ((newer.grad_fn, 0), (None, 0))
     with pytest.raises(RuntimeError, match="made after it"):
         older.sum().backward()
+
+
+class _SinCos(sg.autograd.Function):
+    """Two outputs: the engine sums cotangents into one list per output of its node."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.sin(), x.cos()
+
+    @staticmethod
+    def backward(ctx, gs, gc):
+        x, = ctx.saved_tensors
+        return gs * x.cos() - gc * x.sin()
+
+
+def test_cotangents_reach_each_output_of_a_two_output_node(mode):
+    def fn(x, w):
+        s, c = _SinCos.apply(x * w)
+        return (s * c.exp() + s * w + c).sum()
+
+    rng = np.random.default_rng(4)
+    _check(fn, (rng.standard_normal(3), rng.standard_normal(3)))
