@@ -66,7 +66,7 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
         if g is None:
             if root._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones_like(root._data)
+            g = np.ones(root._data.shape, root._data.dtype)
         elif isinstance(g, tensor):
             if g._data.shape != root._data.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -188,9 +188,10 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             buf = pop(node)
             if plain and not node._special:
                 plan = node._plan  # a RuleNode (one output), whose backward may be written out
-                if fast and plan is not None and plan.backward is not None and \
-                        plan.backward(node, buf, retain_graph, buffers, heap):
-                    continue  # it handed its cotangents on itself
+                if fast and plan is not None:
+                    written = plan.backward
+                    if written is not None and written(node, buf, retain_graph, buffers, heap):
+                        continue  # it handed its cotangents on itself
                 outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
                 if not retain_graph:
                     node.release()

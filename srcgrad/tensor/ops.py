@@ -97,15 +97,19 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
     operands are tensors of one float dtype, or a float tensor meets a Python number).
     """
 
+    # the Spec per call form, at 2 * (a is a Tensor) + (b is a Tensor): an index, where a
+    # dict would hash a fresh tuple per operation
+    forms: list[Spec | None] = [None] * 4
+
     def op(a: Any, b: Any) -> Any:
         tensor = _Tensor
         ta = type(a) is tensor or isinstance(a, tensor)
         tb = type(b) is tensor or isinstance(b, tensor)
         x = a._data if ta else a
         y = b._data if tb else b
-        spec = specs.get((ta, tb))
+        spec = forms[2 * ta + tb]
         if spec is None:
-            spec = specs[(ta, tb)] = spec_for(specs["rule"], (ta, tb))  # type: ignore[index]
+            spec = forms[2 * ta + tb] = spec_for(specs["rule"], (ta, tb))
         if ta and tb:
             dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
             fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
