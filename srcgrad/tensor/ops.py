@@ -51,7 +51,8 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
 
     impl, plans, float_result = spec.impl, spec.plans, spec.float_result  # fixed per spec
 
-    def op(a: Any) -> Any:
+    def op(self: Any) -> Any:  # (named as the Tensor method it is)
+        a = self
         x = a._data
         if float_result and x.dtype.kind != "f":
             x = x.astype(_F32)
@@ -101,7 +102,8 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
     # dict would hash a fresh tuple per operation
     forms: list[Spec | None] = [None] * 4
 
-    def op(a: Any, b: Any) -> Any:
+    def op(self: Any, other: Any) -> Any:  # (named as the Tensor method it is)
+        a, b = self, other
         tensor = _Tensor
         ta = type(a) is tensor or isinstance(a, tensor)
         tb = type(b) is tensor or isinstance(b, tensor)
