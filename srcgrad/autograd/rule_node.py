@@ -49,7 +49,7 @@ class Plan:
 
     __slots__ = ("rule", "node_cls", "wrt", "save_inputs", "save_shapes", "save_dtypes",
                  "save_params", "save_out", "variadic", "edge_slots", "arity", "broadcasts",
-                 "tensors", "defaults", "build", "quick", "backward", "frees")
+                 "tensors", "defaults", "build", "quick", "backward", "frees", "versioned")
 
     def __init__(self, rule: Any, node_cls: type, names: tuple[str, ...],
                  wrt: tuple[int, ...], edge_of: tuple[Any, ...], requires: tuple[bool, ...],
@@ -68,6 +68,9 @@ class Plan:
                                  if f"{n}_dtype" in wanted)
         self.save_params = tuple(p for p in rule.params if p in wanted)
         self.save_out = "out" in wanted
+        # the saved inputs that are Tensors: a node's ``_versions`` are theirs, in this order
+        self.versioned = tuple(n for i, n in self.save_inputs
+                               if tensors[i] and n != rule.variadic)
         self.variadic = rule.variadic
         self.edge_slots = tuple((i, edge_of[i]) for i, r in enumerate(requires)
                                 if r and edge_of[i] is not None)
@@ -120,16 +123,17 @@ class RuleNode(Node):
             raise RuntimeError(FREED_MESSAGE)
         env = dict(saved)
         tensor = RUNTIME.tensor
-        for name, version in self._versions:
+        for name, version in zip(self._plan.versioned, self._versions):
             t = env[name]
-            if version is None:  # a variadic input: a list of tensors / values
-                env[name] = [(v if create_graph else v._data) if isinstance(v, tensor)
-                             else v for v in t]
-                continue
             if t._vc[0] != version:
                 raise RuntimeError(modified_message(t, version, self, name))
             if not create_graph:
                 env[name] = t._data
+        for _, name in self._plan.save_inputs:
+            items = env[name]
+            if type(items) is list:  # a list input (variadic): tensors / values
+                env[name] = [(v if create_graph else v._data) if isinstance(v, tensor)
+                             else v for v in items]
         if self._plan.save_out:
             data, counter, version = env["out"]
             if counter[0] != version:
@@ -189,7 +193,6 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     unbroadcast. Returns the node (None when no input's gradient is computed)."""
     if not plan.wrt:
         return None
-    tensor = RUNTIME.tensor
     edge, requires = RUNTIME.edge, RUNTIME.requires
     node = _new(plan.node_cls)
     if plan.variadic is None:
@@ -200,17 +203,9 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
         edges = [edge(v) if requires(v) else NO_EDGE for v in sources[0]]
         plan = variadic_plan(plan, len(edges))
     saved: dict[str, Any] = {}
-    versions = []
     for i, name in plan.save_inputs:
         x = inputs[i]
-        if isinstance(x, tensor):
-            saved[name] = x
-            versions.append((name, x._vc[0]))
-        elif isinstance(x, (list, tuple)):
-            saved[name] = list(x)
-            versions.append((name, None))
-        else:
-            saved[name] = x
+        saved[name] = list(x) if isinstance(x, (list, tuple)) else x
     for i, name in plan.save_shapes:
         a = arrays[i]
         saved[name] = tuple(np.shape(v) for v in a) if isinstance(a, list) else np.shape(a)
@@ -229,7 +224,7 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     node._order = stamp()
     node._plan = plan
     node._saved = saved
-    node._versions = tuple(versions)
+    node._versions = tuple(saved[name]._vc[0] for name in plan.versioned)
     node._targets = targets(plan, arrays, out)
     if ANOMALY.enabled:
         node._trace = forward_trace()

@@ -23,7 +23,7 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
             return None
         vs = node._versions
         x = saved['x']; y = saved['y']
-        if x._vc[0] != vs[0][1] or y._vc[0] != vs[1][1]:
+        if x._vc[0] != vs[0] or y._vc[0] != vs[1]:
             return None
         r0 = vjp0(g, y._data)
         r1 = vjp1(g, x._data)
@@ -124,7 +124,7 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
         lines.append(f"    v{i} = {inputs[i]}")
         saved.append(f"{name!r}: v{i}")
         if tensors[i]:
-            versions.append(f"({name!r}, v{i}._vc[0])")
+            versions.append(f"v{i}._vc[0]")
     for i, name in plan.save_shapes:
         saved.append(f"{name!r}: {arrays[i]}.shape")
     for i, name in plan.save_dtypes:
@@ -168,12 +168,12 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved",
              "    if saved is None:", "        return None"]
     # the saved inputs that are Tensors, in the order their versions were recorded
-    tensor_names = [name for i, name in plan.save_inputs if plan.tensors[i]]
+    tensor_names = list(plan.versioned)
     if tensor_names:
         lines.append("    vs = node._versions")
         for name in tensor_names:
             lines.append(f"    {name} = saved[{name!r}]")
-        checks = " or ".join(f"{n}._vc[0] != vs[{k}][1]" for k, n in enumerate(tensor_names))
+        checks = " or ".join(f"{n}._vc[0] != vs[{k}]" for k, n in enumerate(tensor_names))
         lines.append(f"    if {checks}:")
         lines.append("        return None")
     if plan.save_out:
