@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..rules.runtime_ops import put_flat, take_flat
-from .graph import Node
+from .graph import Node, stamp
 
 
 class CopySlices(Node):
@@ -26,6 +26,7 @@ class CopySlices(Node):
     def __init__(self, base_edge: tuple[Any, int], fn: Node, region: np.ndarray,
                  base_shape: tuple[int, ...]) -> None:
         self.next_functions = (base_edge, *fn.next_functions[1:])
+        self._order = stamp()
         self.fn = fn
         self._region = region  # flat positions in the base, in the written view's shape
         self._base_shape = base_shape

@@ -1,25 +1,28 @@
-"""The backward engine: a topological walk from the outputs, accumulating cotangents.
+"""The backward engine: a walk from the outputs in reverse creation order, summing cotangents.
 
-micrograd's loop, grown up: collect the nodes reachable from the roots (iteratively: a
-100,000-node chain must not touch Python's recursion limit), order them so each runs only
-after every node that feeds it, then walk that order once, summing the cotangents that
-arrive at each node before calling its ``apply``. ``backward`` ends paths in
+micrograd's loop, grown up. Every node carries its creation order (``graph.stamp``) and
+an edge always points at an older node, so running the newest pending node first (a heap,
+no recursion: a 100,000-node chain must not touch Python's recursion limit) runs each
+node after every node that feeds it, with no pass to count dependencies; cotangents
+arriving at a node are summed before its ``apply``. ``backward`` ends paths in
 ``AccumulateGrad`` nodes (``leaf.grad +=``); ``grad`` instead captures what arrives at the
-requested tensors and runs only the nodes on paths toward them. Without ``retain_graph``
-each node frees its saved values after it ran, so a second pass raises PyTorch's error.
+requested tensors and runs only the nodes on paths toward them (found by a topological
+sort of the reachable graph). Without ``retain_graph`` each node frees its saved values
+after it ran, so a second pass raises PyTorch's error.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
 
 from .anomaly import ANOMALY
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node, accumulate, run_tensor_hooks, tensor_type
+from .graph import AccumulateGrad, Node, accumulate, deliver, run_tensor_hooks, tensor_type
 from .rule_node import RuleNode
 
 Edge = tuple[Node, int]
@@ -63,7 +66,7 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
         if g is None:
             if root._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones_like(root._data)
+            g = np.ones(root._data.shape, root._data.dtype)
         elif isinstance(g, tensor):
             if g._data.shape != root._data.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -133,7 +136,13 @@ def _runnable(order: list[Node], targets: set[Node], accumulate_grads: bool) -> 
 
 def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             create_graph: bool, inputs: Sequence[Any] | None, accumulate_grads: bool) -> list[Any]:
-    """Run the backward pass; return what arrived at ``inputs`` (for ``grad``)."""
+    """Run the backward pass; return what arrived at ``inputs`` (for ``grad``).
+
+    Nodes run newest first (a heap on their creation order, ``graph.stamp``): every node
+    feeding a node was made after it, so each runs once all its cotangents have arrived,
+    and only nodes a cotangent reaches are visited at all. Cotangents wait in ``buffers``:
+    the array itself for a one-output node, a list per output otherwise.
+    """
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _seed(roots, _as_list(grad_outputs), create_graph)
@@ -145,59 +154,54 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
         input_edges.append(edge)
         captures.setdefault(edge[0], []).append((edge[1], k))
     root_nodes = [n for n, _ in root_edges]
-    dependents = _dependencies(root_nodes)
     run = None
     if inputs is not None:
-        order = _topological_order(root_nodes, dependents)
+        order = _topological_order(root_nodes, _dependencies(root_nodes))
         run = _runnable(order, set(captures), accumulate_grads)
     captured: list[Any] = [None] * len(input_edges)
-    buffers: dict[Node, list[Any]] = {}
-    for (node, nr), g in zip(root_edges, seeds):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node.num_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-    ready = [n for n in dict.fromkeys(root_nodes) if n not in dependents]
+    buffers: dict[Node, Any] = {}
+    heap: list[tuple[int, Node]] = []
+    for (node, nr), g in zip(root_edges, seeds):  # the seeds, summed per root
+        if node.num_outputs == 1:
+            old = buffers.get(node)
+            buffers[node] = g if old is None else old + g
+        else:
+            old = buffers.get(node)
+            if old is None:
+                buffers[node] = [None] * node.num_outputs
+            buf = buffers[node]
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        if old is None:
+            heappush(heap, (node._order, node))
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
     quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
     quiet.__enter__()
     anomaly = ANOMALY.enabled
     plain = run is None and not captures and not anomaly  # the common backward pass
-    pop, get = buffers.pop, buffers.get
+    fast = plain and not create_graph  # written-out backwards (specialize) may run
+    pop = buffers.pop
     node: Any = None
     try:
-        while ready:
-            node = ready.pop()
-            buf = pop(node, None)
-            if buf is None:
-                outs = _NOTHING * len(node.next_functions)
-            elif plain and not node._special:
-                outs = node.apply(buf, create_graph)
+        while heap:
+            node = heappop(heap)[1]
+            buf = pop(node)
+            if plain and not node._special:
+                plan = node._plan  # a RuleNode (one output), whose backward may be written out
+                if fast and plan is not None:
+                    written = plan.backward
+                    if written is not None and written(node, buf, retain_graph, buffers, heap):
+                        continue  # it handed its cotangents on itself
+                outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
                 if not retain_graph:
                     node.release()
             else:
-                outs = _run_in_full(node, buf, create_graph, retain_graph, run, captures,
-                                    captured, accumulate_grads, anomaly)
+                outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf,
+                                    create_graph, retain_graph, run, captures, captured,
+                                    accumulate_grads, anomaly)
             for (child, nr), g in zip(node.next_functions, outs):
-                if child is None:
-                    continue
-                if g is not None:
-                    cbuf = get(child)
-                    if cbuf is None:
-                        if child.num_outputs == 1:
-                            buffers[child] = [g]
-                        else:
-                            buffers[child] = cbuf = [None] * child.num_outputs
-                            cbuf[nr] = g
-                    else:
-                        old = cbuf[nr]
-                        cbuf[nr] = g if old is None else old + g
-                count = dependents[child] - 1
-                if count:
-                    dependents[child] = count
-                else:
-                    ready.append(child)
+                if g is not None and child is not None:
+                    deliver(buffers, heap, node, child, nr, g)
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
         if not isinstance(node, RuleNode):
             raise

@@ -19,7 +19,7 @@ import numpy as np
 from .anomaly import ANOMALY, forward_trace
 from .bindings import RUNTIME
 from .grad_mode import STATE, no_grad
-from .graph import FREED_MESSAGE, Node, modified_message, node_class, tensor_type
+from .graph import FREED_MESSAGE, Node, modified_message, node_class, stamp, tensor_type
 
 
 class FunctionCtx:
@@ -165,6 +165,7 @@ def _connect(cls: type, ctx: FunctionCtx, args: tuple[Any, ...], output: Any) ->
             slots[i] = (len(edges), (a._data.shape, a._data.dtype))
             edges.append(edge(a) if requires(a) else (None, 0))
     node.next_functions = tuple(edges)
+    node._order = stamp()
     node._fn_cls, node._ctx, node._arg_slots, node._n_args = cls, ctx, slots, len(args)
     ctx._owner = node
     outputs = output if isinstance(output, tuple) else (output,)

@@ -13,10 +13,18 @@ per name, made once by :func:`node_class` and cached, so ``type(fn).__name__`` a
 
 The engine passes ndarrays between nodes, or Tensors when ``create_graph`` is on: then the
 same rule bodies run on Tensors and record the backward pass itself.
+
+Every node is stamped with its creation order (``_order``, from :func:`stamp`) once its
+edges are made: an edge always points at a node made before it (an operation's inputs
+exist before it runs), so running the newest node first is a topological order and the
+engine needs no dependency count. ``AccumulateGrad`` sinks, made lazily when a leaf is
+first used, have no edges and run after every operation (positive orders).
 """
 
 from __future__ import annotations
 
+import itertools
+from heapq import heappush
 from typing import Any
 
 import numpy as np
@@ -36,10 +44,18 @@ def tensor_type() -> Any:
     return RUNTIME.tensor
 
 
-class Node:
-    """A step of the backward pass. Subclasses set ``next_functions`` and ``apply``."""
+# Operations count down (the newest node has the smallest order, the first the engine's
+# heap pops); leaves' sinks count up, after every operation.
+_OPERATIONS = itertools.count(-1, -1)
+_SINKS = itertools.count(1)
+stamp = _OPERATIONS.__next__
 
-    __slots__ = ("next_functions", "__dict__", "__weakref__")
+
+class Node:
+    """A step of the backward pass. Subclasses set ``next_functions`` and ``apply``, and
+    ``_order = stamp()`` after their edges (see the module docstring)."""
+
+    __slots__ = ("next_functions", "_order", "__dict__", "__weakref__")
 
     # Rarely set; class-level defaults keep node creation cheap.
     _pre_hooks: list[Any] | None = None  # fn(grad_outputs) -> grad_outputs | None
@@ -48,6 +64,7 @@ class Node:
     _retained: dict[int, Any] | None = None  # output_nr -> weakref of a retain_grad tensor
     _trace: str | None = None  # forward stack, in anomaly mode
     _special = False  # set with any of the above: the engine's fast path checks only this
+    _plan: Any = None  # a RuleNode's plan, whose written-out backward the engine calls
     num_outputs = 1
 
     def name(self) -> str:
@@ -88,6 +105,32 @@ class Node:
     def saved_values(self) -> dict[str, Any]:
         """What this node keeps for its backward (for viz and debugging)."""
         return {}
+
+
+def deliver(buffers: dict[Node, Any], heap: list[tuple[int, Node]], node: Node,
+            child: Node, nr: int, g: Any) -> None:
+    """The engine's step along one edge: add cotangent ``g`` for output ``nr`` of
+    ``child`` (an edge of ``node``) into ``buffers`` (the array itself for a one-output
+    node, a list per output otherwise); the first to arrive puts ``child`` on the heap."""
+    if child.num_outputs == 1:
+        old = buffers.get(child)
+        if old is not None:
+            buffers[child] = old + g
+            return
+        buffers[child] = g
+    else:
+        pending = buffers.get(child)
+        if pending is not None:
+            old = pending[nr]
+            pending[nr] = g if old is None else old + g
+            return
+        buffers[child] = pending = [None] * child.num_outputs
+        pending[nr] = g
+    if child._order <= node._order:  # it would run too late: refuse, never misorder
+        raise RuntimeError(f"srcgrad internal error: backward node {node.name()} has an edge "
+                           f"to {child.name()}, which was made after it, so the engine "
+                           "cannot order them; please report this")
+    heappush(heap, (child._order, child))
 
 
 class RemovableHandle:
@@ -175,6 +218,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Any) -> None:
         self.next_functions = ()
+        self._order = next(_SINKS)
         self.variable = variable
 
     def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:

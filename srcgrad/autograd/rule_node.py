@@ -27,7 +27,15 @@ from ..rules.shape import astype
 from . import specialize as _switch
 from .anomaly import ANOMALY, forward_trace
 from .bindings import RUNTIME
-from .graph import FREED_MESSAGE, Node, ZeroGradNode, modified_message, node_class
+from .graph import (
+    FREED_MESSAGE,
+    Node,
+    ZeroGradNode,
+    deliver,
+    modified_message,
+    node_class,
+    stamp,
+)
 from .specialize import specialize
 
 _UNBROADCAST = unbroadcast.__srcgrad_impl__
@@ -41,7 +49,7 @@ class Plan:
 
     __slots__ = ("rule", "node_cls", "wrt", "save_inputs", "save_shapes", "save_dtypes",
                  "save_params", "save_out", "variadic", "edge_slots", "arity", "broadcasts",
-                 "tensors", "defaults", "build", "backward", "frees")
+                 "tensors", "defaults", "build", "quick", "backward", "frees", "versioned")
 
     def __init__(self, rule: Any, node_cls: type, names: tuple[str, ...],
                  wrt: tuple[int, ...], edge_of: tuple[Any, ...], requires: tuple[bool, ...],
@@ -60,6 +68,9 @@ class Plan:
                                  if f"{n}_dtype" in wanted)
         self.save_params = tuple(p for p in rule.params if p in wanted)
         self.save_out = "out" in wanted
+        # the saved inputs that are Tensors: a node's ``_versions`` are theirs, in this order
+        self.versioned = tuple(n for i, n in self.save_inputs
+                               if tensors[i] and n != rule.variadic)
         self.variadic = rule.variadic
         self.edge_slots = tuple((i, edge_of[i]) for i, r in enumerate(requires)
                                 if r and edge_of[i] is not None)
@@ -67,15 +78,15 @@ class Plan:
         self.broadcasts = rule.broadcasts
         # Without saved tensors a node can be run again (PyTorch: only saved tensors free)
         self.frees = self.save_out or any(tensors[i] for i, _ in self.save_inputs)
-        self.build, self.backward = specialize(self, _HELPERS)
+        self.build, self.quick, self.backward = specialize(self, _HELPERS)
         _PLANS.append(self)
 
 
 class RuleNode(Node):
     """A node of the rule table: the backward of one recorded operation."""
 
+    # ``_saved`` is None once the saved tensors were freed (``release``)
     __slots__ = ("_plan", "_saved", "_versions", "_targets")
-    _released = False  # set once its saved tensors were freed
 
     def saved_values(self) -> dict[str, Any]:
         return dict(self._saved or {})
@@ -83,15 +94,10 @@ class RuleNode(Node):
     def release(self) -> None:
         # Saved tensors go (PyTorch frees them); a node saving only shapes and params stays.
         if self._saved is not None and self._plan.frees:
-            self._released = True
             self._saved = None
 
     def apply(self, grads: list[Any], create_graph: bool) -> list[Any]:
         plan = self._plan
-        if not create_graph and plan.backward is not None:
-            result = plan.backward(self, grads[0])  # the same steps, written out
-            if result is not None:
-                return result  # None: an unusual case (an error to raise) for the below
         env = self._unpack(create_graph)
         env["g"] = grads[0]
         rule = plan.rule
@@ -114,21 +120,20 @@ class RuleNode(Node):
         """The saved values as the VJPs read them: arrays, or Tensors to record on."""
         saved = self._saved
         if saved is None:
-            if self._released:
-                raise RuntimeError(FREED_MESSAGE)
-            saved = {}
+            raise RuntimeError(FREED_MESSAGE)
         env = dict(saved)
         tensor = RUNTIME.tensor
-        for name, version in self._versions:
+        for name, version in zip(self._plan.versioned, self._versions):
             t = env[name]
-            if version is None:  # a variadic input: a list of tensors / values
-                env[name] = [(v if create_graph else v._data) if isinstance(v, tensor)
-                             else v for v in t]
-                continue
             if t._vc[0] != version:
                 raise RuntimeError(modified_message(t, version, self, name))
             if not create_graph:
                 env[name] = t._data
+        for _, name in self._plan.save_inputs:
+            items = env[name]
+            if type(items) is list:  # a list input (variadic): tensors / values
+                env[name] = [(v if create_graph else v._data) if isinstance(v, tensor)
+                             else v for v in items]
         if self._plan.save_out:
             data, counter, version = env["out"]
             if counter[0] != version:
@@ -157,6 +162,7 @@ class RuleNode(Node):
         node.next_functions = tuple(
             (t._grad_fn, t._output_nr) if t._grad_fn is not None else (t._accumulator(), 0)
             for t in sources)
+        node._order = stamp()
         node._shapes = [(t._data.shape, t._data.dtype) for t in sources]
         linked = tensor._wrap(ct._data, node, 0)
         linked._vc = ct._vc
@@ -187,7 +193,6 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     unbroadcast. Returns the node (None when no input's gradient is computed)."""
     if not plan.wrt:
         return None
-    tensor = RUNTIME.tensor
     edge, requires = RUNTIME.edge, RUNTIME.requires
     node = _new(plan.node_cls)
     if plan.variadic is None:
@@ -198,17 +203,9 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
         edges = [edge(v) if requires(v) else NO_EDGE for v in sources[0]]
         plan = variadic_plan(plan, len(edges))
     saved: dict[str, Any] = {}
-    versions = []
     for i, name in plan.save_inputs:
         x = inputs[i]
-        if isinstance(x, tensor):
-            saved[name] = x
-            versions.append((name, x._vc[0]))
-        elif isinstance(x, (list, tuple)):
-            saved[name] = list(x)
-            versions.append((name, None))
-        else:
-            saved[name] = x
+        saved[name] = list(x) if isinstance(x, (list, tuple)) else x
     for i, name in plan.save_shapes:
         a = arrays[i]
         saved[name] = tuple(np.shape(v) for v in a) if isinstance(a, list) else np.shape(a)
@@ -224,9 +221,10 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     if plan.save_out:
         saved["out"] = (out, result._vc, result._vc[0])
     node.next_functions = tuple(edges)
+    node._order = stamp()
     node._plan = plan
     node._saved = saved
-    node._versions = tuple(versions)
+    node._versions = tuple(saved[name]._vc[0] for name in plan.versioned)
     node._targets = targets(plan, arrays, out)
     if ANOMALY.enabled:
         node._trace = forward_trace()
@@ -269,7 +267,7 @@ def _target(shape: tuple[int, ...], dtype: Any, out_shape: tuple[int, ...], out_
 _PLANS: list[Plan] = []  # every plan made, for set_specialized
 # each plan's (build, backward) per setting, so switching back and forth (a test fixture
 # per test) writes no plan's code twice: _PLANS keeps the plans, hence their ids, alive
-_BY_SETTING: dict[tuple[int, bool], tuple[Any, Any]] = {}
+_BY_SETTING: dict[tuple[int, bool], tuple[Any, Any, Any]] = {}
 
 
 def set_specialized(flag: bool) -> bool:
@@ -279,9 +277,10 @@ def set_specialized(flag: bool) -> bool:
     if previous == _switch.SPECIALIZE:
         return previous
     for plan in _PLANS:
-        _BY_SETTING[id(plan), previous] = plan.build, plan.backward
-        pair = _BY_SETTING.get((id(plan), _switch.SPECIALIZE))
-        plan.build, plan.backward = pair if pair is not None else specialize(plan, _HELPERS)
+        _BY_SETTING[id(plan), previous] = plan.build, plan.quick, plan.backward
+        made = _BY_SETTING.get((id(plan), _switch.SPECIALIZE))
+        plan.build, plan.quick, plan.backward = (made if made is not None
+                                                 else specialize(plan, _HELPERS))
     return previous
 
 
@@ -305,5 +304,6 @@ def variadic_plan(plan: Plan, count: int) -> Plan:
 
 
 _HELPERS = {"fit": fit, "targets": targets, "build_node": build_node, "NO_EDGE": NO_EDGE,
+            "deliver": deliver,
             "RUNTIME": RUNTIME, "ANOMALY": ANOMALY, "forward_trace": forward_trace,
-            "new": _new}
+            "new": _new, "stamp": stamp}

@@ -7,33 +7,50 @@ which VJPs to call with which saved values. For one plan those loops always take
 turns, and on small tensors they cost as much as the NumPy work itself. So, as
 ``dataclasses`` writes ``__init__``, :func:`specialize` writes each loop out once per
 plan: the builder saves the same values under the same names, the backward calls the very
-same ``rule.vjp`` functions positionally. The backward returns ``None`` for anything
-unusual (freed values, an input changed in place: errors the generic path raises), and
-``create_graph``, variadic inputs and ``sg.defvjp`` rules take the generic path.
+same ``rule.vjp`` functions positionally, and hands each cotangent on as the engine would
+(``graph.deliver``, written out for the common case). The backward returns ``None`` for
+anything unusual (freed values, an input changed in place: errors the generic path
+raises), and ``create_graph``, hooks, anomaly mode, ``autograd.grad``'s pruned walks,
+variadic inputs and ``sg.defvjp`` rules take the generic path (``RuleNode.apply``).
 
 It pays on the runtime benchmark (``benchmarks/runtime_overhead.py``: about a third of
 the per-op time); the tests run the runtime both ways (``tests/runtime``: switch off, the
 generic code alone). For ``x * y`` with both inputs requiring grad the backward reads::
 
-    def backward(node, g):
+    def backward(node, g, retain, buffers, heap):
         saved = node._saved
         if saved is None:
             return None
         vs = node._versions
         x = saved['x']; y = saved['y']
-        if x._vc[0] != vs[0][1] or y._vc[0] != vs[1][1]:
+        if x._vc[0] != vs[0] or y._vc[0] != vs[1]:
             return None
-        r = [None, None]
-        r[0] = vjp0(g, y._data)
-        r[1] = vjp1(g, x._data)
+        r0 = vjp0(g, y._data)
+        r1 = vjp1(g, x._data)
         t = node._targets
         if t is not None: ...
-        return r
+        if not retain:
+            node._saved = None
+        nf = node.next_functions
+        c, nr = nf[0]
+        if c is not None and r0 is not None:
+            if c.num_outputs == 1 and c._order > node._order:
+                old = buffers.get(c)
+                if old is None:
+                    buffers[c] = r0
+                    heappush(heap, (c._order, c))
+                else:
+                    buffers[c] = old + r0
+            else:
+                deliver(buffers, heap, node, c, nr, r0)
+        ...  (the same for r1)
+        return True
 """
 
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 from collections.abc import Callable
 from typing import Any
@@ -44,13 +61,23 @@ SPECIALIZE = os.environ.get("SRCGRAD_SPECIALIZE", "1") != "0"
 
 
 def specialize(plan: Any, helpers: dict[str, Any]) -> tuple[Callable[..., Any],
+                                                             Callable[..., Any],
                                                              Callable[..., Any] | None]:
-    """``(build, backward)`` for ``plan``: written out, or the generic ones (backward
-    ``None``: ``RuleNode.apply``'s own loop)."""
+    """``(build, quick, backward)`` for ``plan``: written out, or the generic ones
+    (backward ``None``: ``RuleNode.apply``'s own loop). ``quick(result, *inputs)`` is
+    ``build`` for the elementwise fast paths, whose inputs are their own sources and
+    whose arrays are the tensors' data (or the inputs themselves): no tuples to pack."""
     generic = functools.partial(helpers["build_node"], plan)
     if not SPECIALIZE or plan.variadic is not None or not plan.wrt:
-        return generic, None
-    return _builder(plan, helpers), _backward(plan, helpers)
+        tensors = plan.tensors
+
+        def quick(result: Any, *inputs: Any) -> Any:
+            arrays = tuple(x._data if t else x for x, t in zip(inputs, tensors))
+            return generic(inputs, inputs, arrays, result, None)
+
+        return generic, quick, None
+    return (_builder(plan, helpers, False), _builder(plan, helpers, True),
+            _backward(plan, helpers))
 
 
 def _compile(source: str, name: str, label: str, namespace: dict[str, Any]) -> Any:
@@ -60,30 +87,50 @@ def _compile(source: str, name: str, label: str, namespace: dict[str, Any]) -> A
     return fn
 
 
-def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
+def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., Any]:
     tensors = plan.tensors
-    lines = ["def build(inputs, sources, arrays, result, params):", "    node = new(cls)"]
+    n = len(tensors)
+    if quick:  # inputs are their own sources; arrays are the tensors' data
+        inputs = sources = [f"i{i}" for i in range(n)]
+        arrays = [f"i{i}._data" if tensors[i] else f"i{i}" for i in range(n)]
+        lines = [f"def quick(result, {', '.join(inputs)}):"]
+        params, all_arrays = "None", f"({', '.join(arrays)}{',' if n == 1 else ''})"
+    else:
+        inputs = [f"inputs[{i}]" for i in range(n)]
+        sources = [f"sources[{i}]" for i in range(n)]
+        arrays = [f"arrays[{i}]" for i in range(n)]
+        lines = ["def build(inputs, sources, arrays, result, params):"]
+        params, all_arrays = "params", "arrays"
+    lines.append("    node = new(cls)")
     slots = ["NO_EDGE"] * plan.arity
     for i, slot in plan.edge_slots:
-        # inline edge() for the common case: a tensor with history that is not a view
-        lines.append(f"    s = sources[{i}]; f = s._grad_fn")
-        lines.append(f"    e{slot} = (f, s._output_nr) if f is not None and s._base is None "
-                     f"else edge(s)")
+        # edge() inlined for the common cases: a tensor with history that is not a view,
+        # and a leaf whose AccumulateGrad is alive (it needs grad: not a view, so _rg)
+        lines.append(f"    s = {sources[i]}; f = s._grad_fn")
+        lines.append("    if s._base is not None:")
+        lines.append(f"        e{slot} = edge(s)")
+        lines.append("    elif f is not None:")
+        lines.append(f"        e{slot} = (f, s._output_nr)")
+        lines.append("    elif (f := s._acc) is not None and (f := f()) is not None:")
+        lines.append(f"        e{slot} = (f, 0)")
+        lines.append("    else:")
+        lines.append(f"        e{slot} = edge(s)")
         slots[slot] = f"e{slot}"
     lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
+    lines.append("    node._order = stamp()")
     lines.append("    out = result._data")
     saved, versions = [], []
     for i, name in plan.save_inputs:
-        lines.append(f"    v{i} = inputs[{i}]")
+        lines.append(f"    v{i} = {inputs[i]}")
         saved.append(f"{name!r}: v{i}")
         if tensors[i]:
-            versions.append(f"({name!r}, v{i}._vc[0])")
+            versions.append(f"v{i}._vc[0]")
     for i, name in plan.save_shapes:
-        saved.append(f"{name!r}: arrays[{i}].shape")
+        saved.append(f"{name!r}: {arrays[i]}.shape")
     for i, name in plan.save_dtypes:
-        saved.append(f"{name!r}: arrays[{i}].dtype")
+        saved.append(f"{name!r}: {arrays[i]}.dtype")
     if plan.save_params:
-        lines.append("    p = defaults(rule, params or {})")
+        lines.append(f"    p = defaults(rule, {params} or {{}})")
         saved.extend(f"{name!r}: p[{name!r}]" for name in plan.save_params)
     if plan.save_out:
         saved.append("'out': (out, result._vc, result._vc[0])")
@@ -91,11 +138,12 @@ def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
     lines.append(f"    node._versions = ({', '.join(versions)}{',' if len(versions) == 1 else ''})")
     checks = []
     for i, _name, _slot in plan.wrt:
-        checks.append(f"arrays[{i}].dtype is not od")
+        lines.append(f"    a{i} = {arrays[i]}")
+        checks.append(f"a{i}.dtype is not od")
         if plan.broadcasts:
-            checks.append(f"arrays[{i}].size != out.size or arrays[{i}].ndim != out.ndim")
+            checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
     lines.append("    od = out.dtype")
-    lines.append(f"    node._targets = targets(plan, arrays, out) if ({' or '.join(checks)}) "
+    lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if ({' or '.join(checks)}) "
                  "else None")
     lines.append("    node._plan = plan")
     lines.append("    if ANOMALY.enabled:")
@@ -106,8 +154,9 @@ def _builder(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any]:
     lines.append("    return node")
     namespace = {**helpers, "edge": helpers["RUNTIME"].edge, "cls": plan.node_cls,
                  "plan": plan, "rule": plan.rule, "defaults": plan.defaults}
-    return _compile("\n".join(lines) + "\n", "build", f"node builder {plan.node_cls.__name__}",
-                    namespace)
+    name = "quick" if quick else "build"
+    return _compile("\n".join(lines) + "\n", name,
+                    f"node {'quick ' if quick else ''}builder {plan.node_cls.__name__}", namespace)
 
 
 def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
@@ -116,15 +165,15 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     if rule.user or not calls:
         return None
     saved_inputs = {name for _, name in plan.save_inputs}
-    lines = ["def backward(node, g):", "    saved = node._saved", "    if saved is None:",
-             "        return None"]
+    lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved",
+             "    if saved is None:", "        return None"]
     # the saved inputs that are Tensors, in the order their versions were recorded
-    tensor_names = [name for i, name in plan.save_inputs if plan.tensors[i]]
+    tensor_names = list(plan.versioned)
     if tensor_names:
         lines.append("    vs = node._versions")
         for name in tensor_names:
             lines.append(f"    {name} = saved[{name!r}]")
-        checks = " or ".join(f"{n}._vc[0] != vs[{k}][1]" for k, n in enumerate(tensor_names))
+        checks = " or ".join(f"{n}._vc[0] != vs[{k}]" for k, n in enumerate(tensor_names))
         lines.append(f"    if {checks}:")
         lines.append("        return None")
     if plan.save_out:
@@ -141,19 +190,37 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
             return f"saved[{n!r}]"
         raise KeyError(n)
 
-    namespace: dict[str, Any] = {"fit": helpers["fit"]}
-    lines.append(f"    r = [None] * {plan.arity}")
+    namespace: dict[str, Any] = {"fit": helpers["fit"], "deliver": helpers["deliver"],
+                                 "heappush": heapq.heappush}
     for k, name, slot in calls:
         namespace[f"vjp{k}"] = rule.vjp[name]
         try:
             args = ", ".join(value(n) for n in rule.needs[name])
         except KeyError:
             return None
-        lines.append(f"    r[{slot}] = vjp{k}({args})")
+        lines.append(f"    r{slot} = vjp{k}({args})")
     lines.append("    t = node._targets")
     lines.append("    if t is not None:")
     for k, _name, slot in calls:
         lines.append(f"        if t[{k}] is not None:")
-        lines.append(f"            r[{slot}] = fit(r[{slot}], t[{k}])")
-    lines.append("    return r")
+        lines.append(f"            r{slot} = fit(r{slot}, t[{k}])")
+    if plan.frees:  # the engine's release, done here (without retain_graph)
+        lines.append("    if not retain:")
+        lines.append("        node._saved = None")
+    # the engine's delivery (graph.deliver) written out for a one-output node made before
+    # this one; anything else goes through deliver itself
+    lines.append("    nf = node.next_functions")
+    for _k, _name, slot in calls:
+        lines.append(f"    c, nr = nf[{slot}]")
+        lines.append(f"    if c is not None and r{slot} is not None:")
+        lines.append("        if c.num_outputs == 1 and c._order > node._order:")
+        lines.append("            old = buffers.get(c)")
+        lines.append("            if old is None:")
+        lines.append(f"                buffers[c] = r{slot}")
+        lines.append("                heappush(heap, (c._order, c))")
+        lines.append("            else:")
+        lines.append(f"                buffers[c] = old + r{slot}")
+        lines.append("        else:")
+        lines.append(f"            deliver(buffers, heap, node, c, nr, r{slot})")
+    lines.append("    return True")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)

@@ -51,39 +51,36 @@ def _table_method(rule: str) -> Any:
 
 def _unary_method(method: str) -> Any:
     spec = _UNARY_SPECS[method] = _unary_spec(method)
-
-    def fn(self: Any) -> Any:
-        return _unary(spec, self)
-
-    fn.__name__ = method
+    fn = _ops.unary_op(spec)  # the method itself: no wrapper call per operation
+    fn.__name__ = fn.__qualname__ = method
     fn.__doc__ = f"Elementwise ``{method}`` (rule ``{spec.rule.name}``)."
     return fn
+
+
+def _operator(specs: dict[Any, Any], name: str) -> Any:
+    """``specs``'s op as the operator method ``name`` itself (``self`` is its first operand)."""
+    fn = specs["op"]
+    method = type(fn)(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    method.__qualname__ = f"MathMethods.{name}"
+    method.__doc__ = f"``{name}``: rule ``{specs['rule'].name}``."
+    return method
 
 
 class MathMethods(InplaceMethods):
     """Operators and math methods of the Tensor."""
 
     # --- operators ---------------------------------------------------------------------
-    def __add__(self, other: Any) -> Any:
-        return _binary(_ADD, self, other)
-
-    def __radd__(self, other: Any) -> Any:
-        return _binary(_ADD, self, other)  # PyTorch: x.add(3); the scalar edge comes second
-
-    def __sub__(self, other: Any) -> Any:
-        return _binary(_SUB, self, other)
+    __add__ = _operator(_ADD, "__add__")
+    # PyTorch: 3 + x is x.add(3), the scalar edge second
+    __radd__ = _operator(_ADD, "__radd__")
+    __sub__ = _operator(_SUB, "__sub__")
 
     def __rsub__(self, other: Any) -> Any:
         return _binary(_SUB, other, self)
 
-    def __mul__(self, other: Any) -> Any:
-        return _binary(_MUL, self, other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return _binary(_MUL, self, other)
-
-    def __truediv__(self, other: Any) -> Any:
-        return _binary(_DIV, self, other)
+    __mul__ = _operator(_MUL, "__mul__")
+    __rmul__ = _operator(_MUL, "__rmul__")
+    __truediv__ = _operator(_DIV, "__truediv__")
 
     def __rtruediv__(self, other: Any) -> Any:
         # PyTorch computes ``3 / x`` as ``x.reciprocal() * 3``

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.graph import ZeroGradNode, node_class, tensor_type
+from ..autograd.graph import ZeroGradNode, node_class, stamp, tensor_type
 from ..autograd.rule_node import NO_EDGE
 from ..rules.registry import NONDIFF
 from .spec import Spec
@@ -61,6 +61,7 @@ def attach_zero(spec: Spec, inputs: tuple[Any, ...], result: Any) -> None:
     cls = node_class(spec.node_cls.__name__, ZeroGradNode)
     node = _new(cls)
     node.next_functions = tuple(edge(x) if requires(x) else NO_EDGE for x in inputs)
+    node._order = stamp()
     node._shapes = [(x._data.shape, x._data.dtype) if requires(x) else None for x in inputs]
     result._grad_fn = node
     result._rg = True

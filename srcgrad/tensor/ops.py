@@ -37,90 +37,137 @@ from .spec import (
 _ndarray = np.ndarray
 _asarray = np.asarray
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _new = object.__new__
 
-__all__ = ["NO_EDGE", "Spec", "attach", "binary", "edge",
+__all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "edge",
            "elementwise_specs", "floats_default", "make_view", "promote", "record",
-           "requires", "spec_for", "unary", "with_defaults"]
+           "requires", "spec_for", "unary", "unary_op", "with_defaults"]
+
+
+def unary_op(spec: Spec) -> Callable[[Any], Any]:
+    """A differentiable elementwise one-input op as a function of its Tensor (``sin``,
+    ``exp``...): Tensor methods are these functions themselves (no wrapper call per op)."""
+
+    impl, plans, float_result = spec.impl, spec.plans, spec.float_result  # fixed per spec
+
+    def op(self: Any) -> Any:  # (named as the Tensor method it is)
+        a = self
+        x = a._data
+        if float_result and x.dtype.kind != "f":
+            x = x.astype(_F32)
+        token = _quiet(_IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
+        try:
+            out = impl(x)
+        finally:
+            _restore(token)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        result = _new(_Tensor)
+        result._data = out
+        result._vc = [0]
+        # a view may require grad without knowing it yet (nodes.view_requires)
+        if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
+            (plans.get(_ONE) or spec.plan(_ONE)).quick(result, a)  # (x is a._data)
+        return result
+
+    return op
+
+
+_UNARY_OPS: dict[Spec, Callable[[Any], Any]] = {}
 
 
 def unary(spec: Spec, a: Any) -> Any:
-    """A differentiable elementwise one-input op on Tensor ``a`` (``sin``, ``exp``...)."""
-    x = a._data
-    if spec.float_result and x.dtype.kind != "f":
-        x = x.astype(_F32)
-    token = _quiet(_IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
-    try:
-        out = spec.impl(x)
-    finally:
-        _restore(token)
-    if type(out) is not _ndarray:
-        out = _asarray(out)
-    result = _new(_tm.Tensor)
-    result._data = out
-    result._vc = [0]
-    # a view may require grad without knowing it yet (nodes.view_requires)
-    if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-        (spec.plans.get(_ONE) or spec.plan(_ONE)).build((a,), (a,), (x,), result, None)
-    return result
+    """The elementwise op ``spec`` on Tensor ``a`` (see :func:`unary_op`)."""
+    op = _UNARY_OPS.get(spec)
+    if op is None:
+        op = _UNARY_OPS[spec] = unary_op(spec)
+    return op(a)
 
 
 _ONE = (True,)
 _SCALARS = (float, int)
 
 
-def binary(specs: dict[tuple[bool, bool], Spec], a: Any, b: Any) -> Any:
-    """An elementwise two-input op; ``a`` or ``b`` may be a Python number or ndarray.
+def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
+    """An elementwise two-input op as a function of its operands; ``a`` or ``b`` may be a
+    Python number or ndarray. Tensor operators are these functions themselves (no wrapper
+    call per op).
 
     The hot path of the runtime: kept flat on purpose (no helper calls when both
     operands are tensors of one float dtype, or a float tensor meets a Python number).
     """
-    tensor = _tm.Tensor
-    ta = type(a) is tensor or isinstance(a, tensor)
-    tb = type(b) is tensor or isinstance(b, tensor)
-    x = a._data if ta else a
-    y = b._data if tb else b
-    spec = specs.get((ta, tb))
-    if spec is None:
-        spec = specs[(ta, tb)] = spec_for(specs["rule"], (ta, tb))  # type: ignore[index]
-    if ta and tb:
-        dt = x.dtype
-        fast = dt is y.dtype and (dt.kind == "f" or not spec.float_result)
-    elif ta:
-        fast = type(y) in _SCALARS and x.dtype.kind == "f"
-        if fast and type(y) is float:
-            y = b = _SCALAR_ARRAYS.get((y, x.dtype)) or _scalar_array(y, x.dtype)
-    else:
-        fast = type(x) in _SCALARS and y.dtype.kind == "f"
-        if fast and type(x) is float:
-            x = a = _SCALAR_ARRAYS.get((x, y.dtype)) or _scalar_array(x, y.dtype)
-    if not fast:
-        if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
-                not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
-            raise TypeError(f"unsupported operand types for {spec.rule.name}: "
-                            f"{type(a).__name__} and {type(b).__name__}")
-        x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
-    token = _quiet(_IGNORE)
-    try:
-        out = spec.impl(x, y)
-    except ValueError as e:
-        if "broadcast" not in str(e):
-            raise
-        raise RuntimeError(_broadcast_message(x, y)) from None
-    finally:
-        _restore(token)
-    if type(out) is not _ndarray:
-        out = _asarray(out)
-    result = _new(tensor)
-    result._data = out
-    result._vc = [0]
-    ra = ta and (a._rg or a._base is not None and view_requires(a))
-    rb = tb and (b._rg or b._base is not None and view_requires(b))
-    if (ra or rb) and STATE.enabled and spec.differentiable:
-        req = (ra, rb)
-        arrays = (a._data if ta else x, b._data if tb else y)
-        (spec.plans.get(req) or spec.plan(req)).build((a, b), (a, b), arrays, result, None)
-    return result
+
+    # the Spec per call form, at 2 * (a is a Tensor) + (b is a Tensor): an index, where a
+    # dict would hash a fresh tuple per operation
+    forms: list[Spec | None] = [None] * 4
+
+    def op(self: Any, other: Any) -> Any:  # (named as the Tensor method it is)
+        a, b = self, other
+        tensor = _Tensor
+        ta = type(a) is tensor or isinstance(a, tensor)
+        tb = type(b) is tensor or isinstance(b, tensor)
+        x = a._data if ta else a
+        y = b._data if tb else b
+        spec = forms[2 * ta + tb]
+        if spec is None:
+            spec = forms[2 * ta + tb] = spec_for(specs["rule"], (ta, tb))
+        if ta and tb:
+            dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
+            fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
+                                      or not spec.float_result)
+        elif ta:
+            dt = x.dtype
+            fast = type(y) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
+            if fast and type(y) is float:
+                y = b = _SCALAR_ARRAYS.get((y, dt)) or _scalar_array(y, dt)
+        else:
+            dt = y.dtype
+            fast = type(x) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
+            if fast and type(x) is float:
+                x = a = _SCALAR_ARRAYS.get((x, dt)) or _scalar_array(x, dt)
+        if not fast:
+            if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
+                    not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
+                raise TypeError(f"unsupported operand types for {spec.rule.name}: "
+                                f"{type(a).__name__} and {type(b).__name__}")
+            x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
+        token = _quiet(_IGNORE)
+        try:
+            out = spec.impl(x, y)
+        except ValueError as e:
+            if "broadcast" not in str(e):
+                raise
+            raise RuntimeError(_broadcast_message(x, y)) from None
+        finally:
+            _restore(token)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        result = _new(tensor)
+        result._data = out
+        result._vc = [0]
+        ra = ta and (a._rg or a._base is not None and view_requires(a))
+        rb = tb and (b._rg or b._base is not None and view_requires(b))
+        if (ra or rb) and STATE.enabled and spec.differentiable:
+            req = (ra, rb)
+            plan = spec.plans.get(req) or spec.plan(req)
+            if fast:  # a non-tensor operand is its own array here (Python number, 0-d array)
+                plan.quick(result, a, b)
+            else:
+                plan.build((a, b), (a, b), (a._data if ta else x, b._data if tb else y), result,
+                           None)
+        return result
+
+    return op
+
+
+def binary(specs: dict[Any, Any], a: Any, b: Any) -> Any:
+    """The elementwise op of ``specs`` (``{"rule": rule}``, :func:`elementwise_specs`) on
+    ``a`` and ``b``; the op is made on first use."""
+    op = specs.get("op")
+    if op is None:
+        op = specs["op"] = binary_op(specs)
+    return op(a, b)
 
 
 # A Python float meeting a float tensor is cast to the tensor's dtype anyway (it is a weak
@@ -155,8 +202,10 @@ def _broadcast_message(x: Any, y: Any) -> str:
 
 
 def elementwise_specs(name: str) -> dict[Any, Any]:
-    """The per-form cache :func:`binary` uses for rule ``name``."""
-    return {"rule": rule_named(name)}
+    """The per-form cache :func:`binary` uses for rule ``name``, and its ``"op"``."""
+    specs: dict[Any, Any] = {"rule": rule_named(name)}
+    specs["op"] = binary_op(specs)  # (the Tensor operators are this function itself)
+    return specs
 
 
 def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = None,
@@ -239,5 +288,7 @@ def make_view(result: Any, source: Any, step: Callable[[Any], Any]) -> None:
 
 
 # The Tensor class is built on this module (its methods call the functions above), so it
-# is bound last; the functions here only read ``_tm.Tensor`` when called.
+# is bound last; the functions here only read ``_tm.Tensor`` when called, and the hot
+# paths read ``_Tensor``, which tensor.py sets once the class exists.
+_Tensor: Any = None
 from . import tensor as _tm  # noqa: E402

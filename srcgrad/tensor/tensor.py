@@ -20,6 +20,7 @@ import numpy as np
 from ..autograd.api import backward as _backward
 from ..autograd.graph import AccumulateGrad, RemovableHandle
 from . import dtypes, formatting
+from . import ops as _ops
 from .arrange_methods import ArrangeMethods
 from .complex_methods import ComplexMethods
 from .elem_methods import ElemMethods
@@ -339,3 +340,6 @@ def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._wrap(data)
     t._rg = requires_grad
     return t
+
+
+_ops._Tensor = Tensor  # the recording hot paths' global (no module lookup per operation)
