@@ -63,8 +63,10 @@ def adjoint_subscripts(subscripts: Any, i: int) -> str | None:
     return ",".join([out, *ins[:i], *ins[i + 1:]]) + "->" + ins[i]
 
 
-def _make_fit(subscripts: str, shape: Shape, shapes: Sequence[Shape]) -> tuple[str, _Fit]:
-    """The einsum over the indices the operands have, and the fitting of its result."""
+def _make_fit(subscripts: str, shape: Shape, shapes: Sequence[Shape]
+              ) -> tuple[str, _Fit | None]:
+    """The einsum over the indices the operands have, and the fitting of its result (None
+    when the result has ``shape`` already)."""
     ins, out = _parts(subscripts)
     if len(out) != len(shape) or len(ins) != len(shapes):
         raise ValueError(f"contract_to {subscripts!r}: an output of rank {len(out)} fitted to "
@@ -80,6 +82,8 @@ def _make_fit(subscripts: str, shape: Shape, shapes: Sequence[Shape]) -> tuple[s
     summed = tuple(a for a, (n, m) in enumerate(zip(full, shape)) if n != m and m == 1)
     fitted = tuple(1 if a in summed else n for a, n in enumerate(full))
     broadcast = shape if fitted != shape else None
+    if reshape is None and not summed and broadcast is None:
+        return inner_subscripts, None
 
     def fit(r: Any) -> Any:
         if reshape is not None:
@@ -96,28 +100,38 @@ def _make_fit(subscripts: str, shape: Shape, shapes: Sequence[Shape]) -> tuple[s
 @dispatching
 def contract_to(subscripts: str, shape: Shape, *operands: Any) -> Any:
     """``np.einsum(subscripts, *operands)`` fitted to ``shape`` (module docstring)."""
-    if type(shape) is not tuple:
-        shape = tuple(shape)
-    if all(type(x) is np.ndarray and x.dtype.kind in "fc" for x in operands):
-        key = (subscripts, shape, *[x.shape for x in operands])
+    if all(type(x) is np.ndarray for x in operands):
+        # per call, per adjoint: one dict lookup of the plan for these shapes and dtypes
+        key = (subscripts, shape, *[(x.shape, x.dtype) for x in operands])
         try:
             run = _FITS[key]
-        except KeyError:
-            if len(_FITS) >= _MAX_FITS:
-                _FITS.clear()
-            run = _FITS[key] = _plan(subscripts, shape, operands)
+        except (KeyError, TypeError):  # (a shape given as a list is not hashable)
+            shape = tuple(shape)
+            key = (subscripts, shape, *[(x.shape, x.dtype) for x in operands])
+            run = _FITS.get(key)
+            if run is None:
+                if len(_FITS) >= _MAX_FITS:
+                    _FITS.clear()
+                run = _FITS[key] = _plan(subscripts, shape, operands)
         return run(*operands)
-    # floats, integers, Dask/CuPy arrays: the einsum itself and the fitting by their methods
+    # floats, Dask/CuPy arrays: the einsum itself and the fitting by calls that dispatch
     arrays = [as_array(x) for x in operands]
-    inner, fit = _make_fit(subscripts, shape, [np.shape(x) for x in arrays])
-    return fit(np.einsum(inner, *arrays))
+    inner, fit = _make_fit(subscripts, tuple(shape), [np.shape(x) for x in arrays])
+    product = np.einsum(inner, *arrays)
+    return product if fit is None else fit(product)
 
 
 def _plan(subscripts: str, shape: Shape, arrays: Sequence[np.ndarray]) -> _Fit:
     inner, fit = _make_fit(subscripts, shape, [x.shape for x in arrays])
-    product = contract_plan(inner, arrays)
+    # contract's plan (a matmul) for float operands; other dtypes take np.einsum itself
+    product = contract_plan(inner, arrays) if all(
+        x.dtype.kind in "fc" for x in arrays) else None
     if product is None:
+        if fit is None:
+            return lambda *ops: np.einsum(inner, *ops)
         return lambda *ops: fit(np.einsum(inner, *ops))
+    if fit is None:  # the product has the operand's shape already (the usual case)
+        return product
     return lambda *ops: fit(product(*ops))
 
 
