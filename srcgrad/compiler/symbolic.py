@@ -359,6 +359,13 @@ def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
     if is_const:
         return True, c
     t = v.type or T.ANY
+    if t.kind == "static" and v.op is not None and v.op.prim == "shape":
+        # the shape of a value of known rank: a tuple of that many ints, so ``x.shape[-1]``
+        # is typed an int and ``s / np.sqrt(x.shape[-1])`` keeps ``s``'s array type
+        x = v.op.args.get("x")
+        ndim = x.type.known_ndim if isinstance(x, Value) and x.type is not None else None
+        if ndim is not None:
+            return True, (size,) * ndim
     if t.kind in ("any", "static"):
         return False, None
     return True, T.example(t, size)

@@ -18,6 +18,7 @@ the spellings, :mod:`.torch_names` holds the namers of call-form-dependent node 
 from . import (  # noqa: F401
     complex_parts,  # issue 14: real values through the complex-number functions
     contract,  # einsum run as matmul (the adjoints of einsum and tensordot)
+    contract_to,  # issue 16: einsum's cotangents, subscripts resolved when compiling
     decompositions,  # linalg
     differences,
     eig_general,  # linalg: np.linalg.eig of a matrix with real eigenvalues

@@ -95,7 +95,9 @@ def _path_plan(subscripts: str, arrays: Sequence[np.ndarray]) -> Plan:
     return lambda *ops: np.einsum(subscripts, *ops, optimize=path)
 
 
-def _plan(subscripts: str, arrays: Sequence[np.ndarray]) -> Plan | None:
+def contract_plan(subscripts: str, arrays: Sequence[np.ndarray]) -> Plan | None:
+    """How to run ``einsum(subscripts, *arrays)`` on arrays of these shapes (and float
+    dtypes), or None where ``np.einsum`` itself is the way."""
     if any(x.dtype.kind not in "fc" for x in arrays):
         return None
     if len(arrays) == 2:
@@ -118,7 +120,7 @@ def contract(subscripts: str, *operands: Any) -> Any:
     except KeyError:
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        plan = _PLANS[key] = _plan(subscripts, arrays)
+        plan = _PLANS[key] = contract_plan(subscripts, arrays)
     # the plan was made for float operands of these shapes; another dtype takes einsum
     if plan is None or any(x.dtype.kind not in "fc" for x in arrays):
         return np.einsum(subscripts, *arrays)

@@ -8,7 +8,10 @@ The sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is rewritten into the
 subscripts form ``einsum("ab,bc->ac", a, b)`` when a call is bound (``Rule.canonical``:
 the sublists are static), so every interpreter and the emitted code see one form.
 
-The VJP's subscripts depend on the operands' shapes (how many axes ``...`` stands for, and
+Where the subscripts are static text without ``...`` and operand ``i`` repeats no index,
+the VJP's subscripts follow from the text alone and the VJP is one ``contract_to``
+(:mod:`.contract_to`), its subscripts a constant of the emitted code. Otherwise the
+VJP's subscripts depend on the operands' shapes (how many axes ``...`` stands for, and
 which size-1 axes NumPy broadcast), so they are computed at run time by the helper
 primitives ``einsum_grad_subscripts`` and ``einsum_grad_shape`` from the subscripts and
 ``operands_shape``: ``...`` becomes explicit letters, and an axis of size 1 that
@@ -29,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .contract import contract
+from .contract_to import adjoint_subscripts, contract_to
 from .dispatch import dispatching
 from .foreign import in_library_of
 from .helpers import rebroadcast
@@ -241,6 +245,9 @@ def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
                 subscripts: str, i: int) -> Any:
     others = [op for j, op in enumerate(operands) if j != i]
     shape = operands_shape[i]
+    static = adjoint_subscripts(subscripts, i)
+    if static is not None:  # the usual case: subscripts resolved now, not per call
+        return contract_to(static, shape, g, *others)
     if _repeats_in(subscripts, i):  # a diagonal: the cotangent goes back onto it
         delta = einsum_delta(g, subscripts, operands_shape, i)
         kept = contract(einsum_diagonal_subscripts(subscripts, operands_shape, i), g,

@@ -439,6 +439,7 @@ each("tie_share", [{"x": _TIED, "out": np.max(_TIED, axis=a, keepdims=k), "axis"
                     "keepdims": k} for a in (None, 1, (0, 1)) for k in (False, True)])
 
 from . import (  # noqa: E402,F401  (each area's samples, one line each)
+    samples_attn,  # issue 16: einsum cotangents with subscripts resolved when compiling
     samples_contract,  # issue 16: einsum adjoints as matmul
     samples_elem,  # issue 14's rules
     samples_foreign,  # issue 17: copies (a lazily broadcast cotangent's count)

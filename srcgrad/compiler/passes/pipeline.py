@@ -25,11 +25,13 @@ from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .sink import sink_loop_results
+from .sum_factors import take_factors_out_of_sums
 from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
+    ("take_factors_out_of_sums", take_factors_out_of_sums),
     ("fold_constants", fold_constants),
     ("fold_negations", fold_negations),
     ("propagate_copies", propagate_copies),

@@ -66,7 +66,20 @@ def _unknown(v: Value) -> bool:
 def _rank0(v: Value) -> bool:
     if v.op is not None and v.op.prim == "reduced_count":
         return True  # a Python int
-    return v.type is not None and v.type.known_ndim == 0
+    if v.type is not None and v.type.known_ndim == 0:
+        return True
+    op = v.op
+    if op is not None and op.prim == "getitem":
+        # one length of a shape (``q.shape[-1]``): a Python int, so ``s / np.sqrt(n)``
+        # keeps ``s``'s class
+        index = op.args.get("index")
+        if isinstance(index, Value):
+            index = const_value(index)[1]
+        if type(index) is not int:
+            return False
+        x = op.args.get("x")
+        return isinstance(x, Value) and x.op is not None and x.op.prim == "shape"
+    return op is not None and _elementwise(op) and all(_rank0(w) for w in op.operands())
 
 
 def _float64_array(v: Value, classes: _Classes | None = None) -> bool:
@@ -200,6 +213,13 @@ class _Classes:
                 self.rep[op.out.id] = self.of(source)
             if self.is_float64(op.args["x"]):
                 self.float64.add(op.out.id)  # a sum of float64 is float64
+        elif op.prim == "contract_to":
+            # an einsum cotangent fitted to its operand's shape (rules/contract_to.py)
+            source = self.shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
+                self.float64.add(op.out.id)
         elif op.prim in _SHAPED_BY_ARG and len(op.outputs) == 1:
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
