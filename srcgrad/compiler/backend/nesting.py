@@ -123,10 +123,16 @@ def _numbers_only(op: Op) -> bool:
     return all(_a_number(v) for v in (*op.operands(), op.out))
 
 
-def _a_number(v: Value) -> bool:
+def _a_number(v: Value, depth: int = 0) -> bool:
     t = v.type
-    return t is not None and (t.is_python_number or t.kind == "scalar"
-                              or t.known_ndim == 0)
+    if t is not None and t.kind != "any":
+        return t.is_python_number or t.kind == "scalar" or t.known_ndim == 0
+    # arithmetic on numbers is a number: forward mode's tangents of a float argument are
+    # derived from a seed of unknown kind, so only their operands' types say so
+    op = v.op
+    rule = None if op is None else op.attrs.get("rule")
+    return (rule is not None and rule.operator is not None and len(op.outputs) == 1
+            and depth < 8 and all(_a_number(w, depth + 1) for w in op.operands()))
 
 
 def all_reads(op: Op) -> list[Value]:

@@ -7,7 +7,6 @@ from srcgrad.compiler.support import like
 # its tangent is carried through the code beside the value (no tape, no reverse)
 def grad_while_doubling(x):
     # line 79: while x < 100.0:
-    steps = 0
     x_1 = x
     dx_1 = 1.0
     while True:
@@ -17,7 +16,5 @@ def grad_while_doubling(x):
         # line 80: x = x * 2.0
         x_1 = x_1 * 2.0
         dx_1 = dx_1 * 2.0
-        # line 81: steps += 1
-        steps = steps + 1
     dx = like(dx_1, x)
     return dx
