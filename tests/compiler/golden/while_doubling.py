@@ -9,10 +9,7 @@ def grad_while_doubling(x):
     # line 79: while x < 100.0:
     x_1 = x
     dx_1 = 1.0
-    while True:
-        _t1 = x_1 < 100.0
-        if not _t1:
-            break
+    while x_1 < 100.0:
         # line 80: x = x * 2.0
         x_1 = x_1 * 2.0
         dx_1 = dx_1 * 2.0
