@@ -66,3 +66,23 @@ def test_a_tangent_read_once_is_nested_in_its_readers_expression():
     loop = text[text.index("    while "):]
     # the tangent of `fx`: dx + (x + a dx) sin(ax), one statement (not a temporary each)
     assert re.search(r" = _t\d+ \+ _t\d+ \* _t\d+\n", loop), text
+
+
+def sine_power(x):
+    y = 1.0
+    for _ in range(3):
+        y = y * math.sin(x) + x
+    return y
+
+
+def test_nesting_a_tangent_never_makes_a_loop_slot_take_a_copy():
+    """The tangent reads the old ``y``; nested later (past the statement computing the new
+    ``y`` straight into its slot) it would need the new value kept as ``y_1 = ...; y = y_1``."""
+    text = sg.source(sg.grad(sine_power), 0.7)
+    assert not re.search(r"\n +y = y_\d+\n", text), text
+    assert re.search(r"\n +y = y \* \w+ \+ x\n", text), text
+    for x in (0.7, -1.2):
+        assert_close(sg.grad(sine_power)(x), numeric_gradient(sine_power, (x,), {}, 0))
+        assert_close(sg.jvp(sine_power)(x, 1.0)[1], numeric_gradient(sine_power, (x,), {}, 0))
+        assert_close(sg.grad(sg.grad(sine_power))(x),
+                     numeric_hessian(sg.grad(sine_power), (x,)), rtol=1e-5, atol=1e-5)
