@@ -32,6 +32,9 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules.dispatch import dispatching, foreign
 
 _NUMBERS = (float, int, bool)
+# Python's and NumPy's own number and array types: never foreign, so ``like`` (called on
+# every gradient a derivative returns) skips the scan for a foreign type's protocol on them
+_OWN = frozenset({float, int, bool, np.float64, np.float32, np.float16, np.ndarray})
 
 
 def as_python(result: Any, *args: Any) -> Any:
@@ -46,7 +49,7 @@ def seed_one(out: Any) -> Any:
     if type(out) is float:
         return 1.0
     # the shape, not np.size: on a lazy (Dask) result that would compute the forward pass
-    size = math.prod(out.shape) if foreign(out) else np.size(out)
+    size = np.size(out) if type(out) in _OWN or not foreign(out) else math.prod(out.shape)
     if size != 1:
         raise SrcGradError(
             f"sg.grad needs a function whose result has exactly one element; this result has "
@@ -60,13 +63,16 @@ def like(d: Any, x: Any) -> Any:
     """``d`` with the type, shape and dtype of argument ``x``; a foreign (Dask, CuPy)
     gradient stays of its library, only its shape and dtype follow ``x``'s."""
     t = type(x)
+    own = type(d) in _OWN
     if t is float:
+        if own:
+            return float(d)
         if foreign(d):
             return np.reshape(d, ())
         if getattr(type(d), "__srcgrad_primitives__", False):
             return d  # a tangent being traced (forward mode over this cast): it passes as is
         return float(d)
-    if foreign(d) or (t is not np.ndarray and foreign(x)):
+    if (not own and foreign(d)) or (t not in _OWN and foreign(x)):
         return _foreign_like(d, x)
     if isinstance(x, np.generic):
         return t(np.reshape(d, ()))

@@ -167,15 +167,13 @@ def _halvings(M: np.ndarray) -> int:
 
 def _two_test_count(M: np.ndarray) -> int:
     """How often the emitted ``while_with_two_tests`` tests its array condition: once per
-    trip as the program does (counted in plain NumPy), plus once. Known debt: the frontend
-    lowers ``a and b`` to a value (``a`` itself when it is false) that the loop tests again,
-    so the false ``a`` of the last trip is tested twice. (Before dead-code elimination
-    dropped the test peeled before the loop, it was plus two.)"""
+    trip, as the program does (counted in plain NumPy): the loop's test ``a and b`` is
+    written as that expression, so the false ``a`` of the last trip is tested once."""
     count, n = 0, 0
     while True:
         count += 1
         if not (np.sum(M ** 2) > 1.0 and n < 10):
-            return count + 1
+            return count
         M, n = M * 0.5, n + 1
 
 

@@ -101,7 +101,10 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
     if batched:  # only the tangent rows (their shape says the result's): the value's own
         # computation, a Hessian's gradient itself, is dead code then
         fn.body.results, returns = t_outs, result_tree
-        drop_dead_carries(fn)
+    # a loop carries the tangent of every carried value that varies, also of one that only
+    # feeds the next trip's value (Newton's fx and dfx): dropped unless something reads it
+    drop_dead_carries(fn)
+    if batched:
         add_rows_in_place(fn)
     del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
     del fn.meta["ranks"]

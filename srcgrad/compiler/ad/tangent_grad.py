@@ -35,6 +35,7 @@ from ..ir.core import Function, Value
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule
 from .forward import forward_directions
+from .prune import drop_dead_carries
 from .reverse import GRAD, VALUE_AND_GRAD, ReverseSpec
 
 FEW = 3  # directions: a tangent each costs about one more primal pass's arithmetic
@@ -96,6 +97,7 @@ def tangent_grad(primal: Function, spec: ReverseSpec) -> Function | None:
                    n_outputs=1, primal_tuple=False,
                    tuple_result=isinstance(fn.meta["returns"], list),
                    note=_note(params, [p.name or "?" for p in params]))
+    drop_dead_carries(fn)  # (forward_directions carries a tangent for every varied slot)
     return fn
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import gast
 
 from ..ir.core import Op, Value, const_value
-from . import inplace
+from . import conditions, inplace
 
 TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len", "list_pop")
 
@@ -47,6 +47,8 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
         lines.append(f"{indent}{em.names.define(op.out)} = {src(em.expr(op.args['list']))}.pop()")
     elif op.prim == "tape_len":
         lines.append(f"{indent}{em.names.define(op.out)} = len({src(em.expr(op.args['tape']))})")
+    elif op.prim == "if" and id(op) in em.break_tests:
+        conditions.emit_break_test(em, op, lines, indent)
     elif op.prim == "if":
         slots = [em.names.define(o) for o in op.outputs]
         then, other = op.regions
@@ -143,13 +145,14 @@ def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> 
         for params in (cond.params, body.params):
             for p, name in zip(params, slots):
                 em.names.define(p, name)
-        if all(o.prim == "const" for o in cond.ops):
-            lines.append(f"{indent}while {src(em.expr(cond.results[0]))}:")
-        else:
+        if conditions.written_as_expression(cond, em.plan):
+            lines.append(f"{indent}while {conditions.bare(src(em.expr(cond.results[0])))}:")
+        else:  # the test's statements, then a break when it is false (see conditions)
             lines.append(f"{indent}while True:")
-            em.block(cond, lines, inner)
-            lines.append(f"{inner}if not {src(em.expr(cond.results[0]))}:")
-            lines.append(f"{inner}    break")
+            em.block(cond, lines, inner, empty_ok=True)
+            if not conditions.ends_in_break(cond, em.break_tests):
+                lines.append(f"{inner}if not {src(em.expr(cond.results[0]))}:")
+                lines.append(f"{inner}    break")
     em.block(body, lines, inner, slots=slots, carried=carried, appends=lists)
 
 

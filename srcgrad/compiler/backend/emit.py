@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..symbolic import uses_math_spelling
-from . import control, floats, inplace, packing, reads
+from . import conditions, control, floats, inplace, packing, reads
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
 from .syntax import dotted, load
@@ -148,6 +148,8 @@ class _Emitter:
         refs.value_names = self.names.used
         self.fn_name = fn.name
         self.plan = nesting_plan(fn)
+        self.plan.update(conditions.test_plan(fn))  # loop tests as one expression
+        self.break_tests = conditions.break_tests(fn, self.plan)
         self.last_use = self._last_uses()
         self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
@@ -198,10 +200,11 @@ class _Emitter:
 
     def block(self, block: Block, lines: list[str], indent: str, *, top: bool = False,
               slots: list[str] | None = None, carried: list[Value] | None = None,
-              appends: list[str] | None = None) -> None:
+              appends: list[str] | None = None, empty_ok: bool = False) -> None:
         """Emit ``block``'s ops; then assign its results to ``slots`` (region outputs;
         ``carried``: the block parameters holding the slots' previous values) and append
-        the remaining results to the lists named ``appends`` (a loop's collected lists)."""
+        the remaining results to the lists named ``appends`` (a loop's collected lists).
+        An empty block is a ``pass`` unless ``empty_ok`` (statements follow it)."""
         start = len(lines)
         slots = slots or []
         appended = block.results[len(slots):] if appends else []
@@ -241,7 +244,7 @@ class _Emitter:
                 values.append(self.source_of(value))
             if targets:
                 lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
-        if len(lines) == start:
+        if len(lines) == start and not empty_ok:
             lines.append(indent + "pass")
         self.block_state = saved
 
@@ -446,6 +449,8 @@ class _Emitter:
                                     comparators=[self.expr(a["y"])])
             if spelling in _UNARYOPS and set(a) == {"x"}:
                 return gast.UnaryOp(op=_UNARYOPS[spelling](), operand=self.expr(a["x"]))
+        if op.prim == "if":  # ``a and b`` / ``a or b`` in a loop test (see conditions)
+            return conditions.expression(self, op)
         if op.prim == "getitem":
             return gast.Subscript(value=self.expr(a["x"]), slice=self.index_expr(a["index"]),
                                   ctx=gast.Load())

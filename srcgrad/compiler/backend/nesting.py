@@ -69,6 +69,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     ops = block.ops
     reader_of = {v.id: op for op in ops for v in op.operands()}  # (single reads only used)
     results = {v.id for v in block.results if isinstance(v, Value)}
+    params = {p.id for p in block.params}
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
     for j, statement in enumerate(ops):
         for region in statement.regions:
@@ -78,6 +79,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
         tree = {id(statement)}  # the statement and the ops nested into it so far
         total = 1
         adjacent = True  # no op left standing between here and the statement yet
+        past_result = False  # a block result (a loop slot, assigned directly) stands between
         for k in range(j - 1, -1, -1):
             op = ops[k]
             if op.prim in _BARRIERS or op.regions:
@@ -90,13 +92,25 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
                     and not _written_into(op.out, reader)
                     and op.line == statement.line
                     and total + size.get(id(op), 1) <= MAX_NESTED + 1
-                    and (adjacent or _numbers_only(op))):
+                    and (adjacent or _numbers_only(op))
+                    and not (past_result and _reads_params(op, params, plan))):
                 plan[op.out.id] = id(reader)
                 tree.add(id(op))
                 total += size.get(id(op), 1)
                 continue
             adjacent = False
+            past_result = past_result or any(o.id in results for o in op.outputs)
         size[id(statement)] = total
+
+
+def _reads_params(op: Op, params: set[int], plan: dict[int, int], depth: int = 0) -> bool:
+    """Whether ``op`` (with what is nested into it) reads a parameter of its block: moved
+    past the op that computes that loop slot's next value, it would need the old value
+    kept under another name (``y_1 = ...; ...; y = y_1``) instead of assigned directly."""
+    return depth < MAX_NESTED + 1 and any(
+        v.id in params or (v.id in plan and v.op is not None
+                           and _reads_params(v.op, params, plan, depth + 1))
+        for v in op.operands())
 
 
 def _can_read_nested(op: Op) -> bool:
@@ -135,10 +149,16 @@ def _numbers_only(op: Op) -> bool:
     return all(_a_number(v) for v in (*op.operands(), op.out))
 
 
-def _a_number(v: Value) -> bool:
+def _a_number(v: Value, depth: int = 0) -> bool:
     t = v.type
-    return t is not None and (t.is_python_number or t.kind == "scalar"
-                              or t.known_ndim == 0)
+    if t is not None and t.kind != "any":
+        return t.is_python_number or t.kind == "scalar" or t.known_ndim == 0
+    # arithmetic on numbers is a number: forward mode's tangents of a float argument are
+    # derived from a seed of unknown kind, so only their operands' types say so
+    op = v.op
+    rule = None if op is None else op.attrs.get("rule")
+    return (rule is not None and rule.operator is not None and len(op.outputs) == 1
+            and depth < 8 and all(_a_number(w, depth + 1) for w in op.operands()))
 
 
 def all_reads(op: Op) -> list[Value]:

@@ -7,17 +7,11 @@ from srcgrad.compiler.support import like
 # its tangent is carried through the code beside the value (no tape, no reverse)
 def grad_while_doubling(x):
     # line 79: while x < 100.0:
-    steps = 0
     x_1 = x
     dx_1 = 1.0
-    while True:
-        _t1 = x_1 < 100.0
-        if not _t1:
-            break
+    while x_1 < 100.0:
         # line 80: x = x * 2.0
         x_1 = x_1 * 2.0
         dx_1 = dx_1 * 2.0
-        # line 81: steps += 1
-        steps = steps + 1
     dx = like(dx_1, x)
     return dx
