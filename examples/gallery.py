@@ -20,7 +20,7 @@ def softplus_loss(w, X):
 
 
 def scalar_loop(x):
-    """A loop on Python floats: the emitted adjoint stays on floats and math.*."""
+    """A loop on Python floats: the emitted derivative stays on floats and math.*."""
     y = x
     for _ in range(3):
         y = y * x + math.sin(y)
