@@ -444,6 +444,12 @@ class _Emitter:
                                   ctx=gast.Load())
         if op.prim in ("stop_gradient", "alias"):
             return self.expr(a["x"])
+        if op.prim == "transpose" and _typed_ndarray(a.get("x")) \
+                and const_value(a.get("axes")) == (True, None):
+            # an ndarray's own attribute, as by hand: np.transpose's Python wrapper costs
+            # more than the view (derivative code transposes per matmul adjoint). Only for
+            # a value typed ndarray: the generic version keeps the dispatching function
+            return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=gast.Load())
         if op.prim == "make_tuple":
             return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
         if op.prim == "make_list":
@@ -500,6 +506,10 @@ def _same(a: Any, b: Any) -> bool:
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
+
+
+def _typed_ndarray(v: Any) -> bool:
+    return isinstance(v, Value) and v.type is not None and v.type.kind == "array"
 
 
 def _holds_a_scalar(v: Value, depth: int = 0) -> bool:

@@ -24,5 +24,5 @@ def grad_mlp_loss(w, b, x):
     _t6 = dh * (1 - h * h)
     _t7 = unbroadcast(_t6, _t3)
     db = unbroadcast(_t6, _t1)
-    dw = np.transpose(x) @ _t7
+    dw = x.T @ _t7
     return dw, db
