@@ -71,3 +71,24 @@ def test_max_shift_adjoint_subtracts_instead_of_negating_the_cotangent():
     text = sg.source(sg.grad(relu_xent, wrt=(0, 1, 2, 3)), *unpack(P), X, Y)
     assert " - picked(unbroadcast(" in text
     assert "unbroadcast(-" not in text and "picked(-" not in text
+
+
+def test_typed_gradient_reads_shapes_as_attributes_and_generic_keeps_np_shape():
+    df = sg.grad(relu_xent, wrt=(0, 1, 2, 3))
+    typed = sg.source(df, *unpack(P), X, Y)
+    assert "np.shape(" not in typed and "b1.shape" in typed and "y.shape" in typed
+    assert "np.shape(" in sg.source(df)
+
+
+def scaled_by_0d(x, s):
+    return np.sum(np.sin(x * s) * s)
+
+
+def test_a_0d_array_or_numpy_scalar_keeps_np_shape_and_differentiates():
+    x = rng.standard_normal(4)
+    for s in (np.array(1.3), np.float64(1.3)):
+        df = sg.grad(scaled_by_0d, wrt=(0, 1))
+        assert "s.shape" not in sg.source(df, x, s)
+        got = df(x, s)
+        for place in (0, 1):
+            assert_close(got[place], numeric_gradient(scaled_by_0d, (x, s), None, place))

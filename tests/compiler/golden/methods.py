@@ -7,13 +7,13 @@ from srcgrad.rules.shape_math import reduced_shape
 
 
 def grad_methods(x):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     # line 51: m = x.reshape(2, 3)
     m = np.reshape(x, (2, 3))
     # line 52: return (m.T @ m).sum(axis=0).mean()
     _t2 = m.T
     _t3 = _t2 @ m
-    _t4 = np.shape(_t3)
+    _t4 = _t3.shape
     _t5 = reduced_shape(_t4, 0)
     _t6 = reduced_count(_t5)
     try:
