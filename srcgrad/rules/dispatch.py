@@ -93,8 +93,25 @@ def dispatching(impl: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(impl)
     def primitive(*args: Any, **kwargs: Any) -> Any:
-        if all(map(_plain, args)) and (not kwargs or all(map(_plain, kwargs.values()))):
-            return impl(*args, **kwargs)
+        # _plain written out inline: emitted code calls helpers about fifteen times per
+        # gradient on ndarrays, floats and shape tuples, and a function call per argument
+        # (all(map(_plain, args))) cost as much as the helper's own work
+        for a in args:
+            kind = type(a)
+            if kind not in _PLAIN:
+                if kind is not tuple:
+                    break
+                for v in a:
+                    if type(v) not in _PLAIN and type(v) is not tuple:
+                        break
+                else:
+                    continue
+                break
+        else:
+            if not kwargs:
+                return impl(*args)
+            if all(map(_plain, kwargs.values())):
+                return impl(*args, **kwargs)
         overriders = overriding_args(args, kwargs)
         if overriders:
             types = tuple({type(a) for a in overriders})

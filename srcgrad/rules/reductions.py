@@ -151,8 +151,12 @@ def _picks(x: Any, out: Any, axis: Any, keepdims: bool, pick: Any, arg: Any) -> 
     if type(x) is np.ndarray and type(out) is np.ndarray:
         m = out if keepdims else out.reshape(x.shape[:a] + (1,) + x.shape[a + 1:])
         hits = x == m
-        if np.count_nonzero(hits) == m.size and not np.isnan(m).any():
-            return hits
+        # no NaN lane: the lanes' sum is a number (one reduction, not isnan + any; a sum
+        # that is NaN without a NaN lane, +inf with -inf, only sends it to argmax below)
+        if np.count_nonzero(hits) == m.size:
+            total = np.add.reduce(m, None)
+            if total == total:
+                return hits
     index = _foreign.in_library_of(np.arange(x.shape[a]).reshape((-1,) + (1,) * (x.ndim - 1 - a)),
                                    x)
     # (an ndarray's own method: np.argmax's wrapper costs more than the search, per call)

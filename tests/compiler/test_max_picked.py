@@ -90,3 +90,18 @@ def test_min_along_axis_without_ties_uses_the_value_mask_and_matches_argmin():
     want = np.zeros_like(x)
     want[np.argmin(x, axis=0), np.arange(5)] = np.arange(1.0, 6.0)
     np.testing.assert_array_equal(got, want)
+
+
+def test_max_along_axis_with_infinite_lanes_of_both_signs_picks_each_lane_maximum():
+    # no NaN lane, but the lanes' maxima +inf and -inf sum to NaN (the cheap NaN check then
+    # says "maybe NaN" and argmax decides): the first maximum of each lane gets the cotangent
+    x = np.array([[np.inf, 1.0, 2.0], [-np.inf, -np.inf, -np.inf], [0.0, 5.0, -1.0]])
+    got = sg.grad(lambda x: np.sum(np.max(x, axis=1) * np.array([1.0, 2.0, 3.0])))(x)
+    # lane 1 ties (all -inf): the first gets it
+    np.testing.assert_array_equal(got, [[1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 3.0, 0.0]])
+
+
+def test_max_along_axis_with_a_nan_lane_and_a_tied_lane_in_float32_picks_first_in_each():
+    x = np.array([[3.0, 3.0, 0.0], [1.0, np.nan, 2.0], [0.0, 1.0, 4.0]], dtype=np.float32)
+    got = sg.grad(lambda x: np.sum(np.max(x, axis=1, keepdims=True) * 2.0))(x)
+    np.testing.assert_array_equal(got, [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]])

@@ -47,7 +47,7 @@ def test_mean_adjoint_is_a_scalar_multiplied_in():
     text = _code(sg.source(sg.grad(mean_square), w, x))
     assert "unreduce" not in text and "np.mean" not in text and "like(" not in text
     assert "reduced_count" in text  # 1 / n stays a scalar
-    assert "matmul_adjoint" not in text and "= np.transpose(x) @ " in text  # x.T @ g
+    assert "matmul_adjoint" not in text and "= x.T @ " in text  # x.T @ g, as by hand
     np.testing.assert_allclose(sg.grad(mean_square)(w, x),
                                sg.grad(mean_square, optimize=False)(w, x))
     assert_close(sg.grad(mean_square)(w, x), numeric_gradient(mean_square, (w, x), {}, 0))
@@ -87,7 +87,7 @@ def test_a_dead_temporary_is_freed_where_it_dies():
     text = _code(sg.source(sg.grad(mean_square), w, x))
     product = re.search(r"(_t\d+) = x @ w", text).group(1)
     assert f"{product} = np.tanh({product})" in text, text
-    assert text.index(f"np.shape({product})") < text.index("np.tanh")
+    assert text.index(f"{product}.shape") < text.index("np.tanh")
 
 
 def test_an_array_name_is_rebound_before_a_scalar_name():

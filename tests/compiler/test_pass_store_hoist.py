@@ -97,8 +97,10 @@ def invariant_shape_in_loop(x, w, n):
 def test_a_loop_invariant_shape_is_computed_once_and_not_pushed():
     x, w = np.linspace(-0.5, 0.5, 4), np.array([0.9, 1.1, 0.7, 1.3])
     text = sg.source(sg.grad(invariant_shape_in_loop, wrt=(0, 1)), x, w, 5)
-    assert "np.shape(w)" not in _reverse_loop(text) and "np.shape(w)" not in text[
-        text.index("for i"):text.index("tape.pop()")], text
+    for spelling in ("np.shape(w)", "w.shape"):  # (the typed version reads the attribute)
+        assert spelling not in _reverse_loop(text) and spelling not in text[
+            text.index("for i"):text.index("tape.pop()")], text
+    assert "w.shape" in text  # computed once, outside the loops
     gx, gw = sg.grad(invariant_shape_in_loop, wrt=(0, 1))(x, w, 5)
     np.testing.assert_allclose(gx, numeric_gradient(invariant_shape_in_loop, (x, w, 5), {}, 0),
                                rtol=1e-6, atol=1e-8)

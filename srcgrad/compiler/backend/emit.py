@@ -456,6 +456,15 @@ class _Emitter:
                                   ctx=gast.Load())
         if op.prim in ("stop_gradient", "alias"):
             return self.expr(a["x"])
+        if op.prim == "transpose" and self._surely_ndarray(a.get("x")) \
+                and const_value(a.get("axes")) == (True, None):
+            # an ndarray's own attribute, as by hand: np.transpose's Python wrapper costs
+            # more than the view (derivative code transposes per matmul adjoint). Only for
+            # a value typed ndarray: the generic version keeps the dispatching function
+            return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=gast.Load())
+        if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
+            # (the same for np.shape: its wrapper runs once per shape the adjoints need)
+            return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
         if op.prim == "make_tuple":
             return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
         if op.prim == "make_list":
@@ -470,6 +479,18 @@ class _Emitter:
             return _call(dotted(self.refs.ref(op.attrs["fn"])),
                          [self.expr(v) for v in a["args"]], kw)
         return self.rule_call(op)
+
+    def _surely_ndarray(self, v: Any) -> bool:
+        """Known to be an ndarray of at least one axis when it runs, so its attributes
+        (``.T``, ``.shape``) can be read: typed so, and a parameter or a plain op's result
+        (a 0-d result may be a NumPy scalar; a loop's or branch's result may hold the
+        marker of a name bound on some paths only, whose read must raise as Python does)."""
+        if not (isinstance(v, Value) and v.type is not None and v.type.kind == "array"
+                and v.type.ndim is not None and v.type.ndim >= 1):
+            return False
+        while v.op is not None and v.op.prim in ("alias", "stop_gradient"):
+            v = v.op.args["x"]  # (written as the value it copies)
+        return v in self.fn.params if v.op is None else not v.op.regions
 
     def rule_call(self, op: Op, *, numpy: bool = False) -> Any:
         """``impl(args..., kw=...)`` in the rule's public call form, defaults left out;
@@ -515,6 +536,8 @@ def _same(a: Any, b: Any) -> bool:
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
+
+
 
 
 def _holds_a_scalar(v: Value, depth: int = 0) -> bool:

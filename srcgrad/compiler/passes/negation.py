@@ -13,7 +13,8 @@ symmetric about zero), so the result is the same number, one operation cheaper:
     %9 = negative(x=%8)           ->         (uses of %9 -> %8, with %8 = multiply(x=%u, y=%v)
     %8 = multiply(x=%2, y=%v)                 when %2 = negative(x=%u) and %8 is read once)
 
-A negation is moved through a product or quotient (``-(-u * v / w)``, ``a + -u * v``) only
+A negation is moved out of ``unbroadcast``, ``unreduce`` and ``picked`` (linear, and only
+summing or selecting) and through a product or quotient (``-(-u * v / w)``, ``a + -u * v``) only
 along the operand it negates, and only when every op it passes through is read once (so no
 other reader sees the sign change). Only floating-point values are rewritten: on a NumPy
 bool array ``-b`` raises where ``a - b`` might not.
@@ -30,6 +31,11 @@ from .rewrite import replace_uses
 from .simplify import _floating
 
 _PRODUCTS = ("multiply", "divide")
+# helpers linear in one argument that only sum, select or copy its numbers (never round a
+# product), so ``f(-u) == -f(u)`` exactly: a negation moves out through them and the
+# reader subtracts. It then negates the reduced or selected values, not the full array
+# (``picked(unbroadcast(-dz, s), ...)``, the max shift's adjoint, negated lane sums)
+_LINEAR = {"unbroadcast": ("x",), "unreduce": ("x",), "picked": ("g",)}
 
 
 def fold_negations(fn: Function) -> None:
@@ -100,10 +106,11 @@ def _strip(v: object, uses: dict[int, int], *, commit: bool) -> Value | None:
     u = _negated(v)
     if u is not None:
         return u
-    if not (isinstance(v, Value) and v.op is not None and v.op.prim in _PRODUCTS
+    if not (isinstance(v, Value) and v.op is not None
+            and (v.op.prim in _PRODUCTS or v.op.prim in _LINEAR)
             and len(v.op.outputs) == 1 and uses.get(v.id) == 1):
         return None
-    keys = ("x", "y") if v.op.prim == "multiply" else ("x",)
+    keys = ("x", "y") if v.op.prim == "multiply" else _LINEAR.get(v.op.prim, ("x",))
     for k in keys:
         inner = v.op.args.get(k)
         # a ``negative`` is only read through (others may read it too); a product is

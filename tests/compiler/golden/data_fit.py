@@ -7,7 +7,7 @@ from srcgrad.rules.products import dot_adjoint_y
 
 
 def grad_data_fit(w):
-    _t1 = np.shape(w)
+    _t1 = w.shape
     DECAY = _golden_programs.DECAY
     DATA = _golden_programs.DATA
     TARGETS = _golden_programs.TARGETS

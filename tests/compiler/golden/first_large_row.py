@@ -6,7 +6,7 @@ from srcgrad.rules.helpers import scatter_add, unreduce
 
 
 def grad_first_large_row(a):
-    _t1 = np.shape(a)
+    _t1 = a.shape
     # line 86: for row in a:
     _t2 = len(a)
     tape = []
@@ -21,7 +21,7 @@ def grad_first_large_row(a):
             if _t5:
                 # line 88: return np.sum(row * row)
                 _t7 = row * row
-                _t6 = np.shape(row)
+                _t6 = row.shape
                 _returned1_2 = np.sum(_t7)
                 _return1_2 = True
             else:

@@ -6,7 +6,7 @@ from srcgrad.rules.helpers import unreduce
 
 
 def grad_loop_with_branch(x, n):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     tape = []
     # line 69: for i in range(n):
     acc = x

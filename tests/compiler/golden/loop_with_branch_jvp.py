@@ -6,7 +6,7 @@ from srcgrad.rules.helpers import rebroadcast
 
 
 def jvp_loop_with_branch(x, n, tangent):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     dx = tangent_of_shape(tangent, _t1)
     # line 69: for i in range(n):
     acc = x
@@ -18,7 +18,7 @@ def jvp_loop_with_branch(x, n, tangent):
             # line 71: acc = acc * x
             acc_1 = acc * x
             _t3 = dacc * x + dx * acc
-            _t4 = np.shape(x)
+            _t4 = x.shape
             dacc_1 = rebroadcast(_t3, _t4)
         else:
             # line 73: acc = acc + np.sin(acc)
@@ -26,7 +26,7 @@ def jvp_loop_with_branch(x, n, tangent):
             _t6 = dacc * np.cos(acc)
             acc_1 = acc + _t5
             _t7 = dacc + _t6
-            _t8 = np.shape(x)
+            _t8 = x.shape
             dacc_1 = rebroadcast(_t7, _t8)
         acc, dacc = acc_1, dacc_1
     # line 74: return np.sum(acc)

@@ -7,13 +7,13 @@ from srcgrad.rules.shape_math import reduced_shape
 
 
 def grad_methods(x):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     # line 51: m = x.reshape(2, 3)
     m = np.reshape(x, (2, 3))
     # line 52: return (m.T @ m).sum(axis=0).mean()
-    _t2 = np.transpose(m)
+    _t2 = m.T
     _t3 = _t2 @ m
-    _t4 = np.shape(_t3)
+    _t4 = _t3.shape
     _t5 = reduced_shape(_t4, 0)
     _t6 = reduced_count(_t5)
     try:
@@ -21,7 +21,7 @@ def grad_methods(x):
     except (ArithmeticError, ValueError):
         _t6 = as_python(np.divide(1.0, _t6), 1.0, _t6)
     _t5 = unreduce(unreduce(_t6, _t5), _t4, 0)
-    dm = np.transpose(_t2) @ _t5 + np.transpose(_t5 @ _t2)
+    dm = _t2.T @ _t5 + (_t5 @ _t2).T
     # line 51: m = x.reshape(2, 3)
     dx = np.reshape(dm, _t1)
     dx = like(dx, x)

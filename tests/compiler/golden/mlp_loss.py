@@ -6,12 +6,12 @@ from srcgrad.rules.helpers import reduced_count, unbroadcast
 
 
 def grad_mlp_loss(w, b, x):
-    _t1 = np.shape(b)
+    _t1 = b.shape
     # line 25: h = np.tanh(x @ w + b)
     _t2 = x @ w
-    _t3 = np.shape(_t2)
+    _t3 = _t2.shape
     _t2 = _t2 + b
-    _t4 = np.shape(_t2)
+    _t4 = _t2.shape
     h = np.tanh(_t2)
     # line 26: return np.mean(h ** 2)
     _t5 = reduced_count(_t4)
@@ -24,5 +24,5 @@ def grad_mlp_loss(w, b, x):
     _t6 = dh * (1 - h * h)
     _t7 = unbroadcast(_t6, _t3)
     db = unbroadcast(_t6, _t1)
-    dw = np.transpose(x) @ _t7
+    dw = x.T @ _t7
     return dw, db

@@ -6,7 +6,7 @@ from srcgrad.rules.helpers import unbroadcast
 
 
 def grad_ode_heun(p, s0, n):
-    _t1 = np.shape(p)
+    _t1 = p.shape
     tape = []
     # line 192: for _ in range(n):
     s = s0
@@ -19,7 +19,7 @@ def grad_ode_heun(p, s0, n):
         _t6 = np.sin(_t5)
         _t7 = p[1]
         k1 = np.array([_t3, _t4 * _t6 - _t7 * _t3])
-        _t8 = np.shape(k1)
+        _t8 = k1.shape
         # line 194: k2 = _ode_rhs(s + 0.1 * k1, p)
         _t9 = s + 0.1 * k1
         _t10 = _t9[1]

@@ -1,16 +1,15 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
-import numpy as np
 from srcgrad.compiler.support import like
 from srcgrad.rules.helpers import scatter_add, unbroadcast
 
 
 def grad_outer_broadcast(x, y):
-    _t1 = np.shape(x)
-    _t2 = np.shape(y)
+    _t1 = x.shape
+    _t2 = y.shape
     # line 30: table = x[:, None] * y
     _t3 = x[:, None]
-    _t4 = np.shape(_t3)
+    _t4 = _t3.shape
     table = _t3 * y
     # line 31: return np.sum(table * table)
     dtable = table + table

@@ -7,8 +7,8 @@ from srcgrad.rules.shape_math import broadcast_shape
 
 
 def vjp_pair(x, y, seed):
-    _t1 = np.shape(x)
-    _t2 = np.shape(y)
+    _t1 = x.shape
+    _t2 = y.shape
     # line 35: return x * y, np.sin(x)
     _t3 = broadcast_shape(_t1, _t2)
     _t4 = checked_seed(seed, (None, None))

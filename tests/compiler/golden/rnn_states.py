@@ -6,7 +6,7 @@ from srcgrad.rules.helpers import scatter_add
 
 
 def grad_rnn_states(x, w):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     # line 110: h = 0.0 * x[0]
     h = 0.0 * x[0]
     # line 112: for t in range(len(x)):

@@ -7,7 +7,7 @@ from srcgrad.rules.setitem import setitem
 
 
 def grad_running_sums(x):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     # line 101: y = np.zeros_like(x)
     y = np.zeros_like(x)
     # line 103: for i in range(len(x)):

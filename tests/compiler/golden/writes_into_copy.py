@@ -7,12 +7,12 @@ from srcgrad.rules.setitem import setitem
 
 
 def grad_writes_into_copy(x):
-    _t1 = np.shape(x)
+    _t1 = x.shape
     # line 56: y = x.copy()
     y = np.copy(x)
     # line 57: y[0] = 2.0 * x[1]
     y[0] = 2.0 * x[1]
-    _t2 = np.shape(y)
+    _t2 = y.shape
     # line 58: y += x
     y = y + x
     # line 59: return np.sum(y * y)
