@@ -137,3 +137,13 @@ def _branch_results(op: Op, classes: Any, visible: set[int]) -> None:
         reps = {classes.of(v).id for v in results}
         if len(reps) == 1 and next(iter(reps)) in visible:
             classes.assume(out, results[0])
+
+
+def read_inside(block: Block) -> set[int]:
+    """Ids of every value ``block`` and its nested regions read (operands and results)."""
+    read = {r.id for r in block.results}
+    for op in block.ops:
+        read.update(v.id for v in op.operands())
+        for region in op.regions:
+            read |= read_inside(region)
+    return read

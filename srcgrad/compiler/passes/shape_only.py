@@ -27,10 +27,11 @@ from typing import Any
 from ...rules.registry import RULES
 from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import STATIC
+from .blocks import read_inside
 from .cse import cse
 from .dce import dce
 from .rewrite import is_pure, replace_uses
-from .shapes import _elementwise, _plain_classes, _rank0, _read_inside
+from .shapes import _elementwise, _plain_classes, _rank0
 
 # reductions whose result has the operand's shape less ``axis`` (or with it as 1)
 _AXIS_REDUCTIONS = ("sum", "mean", "max", "min", "prod", "var", "std", "nansum", "nanmean")
@@ -132,7 +133,7 @@ def _value_live(fn: Function) -> set[int]:
     live = {r.id for r in fn.body.results}
     for op in fn.body.ops:
         for region in op.regions:
-            live |= _read_inside(region)
+            live |= read_inside(region)
     for op in reversed(fn.body.ops):
         if op.prim == "shape":
             continue  # reads only the shape

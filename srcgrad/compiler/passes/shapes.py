@@ -44,7 +44,7 @@ from typing import Any
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, NONE, STATIC
-from .blocks import popped_items, walk
+from .blocks import popped_items, read_inside, walk
 from .rewrite import replace_uses
 from .shape_facts import kept_axes_index, kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
@@ -402,7 +402,7 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> set[int]:
         for v in op.operands():
             users.setdefault(v.id, []).append(op)
         for region in op.regions:
-            results.update(_read_inside(region))
+            results.update(read_inside(region))
     mapping: dict[Value, Value] = {}
     # Decided one at a time: a value already made lazy no longer gives a sum its full
     # shape, so two adjoints ``a + b`` are never both made lazy on each other's account.
@@ -470,14 +470,6 @@ def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[O
                 todo.append(op.out)
     return lazy
 
-
-def _read_inside(block: Block) -> set[int]:
-    read = {r.id for r in block.results}
-    for op in block.ops:
-        read.update(v.id for v in op.operands())
-        for region in op.regions:
-            read |= _read_inside(region)
-    return read
 
 
 def _remap(a: Any, mapping: dict[Value, Value]) -> Any:

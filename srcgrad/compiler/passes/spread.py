@@ -37,8 +37,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...rules.registry import RULES
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import FLOAT, INT
+from .blocks import read_inside
 from .rewrite import replace_uses
 from .shapes import _Classes as Classes
 from .shapes import _elementwise as elementwise
@@ -67,7 +68,7 @@ def spread_lazily(fn: Function, classes: Classes, scalar: set[int]) -> None:
     readers: dict[int, list[Op]] = {}  # value id -> elementwise ops reading it
     for op in fn.body.ops:
         for region in op.regions:
-            seen |= _read_inside(region)
+            seen |= read_inside(region)
         if elementwise(op):
             for w in op.operands():
                 readers.setdefault(w.id, []).append(op)
@@ -179,11 +180,3 @@ def _apply(fn: Function, u: Op, plan: list[tuple[str, Op, _Stands]]) -> None:
     for full in spreads:  # replace_uses pointed it at itself: it reads the op it follows
         full.args["x"] = next(v for v, w in mapping.items() if w is full.out)
 
-
-def _read_inside(block: Block) -> set[int]:
-    read = {r.id for r in block.results}
-    for op in block.ops:
-        read.update(v.id for v in op.operands())
-        for region in op.regions:
-            read |= _read_inside(region)
-    return read
