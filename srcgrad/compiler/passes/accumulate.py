@@ -20,7 +20,9 @@ A Python float accumulator keeps float semantics (``+=`` on a float rebinds).
 from __future__ import annotations
 
 from ..ir.core import Function, Value
-from .shapes import _Classes, _plain_classes, _rank0
+from .shape_classes import Classes as _Classes
+from .shape_classes import plain_classes as _plain_classes
+from .shape_classes import rank0 as _rank0
 
 
 def accumulate_in_place(fn: Function) -> None:

@@ -31,7 +31,9 @@ from .blocks import read_inside
 from .cse import cse
 from .dce import dce
 from .rewrite import is_pure, replace_uses
-from .shapes import _elementwise, _plain_classes, _rank0
+from .shape_classes import elementwise as _elementwise
+from .shape_classes import plain_classes as _plain_classes
+from .shape_classes import rank0 as _rank0
 
 # reductions whose result has the operand's shape less ``axis`` (or with it as 1)
 _AXIS_REDUCTIONS = ("sum", "mean", "max", "min", "prod", "var", "std", "nansum", "nanmean")

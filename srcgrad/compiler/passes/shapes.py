@@ -41,216 +41,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...rules.registry import ELEMENTWISE, RULES
-from ..ir.core import Block, Function, Op, Value, const_value
+from ...rules.registry import RULES
+from ..ir.core import Block, Function, Op, Value
 from ..ir.types import FLOAT, NONE, STATIC
 from .blocks import popped_items, read_inside, walk
 from .rewrite import replace_uses
-from .shape_facts import kept_axes_index, kept_reduction
-from .static_shapes import broadcast_static, note_static, stacked_shape
+from .shape_classes import (
+    SHAPED_BY_ARG,
+    Classes,
+    elementwise,
+    float64_array,
+    rank0,
+    shape_source,
+    unknown,
+)
+from .shape_facts import kept_axes_index
 
-_SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
 _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new array
 
 
-def _elementwise(op: Op) -> bool:
-    rule = RULES.get(op.prim)
-    return (rule is not None and rule.kind == ELEMENTWISE and not rule.params
-            and not rule.user and not op.regions and len(op.outputs) == 1)
-
-
-def _unknown(v: Value) -> bool:
-    return v.type is None or v.type.kind == "any"
-
-
-def _rank0(v: Value) -> bool:
-    if v.op is not None and v.op.prim == "reduced_count":
-        return True  # a Python int
-    if v.type is not None and v.type.known_ndim == 0:
-        return True
-    op = v.op
-    if op is not None and op.prim == "getitem":
-        # one length of a shape (``q.shape[-1]``): a Python int, so ``s / np.sqrt(n)``
-        # keeps ``s``'s class
-        index = op.args.get("index")
-        if isinstance(index, Value):
-            index = const_value(index)[1]
-        if type(index) is not int:
-            return False
-        x = op.args.get("x")
-        return isinstance(x, Value) and x.op is not None and x.op.prim == "shape"
-    return op is not None and _elementwise(op) and all(_rank0(w) for w in op.operands())
-
-
-def _float64_array(v: Value, classes: _Classes | None = None) -> bool:
-    t = v.type
-    if _unknown(v) and classes is not None:  # an adjoint: float64 and shaped like an array
-        rep = classes.of(v)
-        return classes.is_float64(v) and rep is not v and _float64_array(rep)
-    return t is not None and t.kind == "array" and t.dtype == "float64" and bool(t.ndim)
-
-
-class _Classes:
-    """Union of values by provably equal shape; ``rep`` is each class's first value."""
-
-    def __init__(self) -> None:
-        self.rep: dict[int, Value] = {}
-        self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
-        self.weak: set[int] = set()  # untyped values known to be Python numbers
-        self.shaped_like: dict[int, Value] = {}
-        self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
-        self.static: dict[tuple[int, ...], Value] = {}  # a static shape -> its class's rep
-        self.static_of: dict[int, tuple[int, ...]] = {}  # (static_shapes.py)
-        self.written: set[int] = set()  # arrays a setitem writes into (in place if it can)
-        # a value that broadcasts into another's shape without enlarging it (a reduction
-        # with keepdims: same rank, the reduced axes of length 1): ``z - max(z, 1, keepdims=
-        # True)`` then has ``z``'s class
-        self.fits: dict[int, Value] = {}
-
-    def copy(self) -> _Classes:
-        new = _Classes()
-        new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
-        new.shaped_like, new.popped = self.shaped_like, self.popped
-        new.static, new.static_of = dict(self.static), dict(self.static_of)
-        new.written = self.written
-        new.fits = dict(self.fits)
-        return new
-
-    def has_shape_facts(self, v: Value) -> bool:
-        return not _rank0(v)
-
-    def assume(self, v: Value, source: Value) -> None:
-        """``v`` has ``source``'s shape (and dtype, when that is float64)."""
-        self.rep[v.id] = self.of(source)
-        if self.is_float64(source):
-            self.float64.add(v.id)
-
-    def carries(self, result: Value, init: Value) -> bool:
-        """A loop's next value keeps the class (and float64 dtype) of its initial value."""
-        return self.same(result, init) and (not self.is_float64(init)
-                                            or self.is_float64(result))
-
-    def shape_source(self, s: Any) -> Value | None:
-        """``v`` when ``s`` is ``shape(x=v)``, possibly saved on a tape and popped."""
-        if isinstance(s, Value) and s.id in self.popped:
-            s = self.popped[s.id]
-        if isinstance(s, Value) and s.op is not None and s.op.prim == "if":
-            # saved by one branch, None from the others (whose adjoint never reads it)
-            k = s.op.outputs.index(s)
-            made = [r.results[k] for r in s.op.regions if k < len(r.results)
-                    and const_value(r.results[k]) != (True, None)]
-            sources = [_shape_source(m) for m in made]
-            if sources and all(v is not None and self.same(v, sources[0]) for v in sources):
-                return sources[0]
-            return None
-        return _shape_source(s)
-
-    def is_weak(self, v: Value) -> bool:
-        """A Python number (NEP 50: it does not change an array's dtype)."""
-        if v.type is not None and v.type.is_python_number:
-            return True
-        return v.id in self.weak or (v.op is not None and v.op.prim == "reduced_count")
-
-    def is_float64(self, v: Value) -> bool:
-        t = v.type
-        if t is not None and t.kind in ("array", "scalar"):
-            return t.dtype == "float64"
-        return v.id in self.float64
-
-    def of(self, v: Value) -> Value:
-        return self.rep.get(v.id, v)
-
-    def same(self, a: Value, b: Value) -> bool:
-        return self.of(a) is self.of(b)
-
-    def visit(self, op: Op) -> None:
-        if op.prim == "tape_pop":
-            for o in op.outputs:
-                item = self.popped.get(o.id)
-                if item is not None:
-                    self.assume(o, item)
-        elif _elementwise(op):
-            shaped = {self.of(v).id: self.of(v) for v in op.operands()
-                      if not _rank0(v) and v.id not in self.fits}
-            if len(shaped) == 1:
-                rep = next(iter(shaped.values()))
-                if all(self.same(self.fits[v.id], rep) for v in op.operands()
-                       if v.id in self.fits):
-                    self.rep[op.out.id] = rep
-            elif shaped:
-                broadcast_static(self, op, shaped)
-            # float64 with Python numbers (weakly typed under NEP 50) stays float64
-            strong = [v for v in op.operands() if not self.is_weak(v)]
-            if not strong:
-                self.weak.add(op.out.id)
-            elif all(self.is_float64(v) for v in strong):
-                self.float64.add(op.out.id)
-        elif kept_reduction(op):
-            self.fits[op.out.id] = op.args["x"]
-        elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
-            self.rep[op.out.id] = self.of(op.args["x"])
-        elif op.prim == "picked":  # g sent into the picks' shape, in g's dtype
-            self.rep[op.out.id] = self.of(op.args["picks"])
-            if self.is_float64(op.args["g"]):
-                self.float64.add(op.out.id)
-        elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
-            if op.out.id in self.shaped_like:
-                self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
-            if all(self.is_float64(v) for v in op.operands() if v.type != NONE):
-                self.float64.add(op.out.id)
-        elif stacked_shape(op) is not None:
-            note_static(self, op.out, stacked_shape(op))
-        elif op.prim in ("zeros", "setitem") and len(op.outputs) == 1:
-            # np.zeros(shape(v)) has v's shape; a functional write keeps its array's
-            source = (self.shape_source(op.args.get("shape")) if op.prim == "zeros"
-                      else op.args.get("x"))
-            if isinstance(source, Value):
-                self.rep[op.out.id] = self.of(source)
-        elif op.prim == "unbroadcast":
-            # in an adjoint ``x`` is the broadcast of the operand, so the sum has its shape
-            source = self.shape_source(op.args.get("shape"))
-            if source is not None:
-                self.rep[op.out.id] = self.of(source)
-            if self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)  # a sum of float64 is float64
-        elif op.prim == "contract_to":
-            # an einsum cotangent fitted to its operand's shape (rules/contract_to.py)
-            source = self.shape_source(op.args.get("shape"))
-            if source is not None:
-                self.rep[op.out.id] = self.of(source)
-            if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
-                self.float64.add(op.out.id)
-        elif op.prim in _SHAPED_BY_ARG and len(op.outputs) == 1:
-            source = self.shape_source(op.args.get("shape"))
-            if source is not None:
-                self.rep[op.out.id] = self.of(source)
-            x = op.args.get("x")
-            if op.prim == "unreduce" and isinstance(x, Value) and (x.type == FLOAT or (
-                    self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
-                # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
-                self.float64.add(op.out.id)
-            inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
-            if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
-                self.float64.add(op.out.id)
-
-
-def _plain_classes(fn: Function) -> _Classes:
-    """The shape classes of the top-level block as it stands (for later passes)."""
-    classes = _Classes()
-    for op in fn.body.ops:
-        classes.visit(op)
-    return classes
-
-
-def _shape_source(s: Any) -> Value | None:
-    """``v`` when ``s`` is ``shape(x=v)``."""
-    if isinstance(s, Value) and s.op is not None and s.op.prim == "shape":
-        return s.op.args["x"]
-    return None
-
-
 def shapes(fn: Function) -> None:
-    classes = _Classes()
+    classes = Classes()
     classes.shaped_like = _plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
     classes.written = {op.args["x"].id for op in fn.body.walk()
@@ -281,7 +92,7 @@ def _number_rebroadcasts(block: Block, mapping: dict[Value, Value]) -> dict[Valu
     floats then runs no ``np.shape`` per operation."""
     for op in block.ops:
         if op.prim == "rebroadcast":
-            source = _shape_source(op.args.get("shape"))
+            source = shape_source(op.args.get("shape"))
             if source is not None and source.type is not None and \
                     source.type.known_ndim == 0:
                 mapping[op.out] = op.args["x"]
@@ -297,9 +108,9 @@ def _plain_matmul_adjoints(fn: Function) -> dict[int, Value]:
     shaped_like: dict[int, Value] = {}  # the new matmul's result -> the operand it matches
     for op in fn.body.ops:
         ops.append(op)
-        if op.prim not in _SHAPED_BY_ARG[1:]:
+        if op.prim not in SHAPED_BY_ARG[1:]:
             continue
-        source = _shape_source(op.args.get("shape"))
+        source = shape_source(op.args.get("shape"))
         plain = op.args["y"] if op.prim == "matmul_adjoint_x" else op.args["x"]
         if source is None or not all(v.type is not None and v.type.kind == "array"
                                      and v.type.ndim == 2 for v in (source, plain)):
@@ -350,7 +161,7 @@ def _next_op(ops: list[Op], op: Op, moved: list[Op]) -> Op | None:
     return None
 
 
-def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
+def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
     a = op.args
     if op.prim == "shape" and isinstance(a.get("x"), Value):
         rep = classes.of(a["x"])
@@ -362,11 +173,11 @@ def _rewrite(op: Op, classes: _Classes, visible: set[int]) -> Value | None:
         source = classes.shape_source(a.get("shape"))
         if source is not None and classes.same(a["x"], source):
             return a["x"]
-    if op.prim == "like" and _float64_array(a["x"]) and isinstance(a["d"], Value):
+    if op.prim == "like" and float64_array(a["x"]) and isinstance(a["d"], Value):
         d = a["d"]
         fresh = _fresh(d)
         if fresh and classes.is_float64(d) and classes.same(d, a["x"]) and (
-                _unknown(d) or d.type == a["x"].type):
+                unknown(d) or d.type == a["x"].type):
             return d
     if op.prim == "seed_one" and a["out"].type is not None and (
             a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"):
@@ -385,7 +196,7 @@ def _fresh(v: Value) -> bool:
     if op.prim == "unbroadcast":
         return isinstance(op.args["x"], Value) and _fresh(op.args["x"])
     rule = op.attrs.get("rule")
-    return _elementwise(op) or op.prim in _FRESH or (rule is not None and rule.fresh
+    return elementwise(op) or op.prim in _FRESH or (rule is not None and rule.fresh
                                                      and not rule.user)
 
 
@@ -393,7 +204,7 @@ def _known_rank(v: Value) -> bool:
     return v.type is not None and v.type.known_ndim is not None
 
 
-def _lazy_unreduce(fn: Function, classes: _Classes) -> set[int]:
+def _lazy_unreduce(fn: Function, classes: Classes) -> set[int]:
     """Replace a full reduction's broadcast adjoint by the scalar itself where safe; the
     values that became numbers."""
     users: dict[int, list[Op]] = {}
@@ -413,7 +224,7 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> set[int]:
         g = op.args["x"]
         kept = _kept_axes(op, classes)
         if kept is None and not classes.is_weak(g):  # (a Python number: ``1.0 / n``)
-            if not (_rank0(g) and g.type.dtype in (None, "float64")):
+            if not (rank0(g) and g.type.dtype in (None, "float64")):
                 continue
             if g.type.kind not in ("float", "scalar"):
                 continue
@@ -433,7 +244,7 @@ def _lazy_unreduce(fn: Function, classes: _Classes) -> set[int]:
     return lazy
 
 
-def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
+def _kept_axes(op: Op, classes: Classes) -> tuple[Any, bool] | None:
     """``kept_axes_index`` (``shape_facts.py``) of an ``unreduce`` whose cotangent's class
     and shape source are of known rank."""
     source = classes.shape_source(op.args.get("shape"))
@@ -444,7 +255,7 @@ def _kept_axes(op: Op, classes: _Classes) -> tuple[Any, bool] | None:
     return kept_axes_index(op, classes.of(g).type.known_ndim, source.type.known_ndim)
 
 
-def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[Op]],
+def _stays_lazy(u: Value, cls: Value, classes: Classes, users: dict[int, list[Op]],
                 results: set[int], lazy_before: set[int]) -> set[int] | None:
     """The values that turn scalar when ``u`` does, if every use of ``u`` (through
     scalar-only elementwise ops) meets a full-shaped float64 ``cls``; else None. Values in
@@ -456,12 +267,12 @@ def _stays_lazy(u: Value, cls: Value, classes: _Classes, users: dict[int, list[O
         if v.id in results:
             return None
         for op in users.get(v.id, []):
-            if not _elementwise(op):
+            if not elementwise(op):
                 return None
             partners = [w for w in op.operands() if w.id not in lazy]
-            shaped = [w for w in partners if not _rank0(w) and w.id not in lazy_before]
+            shaped = [w for w in partners if not rank0(w) and w.id not in lazy_before]
             if shaped:
-                if not all(classes.same(w, cls) and _float64_array(w, classes)
+                if not all(classes.same(w, cls) and float64_array(w, classes)
                            for w in shaped):
                     return None
                 continue  # the partner gives the result its full shape

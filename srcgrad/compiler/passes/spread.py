@@ -41,10 +41,7 @@ from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import FLOAT, INT
 from .blocks import read_inside
 from .rewrite import replace_uses
-from .shapes import _Classes as Classes
-from .shapes import _elementwise as elementwise
-from .shapes import _float64_array as float64_array
-from .shapes import _rank0 as rank0
+from .shape_classes import Classes, elementwise, float64_array, rank0
 
 _MAX_WALK = 64  # how far ``fits`` follows elementwise results looking for a shape class
 

@@ -25,7 +25,10 @@ from __future__ import annotations
 from ...rules.registry import RULES
 from ..ir.core import Function, Op, Value
 from .rewrite import replace_uses
-from .shapes import _Classes, _elementwise, _plain_classes, _rank0
+from .shape_classes import Classes as _Classes
+from .shape_classes import elementwise as _elementwise
+from .shape_classes import plain_classes as _plain_classes
+from .shape_classes import rank0 as _rank0
 from .simplify import _floating
 
 

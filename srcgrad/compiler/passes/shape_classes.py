@@ -1,0 +1,215 @@
+"""Shape classes: the facts the shapes pass (``shapes.py``) and later passes read.
+
+Values of one class provably have the same shape at run time; ``Classes.visit`` puts each
+op's outputs in a class as a forward walk meets them (``blocks.walk`` drives it through
+loop and branch bodies). Also here: which ops are plain elementwise ones, which values are
+0-d, and which are float64 arrays. See ``shapes.py`` for the rewrites these facts allow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...rules.registry import ELEMENTWISE, RULES
+from ..ir.core import Function, Op, Value, const_value
+from ..ir.types import FLOAT, NONE
+from .shape_facts import kept_reduction
+from .static_shapes import broadcast_static, note_static, stacked_shape
+
+SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
+
+
+def elementwise(op: Op) -> bool:
+    rule = RULES.get(op.prim)
+    return (rule is not None and rule.kind == ELEMENTWISE and not rule.params
+            and not rule.user and not op.regions and len(op.outputs) == 1)
+
+
+def unknown(v: Value) -> bool:
+    return v.type is None or v.type.kind == "any"
+
+
+def rank0(v: Value) -> bool:
+    if v.op is not None and v.op.prim == "reduced_count":
+        return True  # a Python int
+    if v.type is not None and v.type.known_ndim == 0:
+        return True
+    op = v.op
+    if op is not None and op.prim == "getitem":
+        # one length of a shape (``q.shape[-1]``): a Python int, so ``s / np.sqrt(n)``
+        # keeps ``s``'s class
+        index = op.args.get("index")
+        if isinstance(index, Value):
+            index = const_value(index)[1]
+        if type(index) is not int:
+            return False
+        x = op.args.get("x")
+        return isinstance(x, Value) and x.op is not None and x.op.prim == "shape"
+    return op is not None and elementwise(op) and all(rank0(w) for w in op.operands())
+
+
+def float64_array(v: Value, classes: Classes | None = None) -> bool:
+    t = v.type
+    if unknown(v) and classes is not None:  # an adjoint: float64 and shaped like an array
+        rep = classes.of(v)
+        return classes.is_float64(v) and rep is not v and float64_array(rep)
+    return t is not None and t.kind == "array" and t.dtype == "float64" and bool(t.ndim)
+
+
+class Classes:
+    """Union of values by provably equal shape; ``rep`` is each class's first value."""
+
+    def __init__(self) -> None:
+        self.rep: dict[int, Value] = {}
+        self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
+        self.weak: set[int] = set()  # untyped values known to be Python numbers
+        self.shaped_like: dict[int, Value] = {}
+        self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
+        self.static: dict[tuple[int, ...], Value] = {}  # a static shape -> its class's rep
+        self.static_of: dict[int, tuple[int, ...]] = {}  # (static_shapes.py)
+        self.written: set[int] = set()  # arrays a setitem writes into (in place if it can)
+        # a value that broadcasts into another's shape without enlarging it (a reduction
+        # with keepdims: same rank, the reduced axes of length 1): ``z - max(z, 1, keepdims=
+        # True)`` then has ``z``'s class
+        self.fits: dict[int, Value] = {}
+
+    def copy(self) -> Classes:
+        new = Classes()
+        new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
+        new.shaped_like, new.popped = self.shaped_like, self.popped
+        new.static, new.static_of = dict(self.static), dict(self.static_of)
+        new.written = self.written
+        new.fits = dict(self.fits)
+        return new
+
+    def has_shape_facts(self, v: Value) -> bool:
+        return not rank0(v)
+
+    def assume(self, v: Value, source: Value) -> None:
+        """``v`` has ``source``'s shape (and dtype, when that is float64)."""
+        self.rep[v.id] = self.of(source)
+        if self.is_float64(source):
+            self.float64.add(v.id)
+
+    def carries(self, result: Value, init: Value) -> bool:
+        """A loop's next value keeps the class (and float64 dtype) of its initial value."""
+        return self.same(result, init) and (not self.is_float64(init)
+                                            or self.is_float64(result))
+
+    def shape_source(self, s: Any) -> Value | None:
+        """``v`` when ``s`` is ``shape(x=v)``, possibly saved on a tape and popped."""
+        if isinstance(s, Value) and s.id in self.popped:
+            s = self.popped[s.id]
+        if isinstance(s, Value) and s.op is not None and s.op.prim == "if":
+            # saved by one branch, None from the others (whose adjoint never reads it)
+            k = s.op.outputs.index(s)
+            made = [r.results[k] for r in s.op.regions if k < len(r.results)
+                    and const_value(r.results[k]) != (True, None)]
+            sources = [shape_source(m) for m in made]
+            if sources and all(v is not None and self.same(v, sources[0]) for v in sources):
+                return sources[0]
+            return None
+        return shape_source(s)
+
+    def is_weak(self, v: Value) -> bool:
+        """A Python number (NEP 50: it does not change an array's dtype)."""
+        if v.type is not None and v.type.is_python_number:
+            return True
+        return v.id in self.weak or (v.op is not None and v.op.prim == "reduced_count")
+
+    def is_float64(self, v: Value) -> bool:
+        t = v.type
+        if t is not None and t.kind in ("array", "scalar"):
+            return t.dtype == "float64"
+        return v.id in self.float64
+
+    def of(self, v: Value) -> Value:
+        return self.rep.get(v.id, v)
+
+    def same(self, a: Value, b: Value) -> bool:
+        return self.of(a) is self.of(b)
+
+    def visit(self, op: Op) -> None:
+        if op.prim == "tape_pop":
+            for o in op.outputs:
+                item = self.popped.get(o.id)
+                if item is not None:
+                    self.assume(o, item)
+        elif elementwise(op):
+            shaped = {self.of(v).id: self.of(v) for v in op.operands()
+                      if not rank0(v) and v.id not in self.fits}
+            if len(shaped) == 1:
+                rep = next(iter(shaped.values()))
+                if all(self.same(self.fits[v.id], rep) for v in op.operands()
+                       if v.id in self.fits):
+                    self.rep[op.out.id] = rep
+            elif shaped:
+                broadcast_static(self, op, shaped)
+            # float64 with Python numbers (weakly typed under NEP 50) stays float64
+            strong = [v for v in op.operands() if not self.is_weak(v)]
+            if not strong:
+                self.weak.add(op.out.id)
+            elif all(self.is_float64(v) for v in strong):
+                self.float64.add(op.out.id)
+        elif kept_reduction(op):
+            self.fits[op.out.id] = op.args["x"]
+        elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
+            self.rep[op.out.id] = self.of(op.args["x"])
+        elif op.prim == "picked":  # g sent into the picks' shape, in g's dtype
+            self.rep[op.out.id] = self.of(op.args["picks"])
+            if self.is_float64(op.args["g"]):
+                self.float64.add(op.out.id)
+        elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
+            if op.out.id in self.shaped_like:
+                self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
+            if all(self.is_float64(v) for v in op.operands() if v.type != NONE):
+                self.float64.add(op.out.id)
+        elif stacked_shape(op) is not None:
+            note_static(self, op.out, stacked_shape(op))
+        elif op.prim in ("zeros", "setitem") and len(op.outputs) == 1:
+            # np.zeros(shape(v)) has v's shape; a functional write keeps its array's
+            source = (self.shape_source(op.args.get("shape")) if op.prim == "zeros"
+                      else op.args.get("x"))
+            if isinstance(source, Value):
+                self.rep[op.out.id] = self.of(source)
+        elif op.prim == "unbroadcast":
+            # in an adjoint ``x`` is the broadcast of the operand, so the sum has its shape
+            source = self.shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            if self.is_float64(op.args["x"]):
+                self.float64.add(op.out.id)  # a sum of float64 is float64
+        elif op.prim == "contract_to":
+            # an einsum cotangent fitted to its operand's shape (rules/contract_to.py)
+            source = self.shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
+                self.float64.add(op.out.id)
+        elif op.prim in SHAPED_BY_ARG and len(op.outputs) == 1:
+            source = self.shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            x = op.args.get("x")
+            if op.prim == "unreduce" and isinstance(x, Value) and (x.type == FLOAT or (
+                    self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
+                # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
+                self.float64.add(op.out.id)
+            inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
+            if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
+                self.float64.add(op.out.id)
+
+
+def plain_classes(fn: Function) -> Classes:
+    """The shape classes of the top-level block as it stands (for later passes)."""
+    classes = Classes()
+    for op in fn.body.ops:
+        classes.visit(op)
+    return classes
+
+
+def shape_source(s: Any) -> Value | None:
+    """``v`` when ``s`` is ``shape(x=v)``."""
+    if isinstance(s, Value) and s.op is not None and s.op.prim == "shape":
+        return s.op.args["x"]
+    return None
