@@ -4,9 +4,10 @@ Rows: W1-W4 against both hand-written baselines (the forward tangent and the rev
 over a stored trajectory); a small MLP's softmax cross-entropy gradient against the
 hand-written one; RK4 and an attention block, gradient against the forward pass; the
 Hessian of a loop over 50 scalar elements against a hand-written Hessian that loops as the
-function does (and the vectorised one); the runtime's 100-op Tensor graph (W5) against a
-40-line NumPy tape; and the first call of the small MLP's gradient. Every srcgrad result
-is checked against the hand-written derivative before it is timed.
+function does (and the vectorised one); the runtime's 100-op Tensor graph (W5) against
+NumPy written by hand (and a 40-line NumPy tape); and the first call of the small MLP's
+gradient. Every srcgrad result is checked against the hand-written derivative before it is
+timed.
 
     python benchmarks/programs.py [--quick] [--threads 1] [--md PATH] [--json PATH]
                                   [--readme README.md] [--rows mlp,rk4,...] [--tiny]
@@ -185,8 +186,10 @@ def hessian_row(tiny: bool) -> Row:
 
 
 def w5_row(tiny: bool) -> Row:
+    # the goal is against NumPy written by hand (its table puts the tape at 2.7x)
     row = Row("W5", "runtime: 100-op Tensor graph on float32[4], built and backpropagated",
-              "srcgrad Tensor graph / 40-line NumPy tape", 3.0, "srcgrad", "tape")
+              "srcgrad Tensor graph / NumPy gradient written by hand", 3.0, "srcgrad",
+              "numpy_by_hand")
 
     def build(row: Row) -> None:
         import numpy as np
@@ -292,7 +295,7 @@ def measure_all(args: argparse.Namespace) -> dict[str, Any]:
     extras = {"rk4": {"handwritten_ratio": ("handwritten", "forward")},
               "attention": {"handwritten_ratio": ("handwritten", "forward")},
               "hessian": {"ratio_to_vectorised": ("srcgrad", "handwritten_vectorised")},
-              "W5": {"ratio_to_numpy_by_hand": ("srcgrad", "numpy_by_hand"),
+              "W5": {"ratio_to_tape": ("srcgrad", "tape"),
                      "tape_to_numpy_by_hand": ("tape", "numpy_by_hand")}}
     for key in (k for k in ROWS if k in wanted):
         if key.startswith("W") and key != "W5":
@@ -319,7 +322,7 @@ def cell(result: dict[str, Any]) -> str:
     details = {"ratio_to_reverse_sweep": "{} of the hand-written reverse sweep",
                "handwritten_ratio": "hand-written gradient / forward {}",
                "ratio_to_vectorised": "{} of the vectorised hand-written Hessian",
-               "ratio_to_numpy_by_hand": "{} of the NumPy gradient written by hand",
+               "ratio_to_tape": "{} of a 40-line NumPy tape",
                "tape_to_numpy_by_hand": "tape / NumPy gradient by hand {}"}
     notes = [template.format(format_ratio(result[k])) for k, template in details.items()
              if k in result]
