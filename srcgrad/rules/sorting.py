@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import as_array, dispatching
+from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, NONDIFF, defrule
 
 
@@ -55,6 +55,10 @@ def sort_gather(c: Any, order: Any, axis: Any) -> Any:
 def sort_scatter(c: Any, order: Any, shape: Any, axis: Any) -> Any:
     """Zeros of ``shape`` with ``c`` put back where ``order`` took each element from."""
     c = as_array(c)
+    if foreign(c) or foreign(order):  # (no host zeros to write into: the inverse order)
+        if axis is None:
+            return np.reshape(np.ravel(c)[np.argsort(np.ravel(order))], tuple(shape))
+        return np.take_along_axis(c, np.argsort(order, axis=axis), axis)
     out = np.zeros(tuple(shape), dtype=c.dtype)
     if axis is None:
         out.reshape(-1)[order] = c  # an order is a permutation: no position twice
