@@ -35,7 +35,7 @@ def _grid(xs_shape: Any, index: int, indexing: str) -> tuple[tuple[int, ...], in
 def _spread(v: Any, shape: tuple[int, ...], axis: int) -> Any:
     lined = [1] * len(shape)
     lined[axis] = -1
-    return np.array(np.broadcast_to(np.reshape(v, lined), shape))  # a copy, as NumPy's
+    return np.copy(np.broadcast_to(np.reshape(v, lined), shape))  # a copy, as NumPy's
 
 
 @dispatching
@@ -50,7 +50,7 @@ def mesh_adjoint(c: Any, xs_shape: Any, index: int, indexing: str, item: int) ->
     """The cotangent of input ``item`` from piece ``index``'s cotangent ``c``."""
     c = as_array(c)
     if item != index:
-        return np.zeros(tuple(xs_shape[item]), dtype=c.dtype)
+        return np.zeros_like(c, shape=tuple(xs_shape[item]))  # (in c's library)
     _, axis = _grid(xs_shape, index, indexing)
     others = tuple(a for a in range(c.ndim) if a != axis)
     return np.reshape(np.sum(c, axis=others), tuple(xs_shape[item]))
@@ -63,7 +63,7 @@ def mesh_spread(c: Any, xs_shape: Any, index: int, indexing: str, item: int) -> 
     c = as_array(c)
     shape, axis = _grid(xs_shape, index, indexing)
     if item != index:
-        return np.zeros(shape, dtype=c.dtype)
+        return np.zeros_like(c, shape=shape)  # (in c's library)
     return _spread(np.ravel(c), shape, axis)
 
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .dispatch import as_array, dispatching
+from .dispatch import as_array, dispatching, foreign
+from .foreign import scatter
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
 
@@ -53,6 +54,9 @@ def pad_adjoint(c: Any, shape: Shape, pad_width: Any, mode: str = "constant") ->
         return c[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape))]
     size = math.prod(shape)
     source = np.pad(np.arange(size).reshape(shape), widths, mode)  # where each copy came from
+    if foreign(c):  # (bincount is NumPy's: the foreign scatter sums the copies)
+        return np.reshape(scatter(np.reshape(c, (-1,)), (size,), source.ravel(), True),
+                          shape)
     summed = np.bincount(source.ravel(), weights=c.ravel(), minlength=size)
     return np.reshape(summed.astype(c.dtype, copy=False), shape)
 

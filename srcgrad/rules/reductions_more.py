@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from . import foreign as _foreign
 from .dispatch import dispatching
 from .helpers import unreduce
 from .reductions import fold_axes, prod_others, unfold_axes
@@ -34,8 +35,8 @@ _REDUCE_FORM = "x, axis=None, *, keepdims=False"
 
 @dispatching
 def tri_mask(x: Any) -> Any:
-    """``[i, k] = k <= i``, as wide as ``x``'s last axis."""
-    return np.tri(np.shape(x)[-1], dtype=bool)
+    """``[i, k] = k <= i``, as wide as ``x``'s last axis (in ``x``'s array library)."""
+    return _foreign.in_library_of(np.tri(np.shape(x)[-1], dtype=bool), x)
 
 
 defrule("tri_mask", tri_mask, inputs=("x",), kind=NONDIFF)

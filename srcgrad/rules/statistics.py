@@ -107,16 +107,16 @@ def _average_jvp_w(t: Any, a: Any, a_shape: Any, a_dtype: Any, weights: Any, out
 
 # --- medians ----------------------------------------------------------------------------------
 def _one_hot(order: np.ndarray, k: int, dtype: Any) -> np.ndarray:
-    """Along the last axis, 1 at position ``order[..., k]``."""
-    hot = np.zeros(order.shape, dtype=dtype)
-    np.put_along_axis(hot, order[..., k:k + 1], 1.0, axis=-1)
-    return hot
+    """Along the last axis, 1 at position ``order[..., k]`` (a comparison with the lane
+    index made in ``order``'s library: no host array written into)."""
+    lanes = in_library_of(np.arange(order.shape[-1]), order)
+    return (lanes == order[..., k:k + 1]).astype(dtype)
 
 
 def _nan_first(folded: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Slices holding a NaN: all of their weight on their first NaN."""
     nan = np.isnan(folded)
-    has = nan.any(axis=-1, keepdims=True)
+    has = np.any(nan, axis=-1, keepdims=True)
     first = in_library_of(np.arange(folded.shape[-1]), folded) == np.argmax(nan, axis=-1)[
         ..., None]
     return np.where(has, first.astype(weights.dtype), weights)
