@@ -35,6 +35,18 @@ def _normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(a % ndim if ndim else 0 for a in axes))
 
 
+def reduced_shape(shape: Shape, axis: Any = None, keepdims: bool = False) -> Shape:
+    """The shape of a reduction of an array of ``shape`` over ``axis``."""
+    n = len(shape)
+    if type(axis) is int and n:  # (one axis: tuple slicing, per call)
+        a = axis % n
+        return shape[:a] + ((1,) if keepdims else ()) + shape[a + 1:]
+    axes = _normalize_axes(axis, n)
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
 def _shape_of(x: Any) -> Shape:
     """``np.shape(x)``, without its ``asarray`` for the common types (per adjoint, per call)."""
     kind = type(x)
@@ -66,9 +78,6 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
         xshape = xshape[lead:]
         if xshape == shape:  # the common case: only leading axes were added (a bias)
             return x
-    elif lead:
-        x = total(x, axis=tuple(range(lead)))
-        xshape = np.shape(x)
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and xshape[i] != 1)
     if stretched:
         x = total(x, axis=stretched, keepdims=True)
@@ -88,18 +97,12 @@ def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> 
     if type(shape) is not tuple:
         shape = tuple(shape)
     if not keepdims and axis is not None and shape:
-        if type(axis) is int:  # (one axis: tuple slicing, per call)
-            a = axis % len(shape)
-            axes: tuple[int, ...] = (a,)
-            kept, ones = shape[:a] + shape[a + 1:], shape[:a] + (1,) + shape[a + 1:]
-        else:
-            axes = _normalize_axes(axis, len(shape))
-            kept = tuple(n for i, n in enumerate(shape) if i not in axes)
-            ones = tuple(1 if i in axes else n for i, n in enumerate(shape))
-        if _shape_of(x) == kept:  # the reduction's own result: a reshape, cheaper
+        ones = reduced_shape(shape, axis, keepdims=True)
+        if _shape_of(x) == reduced_shape(shape, axis):  # the reduction's own result: a
+            # reshape, cheaper than np.expand_dims
             x = x.reshape(ones) if type(x) is np.ndarray else np.reshape(x, ones)
         else:
-            x = np.expand_dims(x, axes)
+            x = np.expand_dims(x, _normalize_axes(axis, len(shape)))
     if _shape_of(x) == shape:
         return x
     # a small result is cheaper filled than viewed: np.broadcast_to's Python wrapper costs
@@ -113,8 +116,6 @@ def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> 
         np.copyto(out, x)
         return out
     return np.broadcast_to(x, shape)
-
-
 
 
 @dispatching

@@ -11,10 +11,9 @@ Both take and return tuples (NONDIFF: shapes carry no derivative).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from .helpers import reduced_shape
 from .registry import NONDIFF, defrule
 
 Shape = tuple[int, ...]
@@ -25,21 +24,6 @@ def broadcast_shape(a: Shape, b: Shape) -> Shape:
     if a == b:
         return a
     return np.broadcast_shapes(a, b)
-
-
-def reduced_shape(shape: Shape, axis: Any = None, keepdims: bool = False) -> Shape:
-    """The shape of a reduction of an array of ``shape`` over ``axis``."""
-    n = len(shape)
-    if type(axis) is int and n:  # (one axis: tuple slicing, per call)
-        a = axis % n
-        return shape[:a] + ((1,) if keepdims else ()) + shape[a + 1:]
-    if axis is None:
-        axes = set(range(n))
-    else:
-        axes = {int(a) % max(n, 1) for a in (axis if isinstance(axis, tuple) else (axis,))}
-    if keepdims:
-        return tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
 defrule("broadcast_shape", broadcast_shape, inputs=(), params=("a", "b"), kind=NONDIFF)

@@ -2,8 +2,7 @@
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
 from srcgrad.compiler.support import as_python, like
-from srcgrad.rules.helpers import reduced_count, unreduce
-from srcgrad.rules.shape_math import reduced_shape
+from srcgrad.rules.helpers import reduced_count, reduced_shape, unreduce
 
 
 def grad_methods(x):
