@@ -4,7 +4,7 @@ API.md "Soundness": every failure of the compiler reaches the user as ``sg.SrcGr
 never an internal ``IndexError``/``TypeError``/IR error. The lowering, the transforms, the
 passes and the emitter each raise ``SrcGradError`` for what they refuse; this module is the
 net under them for what they did not foresee. It wraps the one place a derivative is
-compiled (:meth:`srcgrad.compiler.api.Derivation.compile`)::
+compiled (:meth:`srcgrad.compiler.derivation.Derivation.compile`)::
 
     with compiler_boundary(f):
         ...lower, differentiate, optimise, emit...

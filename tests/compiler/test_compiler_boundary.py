@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.compiler import api
+from srcgrad.compiler import derivation
 from srcgrad.compiler.internal_errors import InternalCompilerError
 
 
@@ -17,7 +17,7 @@ def _square_sum(x):
 def test_an_internal_exception_while_compiling_becomes_an_internal_compiler_error(monkeypatch):
     # a lookup that fails inside the compiler's own frames (a function written in this
     # test file would count as the user's code, whose exceptions pass unchanged)
-    monkeypatch.setattr(api, "emit_function", {}.__getitem__)
+    monkeypatch.setattr(derivation, "emit_function", {}.__getitem__)
     sg.clear_cache()
     with pytest.raises(InternalCompilerError) as info:
         sg.grad(_square_sum)(np.ones(3))
@@ -71,7 +71,7 @@ def test_the_users_own_exception_while_compiling_passes_unchanged(monkeypatch):
     def lower_calling_user_code(*args, **kwargs):
         _helper_that_raises_at_compile_time(1.0)
 
-    monkeypatch.setattr(api, "lower", lower_calling_user_code)
+    monkeypatch.setattr(derivation, "lower", lower_calling_user_code)
     sg.clear_cache()
     with pytest.raises(ValueError, match="the user's own check"):
         sg.grad(_calls_user_helper)(1.0)
