@@ -2,8 +2,9 @@
 
 In order: a method of a symbolic value (:mod:`.methods`); a nested ``def``/``lambda`` or a
 user function with source (inlined: its body is lowered with the arguments bound, so it
-is differentiated through); a derived function (its IR is inlined); a callable with a
-rule (``sg.defvjp`` rules win over source) -> one op; a Python builtin; anything else is
+is differentiated through: :mod:`.inlining`); a derived function (its IR is inlined); a
+callable with a rule (``sg.defvjp`` rules win over source) -> one op; a Python builtin
+(:mod:`.builtin_calls`); anything else is
 an opaque ``call`` op, which is fine as long as no derivative must flow through it (both
 transforms refuse it otherwise, pointing to ``sg.defvjp``: see ``ad/soundness.py``). Calls
 with only compile-time arguments to pure functions run at compile time.
@@ -16,12 +17,10 @@ a run-time loop built is ``stack_list`` of it there (:mod:`.runlists`).
 from __future__ import annotations
 
 import builtins
-import inspect
 import math
 import types
 from typing import TYPE_CHECKING, Any
 
-import gast
 import numpy as np
 
 from srcgrad.errors import SrcGradError
@@ -30,31 +29,25 @@ from srcgrad.rules.multi import declared_tuple, multi_for
 
 from .. import support
 from ..ir import types as T
-from ..ir.core import Block
 from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..structural import STRUCTURAL
-from ..structure import is_plain_object, short_repr
+from ..structure import is_plain_object
 from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
 from . import (
-    captured,
+    builtin_calls,
     checkpoints,
     derived,
+    inlining,
     methods,
     multicalls,
-    recursion,
     runlists,
-    sorted_builtin,
 )
 from .captured import CapturedObject
 from .context import (
     BoundMethod,
     LocalFunction,
 )
-from .control import SymEnumerate, SymRange, SymZip
-from .identity import is_instance
 from .policy import POLICY
-from .resolve import Dependency, Scope
-from .source import Parsed, parse_function
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -102,7 +95,7 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         method = next((c.__dict__["__call__"] for c in type(obj).__mro__
                        if "__call__" in c.__dict__), None)
         if isinstance(method, types.FunctionType):
-            return inline_user(lw, method, [func, *args], kwargs, node)
+            return inlining.inline_user(lw, method, [func, *args], kwargs, node)
         raise lw.err(node, f"calling a {type(obj).__name__} object is not supported.",
                      "Call a function or method of it instead.")
     if func in (setattr, delattr):  # an attribute write, spelled as a call
@@ -139,7 +132,7 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         method = attribute(lw, receiver, func.__name__, node)
         return call(lw, method, args, kwargs, node)
     if isinstance(func, LocalFunction):
-        return inline_local(lw, func, args, kwargs, node)
+        return inlining.inline_local(lw, func, args, kwargs, node)
     if func is stop_gradient:
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
@@ -173,20 +166,20 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
             _note_views(lw, out, [*args, *kwargs.values()])
         return out
     if _is_builtin(func):
-        return call_builtin(lw, func, args, kwargs, node)
+        return builtin_calls.call_builtin(lw, func, args, kwargs, node)
     if isinstance(func, types.FunctionType):
-        return inline_user(lw, func, args, kwargs, node)
+        return inlining.inline_user(lw, func, args, kwargs, node)
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         # `model.predict(X)`: the class's function, differentiated through with `self`
         # (whose fields may be run-time values) as its first argument
-        return inline_user(lw, func.__func__, [func.__self__, *args], kwargs, node)
+        return inlining.inline_user(lw, func.__func__, [func.__self__, *args], kwargs, node)
     if _plain_record(func):  # Pair(a, b), Linear(W, b): a compile-time container
         return func(*args, **kwargs)
     if func is dict and not any(isinstance(a, Sym) for a in args):
         return dict(*args, **kwargs)  # dict(a=x), dict(params): a compile-time dict
     if isinstance(func, type) and func in (float, int, bool, list, tuple, range, enumerate,
                                            zip, slice, dict):
-        return call_builtin(lw, func, args, kwargs, node)
+        return builtin_calls.call_builtin(lw, func, args, kwargs, node)
     if not symbolic and _pure(func):
         result = func(*args, **kwargs)
         if not _made_at_run_time(result, func):
@@ -274,243 +267,3 @@ def attribute(lw: Lowerer, obj: Any, name: str, node: Any) -> Any:
             raise lw.err(node, multicalls.not_an_array(lw.ctx, obj, f"has no attribute `.{name}`"),
                          multicalls.NOT_AN_ARRAY_ADVICE) from None
     return methods.attribute(lw, obj, name, node)
-
-
-# --- builtins ---------------------------------------------------------------------------
-
-def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    symbolic = is_symbolic(args) or is_symbolic(list(kwargs.values())) or any(
-        isinstance(a, (SymRange, SymEnumerate, SymZip)) for a in args)
-    name = getattr(func, "__name__", "")
-    if name == "print":
-        lw.ctx.builder.emit("print", {"items": tuple(to_value(a) for a in args)},
-                            attrs={"kwargs": dict(kwargs)}, n_out=0)
-        return None
-    if POLICY.should_run_builtin(name, args, symbolic):
-        return func(*args, **kwargs)
-    if name == "isinstance" and not kwargs and len(args) == 2:
-        return is_instance(lw, args[0], args[1], node)
-    if name in ("float", "int", "len"):
-        (x,) = args
-        if name == "float" and isinstance(x, Sym) and x.value.type == T.FLOAT:
-            return x
-        out = record_rule(rule(name), [x], {})
-        out.value.type = {"float": T.FLOAT, "int": T.INT, "len": T.INT}[name]
-        return out
-    if name in ("max", "min"):
-        return _extreme(lw, name, args, kwargs, node)
-    if func is sorted:
-        return sorted_builtin.lower(lw, args, kwargs, node)
-    if func is math.prod:  # Python's left-to-right products, like sum below
-        items = args[0]
-        start = args[1] if len(args) > 1 else kwargs.get("start", 1)
-        if isinstance(items, Sym):
-            total = call_numpy_name(lw, "prod", [items], {"axis": 0}, node)
-            return total if type(start) is int and start == 1 else total * start
-        result, first = start, type(start) is int and start == 1
-        for item in items:
-            result = item if first else result * item
-            first = False
-        return result
-    if name == "sum":
-        items = args[0]
-        start = args[1] if len(args) > 1 else kwargs.get("start", 0)
-        if isinstance(items, Sym):
-            total = call_numpy_name(lw, "sum", [items], {"axis": 0}, node)
-            return total if start == 0 else total + start
-        result, first = start, isinstance(start, int) and start == 0
-        for item in items:
-            result = item if first else result + item
-            first = False
-        return result
-    if name == "range":
-        parts = list(args)
-        if len(parts) == 1:
-            parts = [0, parts[0]]
-        return SymRange(*parts)
-    if name == "enumerate":
-        return _enumerate(lw, args, kwargs, node)
-    if name == "zip" and not kwargs:
-        return SymZip(tuple(args))
-    if name in ("tuple", "list") and len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0]) if name == "tuple" else list(args[0])
-    what = "with keyword arguments " if kwargs and name == "zip" else ""
-    raise lw.err(node, f"the builtin {name}() {what}on a value known only at run time is not "
-                 "supported in a differentiated function.", _BUILTIN_ADVICE.get(
-                     name, f"Use the NumPy function for it (np.{name}(...)), or compute it "
-                     "with operators." if hasattr(np, name) else "Compute it with NumPy "
-                     "functions and operators."))
-
-
-def _extreme(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    """``max``/``min`` of values known at run time: ``np.maximum``/``np.minimum`` chains
-    (ties share the gradient); with ``key=``, Python's choice itself: an item replaces the
-    current one only where its key is strictly larger (smaller), so the first wins."""
-    if set(kwargs) - {"key", "default"}:
-        raise lw.err(node, f"{name}() got unexpected keyword arguments {sorted(kwargs)}.")
-    items = args[0] if len(args) == 1 else args
-    key = kwargs.get("key")
-    if isinstance(items, Sym):
-        if key is not None:
-            raise lw.err(node, f"{name}(array, key=...) over a value known only at run time "
-                         "is not supported.", f"Compute the keys with NumPy and use "
-                         f"np.arg{name}: x[np.arg{name}(keys)].")
-        return call_numpy_name(lw, name, [items], {}, node)
-    if not items:
-        if "default" in kwargs:
-            return kwargs["default"]
-        raise lw.err(node, f"{name}() of an empty sequence.")
-    if key is None:
-        fn = np.maximum if name == "max" else np.minimum
-        result = items[0]
-        for item in items[1:]:
-            result = call(lw, fn, [result, item], {}, node)
-        return result
-    better = np.greater if name == "max" else np.less
-    result, best = items[0], call(lw, key, [items[0]], {}, node)
-    for item in items[1:]:
-        k = call(lw, key, [item], {}, node)
-        if not is_symbolic([k, best]):  # keys known now: Python's own choice
-            if better(k, best):
-                result, best = item, k
-            continue
-        wins = call(lw, better, [k, best], {}, node)
-        result = call(lw, np.where, [wins, item, result], {}, node)
-        best = call(lw, np.where, [wins, k, best], {}, node)
-    return result
-
-
-_BUILTIN_ADVICE = {
-    "zip": "Call zip(a, b, ...) without keywords; the shortest argument sets the length.",
-    "tuple": "Index the array (x[0], x[1], ...) or loop over it.",
-    "list": "Index the array (x[0], x[1], ...) or loop over it.",
-    "range": "Pass range() one to three ints.",
-}
-
-
-def _enumerate(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
-    """``enumerate(items)``, ``enumerate(items, start)``, ``enumerate(items, start=k)``."""
-    try:
-        bound = inspect.signature(lambda iterable, start=0: None).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of enumerate(): {e}",
-                     "Call it as enumerate(items) or enumerate(items, start).") from None
-    bound.apply_defaults()
-    start = bound.arguments["start"]
-    t = start.value.type if isinstance(start, Sym) else None
-    if not (isinstance(start, int) or (t is not None and t.kind in ("int", "bool"))):
-        raise lw.err(node, f"enumerate() needs an int start, not {_describe(start)}.",
-                     "Pass an int: enumerate(items, 1).")
-    return SymEnumerate(bound.arguments["iterable"], start)
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, Sym):
-        return f"a value of type {value.value.type}"
-    return f"{type(value).__name__} {short_repr(value)}"
-
-
-# --- inlining user functions ------------------------------------------------------------
-
-def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
-                lw: Lowerer, node: Any) -> dict[str, Any]:
-    a = fn.node.args
-    names = [p.id for p in a.args]
-    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
-    first_default = len(names) - len(fn.defaults)
-    for i, d in enumerate(fn.defaults):
-        params[first_default + i] = params[first_default + i].replace(default=d)
-    # `*args` / `**kwargs` of a nested def or lambda (autograd's wrappers are written so):
-    # bound to the tuple / dict of what this call passes, known while compiling
-    if a.vararg is not None:
-        params.append(inspect.Parameter(a.vararg.id, inspect.Parameter.VAR_POSITIONAL))
-    params += [inspect.Parameter(p.id, inspect.Parameter.KEYWORD_ONLY,
-                                 default=fn.kw_defaults.get(p.id, inspect.Parameter.empty))
-               for p in a.kwonlyargs]
-    if a.kwarg is not None:
-        params.append(inspect.Parameter(a.kwarg.id, inspect.Parameter.VAR_KEYWORD))
-    try:
-        bound = inspect.Signature(params).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of {fn.name}: {e}") from None
-    bound.apply_defaults()
-    return {k: dict(v) if a.kwarg is not None and k == a.kwarg.id else
-            tuple(v) if a.vararg is not None and k == a.vararg.id else v
-            for k, v in bound.arguments.items()}
-
-
-def inline_local(lw: Lowerer, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
-                 node: Any) -> Any:
-    env = _bind_local(fn, args, kwargs, lw, node)
-    return _inline(lw, fn.parsed, fn.node, fn.scope, env, fn.envs, node)
-
-
-def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    try:
-        parsed = parse_function(fn)
-    except SrcGradError:
-        name = getattr(fn, "__qualname__", repr(fn))
-        raise lw.err(node, f"the call to {name} has no derivative rule and its source cannot "
-                     "be read (defined in a REPL, by exec, or in C).",
-                     f"Register its derivative with sg.defvjp({name}, ...), or define it in a "
-                     ".py file.") from None
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of {fn.__qualname__}: {e}") from None
-    given = set(bound.arguments)
-    bound.apply_defaults()
-    sig = inspect.signature(fn)
-    env: dict[str, Any] = {}
-    for pname, value in bound.arguments.items():
-        kind = sig.parameters[pname].kind
-        if kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            # `*args` / `**kwargs`: the tuple / dict of what this call passed, known now
-            env[pname] = tuple(value) if kind == inspect.Parameter.VAR_POSITIONAL \
-                else dict(value)
-            continue
-        if pname not in given:  # a default: read from fn.__defaults__ when the code runs
-            value = captured.default(lw, fn, pname, value, node)
-        env[pname] = value
-    lw.ctx.deps.append(Dependency(fn, "__defaults__", fn.__defaults__, "attr"))
-    lw.ctx.deps.append(Dependency(fn, "__kwdefaults__", fn.__kwdefaults__, "attr"))
-    lw.ctx.deps.append(Dependency(fn, "__code__", fn.__code__, "attr"))
-    if POLICY.should_call(fn.__code__ in lw.ctx.code_stack):  # (.recursion)
-        return recursion.call_recursive(fn, list(env.values()), lw.parsed.filename,
-                                        lw.parsed.file_line(node))
-    lw.ctx.code_stack.append(fn.__code__)
-    block = lw.ctx.builder.block
-    start = len(block.ops)
-    try:
-        out = _inline(lw, parsed, parsed.node, Scope.of(fn), env, [], node)
-    finally:
-        lw.ctx.code_stack.pop()
-    if lw.ctx.builder.block is block:
-        added = Block()
-        added.ops = block.ops[start:]
-        recursion.check_recomputable(fn, added.walk(), parsed.filename)
-        recursion.check_one_result(fn, added.walk(), out, parsed.filename,
-                                   parsed.file_line(parsed.node))
-    return out
-
-
-def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str, Any],
-            enclosing: list[dict[str, Any]], node: Any) -> Any:
-    from .lower import Lowerer  # lower imports this module
-
-    ctx = lw.ctx
-    inline = POLICY.should_inline(ctx.depth)
-    if not inline:
-        raise lw.err(node, f"{inline.reason}.",
-                     "Recurse on an int argument that reaches its base case, or use a loop.")
-    saved_line = ctx.call_line
-    ctx.call_line = saved_line if saved_line is not None else lw.line_of(node)
-    ctx.depth += 1
-    try:
-        sub = Lowerer(ctx, parsed, scope, env, enclosing)
-        if isinstance(fnode, gast.Lambda):
-            return sub.run_lambda(fnode)
-        return sub.run_body(fnode.body)
-    finally:
-        ctx.depth -= 1
-        ctx.call_line = saved_line

@@ -37,7 +37,7 @@ def run_list_call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any
     """A call given a list a run-time loop built (``hs``): ``np.stack(hs)``, ``len(hs)``,
     and wherever NumPy reads an array (``np.mean(losses)``) or a builtin reduces the items
     (``sum(losses)``, ``math.fsum``), the array ``np.asarray(hs)`` (``stack_list``)."""
-    from . import calls  # calls imports this module
+    from . import builtin_calls, calls  # calls imports this module
     if func in (np.stack, np.array, np.asarray) and isinstance(args[0], RunList) \
             and set(kwargs) <= {"axis"} and len(args) <= 2:
         axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
@@ -48,7 +48,7 @@ def run_list_call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any
             and set(kwargs) <= {"axis"}:
         return _concatenated(lw, args[0], kwargs.get("axis", 0), node)
     if func is len and len(args) == 1:
-        return calls.call_builtin(lw, len, [args[0].value], {}, node)
+        return builtin_calls.call_builtin(lw, len, [args[0].value], {}, node)
     if _reads_arrays_at(func, args, kwargs):
         return calls.call(lw, func, [_stacked(a) for a in args],
                           {k: _stacked(v) for k, v in kwargs.items()}, node)

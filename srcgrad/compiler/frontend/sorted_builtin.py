@@ -1,6 +1,6 @@
 """The builtin ``sorted()`` over values some of which are known only at run time.
 
-Called by :func:`.calls.call_builtin` (a ``sorted`` of compile-time values alone runs
+Called by :func:`.builtin_calls.call_builtin` (a ``sorted`` of compile-time values alone runs
 while compiling). Two forms differentiate:
 
 - the sort keys are known while compiling (``sorted(params.items(), key=itemgetter(0))``,
