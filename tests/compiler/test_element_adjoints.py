@@ -9,6 +9,11 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.loop_programs import (
+    assert_forward_and_second_order_match_differences,
+    assert_gradients_match_differences,
+    loop_lines,
+)
 from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
 
 
@@ -47,11 +52,6 @@ def negative_and_positive_reads(x, steps):
     return acc
 
 
-def _loops(text: str) -> str:
-    return "\n".join(line for line in text.splitlines()
-                     if line.startswith("        ") and not line.lstrip().startswith("#"))
-
-
 ODES = [
     (ode_steps, (np.array([4.0, 0.3]), np.array([1.0, 0.0]), 6)),
     (three_states, (np.array([0.7, -0.4, 1.3]), np.array([0.2, 0.5, -0.1]), 5)),
@@ -62,25 +62,17 @@ IDS = ["ode_steps", "three_states"]
 @pytest.mark.parametrize("fn, args", ODES, ids=IDS)
 def test_element_reads_in_a_loop_sum_into_one_array_per_step(fn, args):
     text = sg.source(sg.grad(fn, wrt=(0, 1)), *args)
-    assert "scatter_add(" not in _loops(text), text
-    assert "np.zeros(" in _loops(text), text
+    assert "scatter_add(" not in loop_lines(text), text
+    assert "np.zeros(" in loop_lines(text), text
     # each sum has its own zeros array (CSE keeps arrays written into apart): no copies
-    assert "setitem(" not in _loops(text), text
-    got = sg.grad(fn, wrt=(0, 1))(*args)
-    for g, place in zip(got, (0, 1)):
-        np.testing.assert_allclose(g, numeric_gradient(fn, args, {}, place), rtol=1e-6,
-                                   atol=1e-8)
+    assert "setitem(" not in loop_lines(text), text
+    assert_gradients_match_differences(fn, args, (0, 1))
 
 
 @pytest.mark.parametrize("fn, args", ODES, ids=IDS)
 def test_element_read_programs_keep_forward_mode_and_second_order_right(fn, args):
     t = np.linspace(0.3, -0.2, args[0].size)
-    _, tangent = sg.jvp(fn)(*args, t)
-    assert tangent == pytest.approx(float(directional_derivative(fn, args, {0: t})),
-                                    rel=1e-6, abs=1e-8)
-    np.testing.assert_allclose(sg.hessian(fn)(*args),
-                               numeric_hessian(sg.grad(fn, optimize=False), args, 0),
-                               rtol=1e-5, atol=1e-7)
+    assert_forward_and_second_order_match_differences(fn, args, t)
 
 
 def test_array_of_numbers_is_emitted_as_np_array_and_keeps_its_dtype():
@@ -148,7 +140,7 @@ def test_a_derivative_composed_on_grad_differentiates_scatters_not_writes():
     # the written zeros are in the emitted code only: the IR sg.jvp differentiates keeps
     # its scatters, whose tangents are scatters (a write's tangent would copy the array)
     x = np.array([0.3, 0.5, 0.7])
-    assert "np.zeros(" in _loops(sg.source(sg.grad(reads_in_a_loop), x, 4))
+    assert "np.zeros(" in loop_lines(sg.source(sg.grad(reads_in_a_loop), x, 4))
     text = sg.source(sg.jvp(sg.grad(reads_in_a_loop)), x, 4, x)
     assert "setitem(" not in text and "zeros_like(" not in text, text
     np.testing.assert_allclose(sg.hessian(reads_in_a_loop)(x, 4),

@@ -12,20 +12,8 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.loop_programs import newton
 from tests.fd import numeric_gradient
-
-
-def newton(a):
-    x = 1.0
-    delta = 1.0
-    steps = 0
-    while abs(delta) >= 1e-10 and steps < 50:
-        fx = x - math.cos(a * x)
-        dfx = 1.0 + a * math.sin(a * x)
-        delta = fx / dfx
-        x = x - delta
-        steps = steps + 1
-    return x
 
 
 def scalar_loop(x, steps):

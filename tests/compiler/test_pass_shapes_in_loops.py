@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
+from tests.compiler.loop_programs import (
+    assert_forward_and_second_order_match_differences,
+    assert_gradients_match_differences,
+    loop_lines,
+)
+from tests.fd import numeric_gradient
 
 
 def carried_same_shape(x, a, n):
@@ -37,27 +42,17 @@ def carried_grows(x, w, n):
     return np.sum(np.sin(y))
 
 
-def _loops(text: str) -> str:
-    """The code inside loops (lines indented twice or more), comments left out."""
-    return "\n".join(line for line in text.splitlines()
-                     if line.startswith("        ") and not line.lstrip().startswith("#"))
-
-
 @pytest.mark.parametrize("fn, args, wrt", [
     (carried_same_shape, (np.linspace(-0.5, 0.8, 4), 0.9, 5), (0, 1)),
     (branch_in_loop, (np.linspace(0.1, 0.6, 3), 5), (0,)),
 ], ids=["carried_same_shape", "branch_in_loop"])
 def test_a_carried_array_keeps_its_shape_class_in_the_loop_body(fn, args, wrt):
     text = sg.source(sg.grad(fn, wrt=wrt), *args)
-    inside = _loops(text)
+    inside = loop_lines(text)
     assert "np.shape(" not in inside and ".shape" not in inside, text
     assert "unbroadcast(dacc" not in inside, text
     assert "unbroadcast(dy," not in inside, text
-    got = sg.grad(fn, wrt=wrt)(*args)
-    got = got if isinstance(got, tuple) else (got,)
-    for g, place in zip(got, wrt):
-        np.testing.assert_allclose(g, numeric_gradient(fn, args, {}, place), rtol=1e-6,
-                                   atol=1e-8)
+    assert_gradients_match_differences(fn, args, wrt)
 
 
 @pytest.mark.parametrize("fn, args", [
@@ -69,12 +64,7 @@ def test_a_carried_array_keeps_its_shape_class_in_the_loop_body(fn, args, wrt):
 def test_loop_shape_facts_keep_forward_and_second_order_right(fn, args):
     x = args[0]
     t = np.linspace(0.2, -0.3, x.size)
-    _, tangent = sg.jvp(fn)(*args, t)
-    assert tangent == pytest.approx(float(directional_derivative(fn, args, {0: t})),
-                                    rel=1e-6, abs=1e-8)
-    np.testing.assert_allclose(sg.hessian(fn)(*args),
-                               numeric_hessian(sg.grad(fn, optimize=False), args, 0),
-                               rtol=1e-5, atol=1e-7)
+    assert_forward_and_second_order_match_differences(fn, args, t)
 
 
 def test_a_carried_array_that_broadcasts_larger_is_summed_back_to_its_shape():

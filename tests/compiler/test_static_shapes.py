@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
+from tests.compiler.loop_programs import (
+    assert_forward_and_second_order_match_differences,
+    assert_gradients_match_differences,
+    loop_lines,
+)
 
 
 def rhs(s, p):
@@ -42,11 +46,6 @@ def matrix_plus_pair(x, m, steps):
     return acc
 
 
-def _loops(text: str) -> str:
-    return "\n".join(line for line in text.splitlines()
-                     if line.startswith("        ") and not line.lstrip().startswith("#"))
-
-
 CASES = [
     (heun, (np.array([1.3, 0.2]), np.array([0.8, -0.1]), 4), (0, 1)),
     (length_one_broadcasts, (np.array([0.3, -0.6, 0.9]), 3), (0,)),
@@ -58,7 +57,7 @@ IDS = ["heun", "length_one_broadcasts", "matrix_plus_pair"]
 
 def test_stages_built_from_numbers_share_a_static_shape_in_the_adjoint():
     args = CASES[0][1]
-    inside = _loops(sg.source(sg.grad(heun, wrt=(0, 1)), *args))
+    inside = loop_lines(sg.source(sg.grad(heun, wrt=(0, 1)), *args))
     assert "np.shape(k2" not in inside and "unbroadcast(dk" not in inside, inside
     # one np.shape of a stage per step, none of their sums
     assert inside.count("np.shape(") <= 2, inside
@@ -66,25 +65,16 @@ def test_stages_built_from_numbers_share_a_static_shape_in_the_adjoint():
 
 @pytest.mark.parametrize("fn, args, wrt", CASES, ids=IDS)
 def test_static_shape_programs_differentiate_in_reverse_mode(fn, args, wrt):
-    got = sg.grad(fn, wrt=wrt)(*args)
-    got = got if isinstance(got, tuple) else (got,)
-    for g, place in zip(got, wrt):
-        np.testing.assert_allclose(g, numeric_gradient(fn, args, {}, place), rtol=1e-6,
-                                   atol=1e-8)
+    assert_gradients_match_differences(fn, args, wrt)
 
 
 @pytest.mark.parametrize("fn, args, wrt", CASES, ids=IDS)
 def test_static_shape_programs_differentiate_forward_and_at_second_order(fn, args, wrt):
     t = np.linspace(0.5, -0.4, args[0].size)
-    _, tangent = sg.jvp(fn)(*args, t)
-    assert tangent == pytest.approx(float(directional_derivative(fn, args, {0: t})),
-                                    rel=1e-6, abs=1e-8)
-    np.testing.assert_allclose(sg.hessian(fn)(*args),
-                               numeric_hessian(sg.grad(fn, optimize=False), args, 0),
-                               rtol=1e-5, atol=1e-7)
+    assert_forward_and_second_order_match_differences(fn, args, t)
 
 
 def test_a_length_one_static_shape_keeps_the_sum_over_the_broadcast_axis():
     args = CASES[1][1]
     text = sg.source(sg.grad(length_one_broadcasts), *args)
-    assert "unbroadcast(" in _loops(text), text
+    assert "unbroadcast(" in loop_lines(text), text

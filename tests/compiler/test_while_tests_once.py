@@ -4,28 +4,15 @@ every mode; ``bool()`` is called on each operand at most once per trip, as the u
 loop does (on a lazy or device array each call is a compute or a synchronisation).
 Values are checked against ``optimize=False`` and central finite differences."""
 
-import math
 import re
 
 import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.loop_programs import newton
 from tests.fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
 from tests.foreign.devicearray import DeviceArray
-
-
-def newton(a):
-    x = 1.0
-    delta = 1.0
-    steps = 0
-    while abs(delta) >= 1e-10 and steps < 50:
-        fx = x - math.cos(a * x)
-        dfx = 1.0 + a * math.sin(a * x)
-        delta = fx / dfx
-        x = x - delta
-        steps = steps + 1
-    return x
 
 
 def either_test(a):
