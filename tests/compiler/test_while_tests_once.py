@@ -13,6 +13,7 @@ import srcgrad as sg
 from tests.compiler.loop_programs import newton
 from tests.fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
 from tests.foreign.devicearray import DeviceArray
+from tests.foreign.programs import while_with_two_tests
 
 
 def either_test(a):
@@ -83,14 +84,6 @@ def test_a_test_that_reads_a_value_twice_breaks_on_each_operand(mode):
     assert loop.count("break") == 2 and "else:" not in loop.split("# line")[0], text
 
 
-def _device_loop(M):
-    n = 0
-    while np.sum(M ** 2) > 1.0 and n < 10:
-        M = M * 0.5
-        n = n + 1
-    return np.sum(np.sin(M))
-
-
 def _device_loop_shared(M):
     n = 0
     while np.sum(M ** 2) > 1.0 and (np.sum(M ** 2) < 1e6 or n < 2):
@@ -107,7 +100,7 @@ def _tests_made(fn, M):
     return DeviceArray.conversions
 
 
-@pytest.mark.parametrize("fn", [_device_loop, _device_loop_shared])
+@pytest.mark.parametrize("fn", [while_with_two_tests, _device_loop_shared])
 @pytest.mark.parametrize("mode", list(MODES))
 def test_each_operand_of_a_while_test_is_tested_once_per_trip(fn, mode):
     M = np.random.default_rng(3).normal(size=(4, 3)) * 2.0
