@@ -17,7 +17,7 @@ a call pays only a few attribute reads and index operations::
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from srcgrad.errors import SrcGradError
@@ -145,13 +145,35 @@ class Boundary:
             return seed
         return f"{bind(_seed_tuples)}({seed}, {bind(self.result)})"
 
+    def flat_args(self, args: Sequence[Any]) -> list[Any]:
+        """The user's arguments (one per parameter) as the emitted function's parameters:
+        each structured one replaced by its leaves (at run time, or the caller's values
+        when a derived function is inlined: ``frontend/derived_trees.py``)."""
+        flat: list[Any] = []
+        for a, k in zip(args, self.kinds):
+            flat += S.leaves_of(k, a) if is_tree(k) else [a]
+        return flat
+
+    def flat_tangent(self, tangent: Any) -> tuple[Any, ...]:
+        """A jvp tangent shaped like the ``wrt`` arguments as the emitted function reads it:
+        one tuple of the tangents of the leaves it differentiates (integer leaves have
+        none), in parameter order."""
+        tangents: list[Any] = []
+        for j, i in enumerate(self.wrt):
+            t = tangent[j] if self.tuple_wrt else tangent
+            k = self.kinds[i]
+            if is_tree(k):
+                tangents += [v for v, leaf in zip(S.leaves_of(k, t, static=True),
+                                                  _leaves(k)) if not leaf.is_integral]
+            else:
+                tangents.append(t)
+        return tuple(tangents)
+
     def call(self, fn: Any, args: tuple[Any, ...]) -> Any:
         """``fn`` (the emitted function) called on ``args`` as the user passed them: what
         the generated guard does, for the first call that compiled the version."""
         n = len(self.kinds)
-        flat: list[Any] = []
-        for a, k in zip(args[:n], self.kinds):
-            flat += S.leaves_of(k, a) if is_tree(k) else [a]
+        flat = self.flat_args(args[:n])
         extra = list(args[n:])
         if self.transform == "jvp" and self.rebuilds:
             env: dict[str, Any] = {"t": extra[0]}
@@ -165,16 +187,7 @@ class Boundary:
                     f"({', '.join(S.describe_tree(self.kinds[i]) for i in self.wrt)}); got "
                     f"{S.describe_tree(S.describe(extra[0]))}.",
                     advice="Build it with sg.tree_map(np.zeros_like, arg) and fill it in.")
-            tangents = []
-            for j, i in enumerate(self.wrt):
-                t = extra[0][j] if self.tuple_wrt else extra[0]
-                k = self.kinds[i]
-                if is_tree(k):
-                    tangents += [v for v, leaf in zip(S.leaves_of(k, t, static=True),
-                                                      _leaves(k)) if not leaf.is_integral]
-                else:
-                    tangents.append(t)
-            extra = [tuple(tangents)]
+            extra = [self.flat_tangent(extra[0])]
         if self.transform == "vjp" and self.result is not None:
             extra = [_seed_tuples(extra[0], self.result)]
         out = fn(*flat, *extra)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from .. import structure as S
-from ..boundary import is_tree
 from ..ir import types as T
 from ..symbolic import Sym
 
@@ -38,24 +37,12 @@ def _sym_kind(v: Any) -> T.AType | None:
 def flat_values(boundary: Any, values: list[Any], n_params: int) -> list[Any]:
     """The caller's values (one per parameter, then the seed or tangent) as the IR's
     parameters: each structured one replaced by its leaves."""
-    out: list[Any] = []
-    for v, kind in zip(values[:n_params], boundary.kinds):
-        out += S.leaves_of(kind, v) if is_tree(kind) else [v]
+    out = boundary.flat_args(values[:n_params])
     extra = list(values[n_params:])
     if extra and boundary.transform == "vjp" and boundary.result is not None:
         extra = [tuple(S.leaves_of(boundary.result, extra[0]))]
     if extra and boundary.transform == "jvp" and boundary.rebuilds:
-        tangents: list[Any] = []
-        for j, i in enumerate(boundary.wrt):
-            t = extra[0][j] if boundary.tuple_wrt else extra[0]
-            kind = boundary.kinds[i]
-            if is_tree(kind):
-                tangents += [leaf for leaf, lt in zip(S.leaves_of(kind, t, static=True),
-                                                      S.leaf_types(kind))
-                             if not lt.is_integral]
-            else:
-                tangents.append(t)
-        extra = [tuple(tangents)]
+        extra = [boundary.flat_tangent(extra[0])]
     return out + extra
 
 
