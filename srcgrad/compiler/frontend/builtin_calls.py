@@ -21,6 +21,7 @@ from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from . import calls, sorted_builtin
 from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
+from .inlining import bind_call
 from .policy import POLICY
 
 if TYPE_CHECKING:
@@ -139,11 +140,8 @@ _BUILTIN_ADVICE = {
 
 def _enumerate(lw: Lowerer, args: list[Any], kwargs: dict[str, Any], node: Any) -> SymEnumerate:
     """``enumerate(items)``, ``enumerate(items, start)``, ``enumerate(items, start=k)``."""
-    try:
-        bound = inspect.signature(lambda iterable, start=0: None).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of enumerate(): {e}",
-                     "Call it as enumerate(items) or enumerate(items, start).") from None
+    bound = bind_call(lw, inspect.signature(lambda iterable, start=0: None), "enumerate()",
+                      args, kwargs, node, "Call it as enumerate(items) or enumerate(items, start).")
     bound.apply_defaults()
     start = bound.arguments["start"]
     t = start.value.type if isinstance(start, Sym) else None

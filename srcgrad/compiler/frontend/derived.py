@@ -30,6 +30,7 @@ from ..support import checked_seed
 from ..symbolic import Sym, is_symbolic, to_value
 from . import derived_trees
 from .context import LocalFunction
+from .inlining import bind_call
 from .resolve import Dependency
 
 if TYPE_CHECKING:
@@ -91,10 +92,7 @@ def inline_derived(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, An
     for attr in ("__defaults__", "__kwdefaults__"):  # their values are baked in below
         if hasattr(base.f, attr):
             lw.ctx.deps.append(Dependency(base.f, attr, getattr(base.f, attr), "attr"))
-    try:
-        bound = inspect.signature(func).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of {func.__name__}: {e}") from None
+    bound = bind_call(lw, inspect.signature(func), func.__name__, args, kwargs, node)
     bound.apply_defaults()
     values = [bound.arguments[n] for n in handle.call_names]  # the IR's parameter order
     entry = handle.entry(_known_types(values[:len(handle.param_names)]))

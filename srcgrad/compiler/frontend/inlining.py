@@ -28,6 +28,18 @@ if TYPE_CHECKING:
     from .lower import Lowerer
 
 
+def bind_call(lw: Lowerer, signature: inspect.Signature, name: str, args: list[Any],
+              kwargs: dict[str, Any], node: Any, advice: str | None = None
+              ) -> inspect.BoundArguments:
+    """``args``/``kwargs`` bound to ``signature`` as Python would bind them (defaults not
+    applied), or Python's own complaint refused at the user's line as a bad call of
+    ``name``."""
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.err(node, f"bad call of {name}: {e}", advice) from None
+
+
 def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
                 lw: Lowerer, node: Any) -> dict[str, Any]:
     a = fn.node.args
@@ -45,10 +57,7 @@ def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
                for p in a.kwonlyargs]
     if a.kwarg is not None:
         params.append(inspect.Parameter(a.kwarg.id, inspect.Parameter.VAR_KEYWORD))
-    try:
-        bound = inspect.Signature(params).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of {fn.name}: {e}") from None
+    bound = bind_call(lw, inspect.Signature(params), fn.name, args, kwargs, node)
     bound.apply_defaults()
     return {k: dict(v) if a.kwarg is not None and k == a.kwarg.id else
             tuple(v) if a.vararg is not None and k == a.vararg.id else v
@@ -70,10 +79,7 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
                      "be read (defined in a REPL, by exec, or in C).",
                      f"Register its derivative with sg.defvjp({name}, ...), or define it in a "
                      ".py file.") from None
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError as e:
-        raise lw.err(node, f"bad call of {fn.__qualname__}: {e}") from None
+    bound = bind_call(lw, inspect.signature(fn), fn.__qualname__, args, kwargs, node)
     given = set(bound.arguments)
     bound.apply_defaults()
     sig = inspect.signature(fn)
