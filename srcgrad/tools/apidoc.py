@@ -13,7 +13,6 @@ package: it imports ``srcgrad`` like any user.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import inspect
 import re
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import srcgrad as sg
+
+from .pages import page_main
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 COMMAND = "python -m srcgrad.tools.apidoc"
@@ -433,19 +434,9 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if docs/api.md differs from what would be written")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        if not PAGE.exists() or PAGE.read_text() != text:
-            print(f"docs/api.md is stale; run `{COMMAND}`", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text)
-    print(f"wrote {PAGE}")
-    return 0
+    return page_main(argv, page=PAGE, command=COMMAND, description=__doc__.split("\n\n")[0],
+                     check_help="exit 1 if docs/api.md differs from what would be written",
+                     render=render)
 
 
 if __name__ == "__main__":

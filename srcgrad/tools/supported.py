@@ -11,11 +11,9 @@ derivatives. So a new ``defrule`` line appears here without editing this module.
 
 from __future__ import annotations
 
-import argparse
 import builtins
 import math
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,8 @@ import numpy as np
 
 from srcgrad.rules import NONDIFF, RULES, Rule
 from srcgrad.rules.multi import MULTI, MultiRule
+
+from .pages import page_main
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "supported.md"
 COMMAND = "python -m srcgrad.tools.supported"
@@ -197,22 +197,10 @@ def render() -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None, write: Callable[[str], Any] = sys.stdout.write) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if docs/supported.md differs from the rule table")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = PAGE.read_text() if PAGE.exists() else ""
-        if current != text:
-            write(f"{PAGE} is stale: run `{COMMAND}`\n")
-            return 1
-        return 0
-    PAGE.parent.mkdir(parents=True, exist_ok=True)
-    PAGE.write_text(text)
-    write(f"wrote {PAGE}\n")
-    return 0
+def main(argv: list[str] | None = None) -> int:
+    return page_main(argv, page=PAGE, command=COMMAND, description=__doc__.splitlines()[0],
+                     check_help="exit 1 if docs/supported.md differs from the rule table",
+                     render=render)
 
 
 if __name__ == "__main__":
