@@ -240,7 +240,7 @@ def exits_in(stmts: list[Any]) -> set[str]:
 
 def no_exit(lw: Lowerer, stmts: list[Any], where: str) -> None:
     """Lower a block inside a run-time branch or loop body: ``break``/``continue`` set the
-    innermost run-time loop's flags (:func:`.loops.lower_guarded`), ``return`` is refused."""
+    innermost run-time loop's flags (:func:`.loop_exits.lower_guarded`), ``return`` is refused."""
     flags = lw.ctx.loop_flags[-1] if lw.ctx.loop_flags else None
     if flags:
         lw.lower_guarded(stmts, flags)

@@ -3,7 +3,8 @@
 ``outputs = for_range(start, stop, step, init) {^(i, carried...) body}``; iterating an
 array's rows, ``enumerate`` and ``zip`` are ranges with subscripts inside.
 ``outputs = while(init) {^(carried...) cond} {^(carried...) body}``. Which loops are
-unrolled (or their first trips peeled) instead is :mod:`.policy`'s decision.
+unrolled (or their first trips peeled) instead is :mod:`.policy`'s decision; a body's
+``break``/``continue``/``return`` become flags the loop carries (:mod:`.loop_exits`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import numpy as np
 
 from ..ir import types as T
 from ..ir.core import Block, Op, Value
-from ..symbolic import Sym, is_symbolic, to_value
-from .branches import lower_if
+from ..symbolic import Sym, to_value
+from . import loop_exits
 from .control import (
     Collector,
     LoopExit,
@@ -34,7 +35,6 @@ from .control import (
     join_types,
     leaf_count,
     mutated_lists,
-    no_exit,
     unflatten,
 )
 from .policy import MAX_UNROLL, POLICY, Decision
@@ -56,20 +56,20 @@ def lower_for(lw: Lowerer, node: Any) -> None:
     if isinstance(iterable, (np.ndarray, Sym)):
         iterable = _array_rows(lw, iterable, node)
     bounds, item_of = _iteration(lw, iterable, node)
-    flags = _flags(lw, node.body)
+    flags = loop_exits.make_flags(lw, node.body)
     carried, init = _carried(lw, node, assigned_names([node.target]))
-    carried += _carried_flags(flags)
-    init += [lw.env[n] for n in _carried_flags(flags)]
+    carried += loop_exits.carried_flags(flags)
+    init += [lw.env[n] for n in loop_exits.carried_flags(flags)]
 
     def body(env: dict[str, Any], index: Any) -> None:
         lw.assign(node.target, item_of(index), node)
-        _body(lw, node, flags)
+        loop_exits.iteration(lw, node, flags)
 
     with lw.ctx.builder.at_line(lw.line_of(node)):
         start, stop, step = (to_value(b) for b in bounds)
     outs = _emit_loop(lw, node, "for_range", {"start": start, "stop": stop, "step": step},
                       carried, init, body)
-    _finish(lw, carried, outs, flags)
+    loop_exits.finish(lw, carried, outs, flags)
 
 
 def _carried(lw: Lowerer, node: Any, targets: list[str]) -> tuple[list[str], list[Any]]:
@@ -98,127 +98,6 @@ def _read_after(lw: Lowerer, loop: Any, name: str) -> bool:
             return True
     return False
 
-
-_STOPS = ("break", "return")  # flags that end the loop; "continue" ends one iteration
-
-
-def _flags(lw: Lowerer, body: list[Any]) -> dict[str, str]:
-    """Flag variables for a run-time loop's ``break``/``continue``/``return`` (False at
-    first); a ``return`` also gets a variable for the value (None at first)."""
-    kinds = exits_in(body) | ({"return"} if contains(body, (gast.Return,)) else set())
-    flags = {}
-    for kind in sorted(kinds):
-        lw.ctx.flag_count += 1
-        flags[kind] = f"_{kind}{lw.ctx.flag_count}"
-        lw.env[flags[kind]] = False
-    if "return" in flags:
-        flags["value"] = f"_returned{lw.ctx.flag_count}"
-        lw.env[flags["value"]] = None
-    return flags
-
-
-def _carried_flags(flags: dict[str, str]) -> list[str]:
-    return [flags[k] for k in ("break", "return", "value") if k in flags]
-
-
-def _exit_flags(lw: Lowerer, flags: dict[str, str], kinds: tuple[str, ...]) -> list[Any]:
-    return [lw.env[flags[k]] for k in kinds if k in flags and flags[k] in lw.env]
-
-
-def _body(lw: Lowerer, node: Any, flags: dict[str, str]) -> None:
-    """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset."""
-    if "continue" in flags:
-        lw.env[flags["continue"]] = False
-    lw.ctx.loop_flags.append(flags)
-    try:
-        stopped = _exit_flags(lw, flags, _STOPS)
-        if any(is_symbolic(v) for v in stopped):
-            lower_if(lw, _synthetic_if(node.body, node), _not_any(lw, stopped, node))
-        else:
-            no_exit(lw, node.body, "inside a loop with a run-time trip count")
-    finally:
-        lw.ctx.loop_flags.pop()
-
-
-def _finish(lw: Lowerer, carried: list[str], outs: list[Any], flags: dict[str, str],
-            always_returns: bool = False) -> None:
-    for n, out in zip(carried, outs):
-        lw.env[n] = out
-    for kind, name in flags.items():
-        if kind not in ("return", "value"):
-            lw.env.pop(name, None)
-    if "return" in flags:  # the caller continues with `if flag: return value`
-        lw.ctx.loop_return = (None if always_returns else flags["return"], flags["value"])
-
-
-def after_loop_return(lw: Lowerer, node: Any) -> list[Any]:
-    """The statement ``if <flag>: return <value>`` to lower right after a loop that may
-    return (``return <value>`` after one that can end only by returning), or nothing."""
-    pending, lw.ctx.loop_return = lw.ctx.loop_return, None
-    if pending is None:
-        return []
-    flag, value = pending
-    ret = gast.copy_location(gast.Return(value=gast.Name(
-        id=value, ctx=gast.Load(), annotation=None, type_comment=None)), node)
-    if flag is None:  # the loop is left only by its `return`: the code after it is dead
-        return [ret]
-    test = gast.Name(id=flag, ctx=gast.Load(), annotation=None, type_comment=None)
-    check = gast.copy_location(gast.If(test=test, body=[ret], orelse=[]), node)
-    check.srcgrad_synthetic = True  # srcgrad's own `if`: never noted as the user's
-    return [check]
-
-
-def lower_guarded(lw: Lowerer, stmts: list[Any], flags: dict[str, str]) -> None:
-    """Lower a loop body's statements; after one that may ``break``/``continue``/``return``,
-    the rest runs under ``if not (any flag)``."""
-    stmts = list(stmts)
-    k = 0
-    while k < len(stmts):
-        stmt = stmts[k]
-        kind = "break" if isinstance(stmt, gast.Break) else \
-            "continue" if isinstance(stmt, gast.Continue) else None
-        if kind is not None:
-            lw.env[flags[kind]] = True
-            return
-        if isinstance(stmt, gast.Return):
-            with lw.ctx.builder.at_line(lw.line_of(stmt)):
-                value = None if stmt.value is None else lw.expr(stmt.value)
-            if isinstance(value, (tuple, list)):
-                raise lw.err(stmt, "returning a tuple or list from inside a loop with a "
-                             "run-time trip count is not supported yet.",
-                             "Assign the values to variables, break, and return after the loop.")
-            lw.env[flags["value"]] = value
-            lw.env[flags["return"]] = True
-            return
-        lw.stmt(stmt)
-        if isinstance(stmt, (gast.For, gast.While)):
-            stmts[k + 1:k + 1] = after_loop_return(lw, stmt)
-        rest = stmts[k + 1:]
-        k += 1
-        if not rest or not (exits_in([stmt]) or contains([stmt], (gast.Return,))):
-            continue
-        exited = _exit_flags(lw, flags, ("break", "continue", "return"))
-        if not any(is_symbolic(e) for e in exited):
-            if any(exited):
-                return
-            continue
-        lower_if(lw, _synthetic_if(rest, stmt), _not_any(lw, exited, stmt))
-        return
-
-
-def _not_any(lw: Lowerer, values: list[Any], node: Any) -> Any:
-    from .calls import call_numpy_name
-
-    total = values[0]
-    for v in values[1:]:
-        total = call_numpy_name(lw, "logical_or", [total, v], {}, node)
-    return call_numpy_name(lw, "logical_not", [total], {}, node)
-
-
-def _synthetic_if(body: list[Any], like: Any) -> Any:
-    node = gast.If(test=gast.Constant(value=True, kind=None), body=body, orelse=[])
-    node.srcgrad_synthetic = True  # srcgrad's own `if`: never noted as the user's
-    return gast.copy_location(node, like)
 
 
 def _array_rows(lw: Lowerer, array: Any, node: Any) -> Any:
@@ -455,28 +334,28 @@ def lower_while(lw: Lowerer, node: Any) -> None:
         raise lw.err(node, f"this while loop did not end after {MAX_UNROLL} iterations "
                      "known at compile time.", "Check its condition.")
     lw.note(node, POLICY.while_note(trips, finished=False))
-    flags = _flags(lw, node.body)
+    flags = loop_exits.make_flags(lw, node.body)
     carried, init = _carried(lw, node, [])
-    carried += _carried_flags(flags)
-    init += [lw.env[n] for n in _carried_flags(flags)]
+    carried += loop_exits.carried_flags(flags)
+    init += [lw.env[n] for n in loop_exits.carried_flags(flags)]
 
     def body(env: dict[str, Any], _index: Any) -> None:
-        _body(lw, node, flags)
+        loop_exits.iteration(lw, node, flags)
 
     def cond() -> Any:
         test = lw.expr(node.test)
-        stopped = _exit_flags(lw, flags, _STOPS)
+        stopped = loop_exits.exit_flags(lw, flags, loop_exits.STOPS)
         if stopped:
             from .calls import call_numpy_name
 
-            test = call_numpy_name(lw, "logical_and", [test, _not_any(lw, stopped, node)], {},
-                                   node)
+            test = call_numpy_name(lw, "logical_and",
+                                   [test, loop_exits.not_any(lw, stopped, node)], {}, node)
         return test
 
     outs = _emit_loop(lw, node, "while", {}, carried, init, body, cond_expr=cond)
     # `while True:` without `break` ends only by its `return`: no path falls through it
     forever = isinstance(node.test, gast.Constant) and bool(node.test.value)
-    _finish(lw, carried, outs, flags, always_returns=forever and "break" not in flags)
+    loop_exits.finish(lw, carried, outs, flags, always_returns=forever and "break" not in flags)
 
 
 def loop_op(op: Op) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 import gast
 
 from ..symbolic import is_symbolic, to_value
-from . import branches, calls, control, loops
+from . import branches, calls, control, loop_exits, loops
 from .assign import AssignMixin
 from .context import Context, LocalFunction, error
 from .control import LoopExit, ReturnSignal
@@ -71,7 +71,7 @@ class Lowerer(AssignMixin, ExpressionsMixin):
                 if isinstance(stmt, (gast.For, gast.While)) and control.contains(
                         stmt.body, (gast.Return,)):
                     self.stmt(stmt)  # a run-time loop may return: `if flag: return value`
-                    stmts[k + 1:k + 1] = loops.after_loop_return(self, stmt)
+                    stmts[k + 1:k + 1] = loop_exits.after_loop_return(self, stmt)
                     continue
                 if isinstance(stmt, gast.If) and control.contains(stmt.body + stmt.orelse,
                                                                  (gast.Return,)):
@@ -246,7 +246,7 @@ class Lowerer(AssignMixin, ExpressionsMixin):
         self.env[flags[kind]] = True
 
     def lower_guarded(self, stmts: list[Any], flags: dict[str, str]) -> None:
-        loops.lower_guarded(self, stmts, flags)
+        loop_exits.lower_guarded(self, stmts, flags)
 
     def builtin_len(self, x: Any, node: Any) -> Any:
         return calls.call(self, len, [x], {}, node)
