@@ -16,8 +16,8 @@ import gast
 from ..symbolic import Sym, is_symbolic, record_rule
 from . import calls
 from .context import Context
-from .expressions import BINOPS
 from .multicalls import describe as describe_made
+from .operators import BINOPS
 from .syntax_names import describe
 
 # How the user wrote an augmented operator, for messages

@@ -1,60 +1,33 @@
 """Lowering expressions: each evaluates to a compile-time object or a symbolic value.
 
 Operators on :class:`~..symbolic.Sym` values record IR through the tracer; on plain
-Python values they are simply computed (``2 * 3`` is ``6`` at compile time). Calls go
+Python values they are simply computed (``2 * 3`` is ``6`` at compile time): the operator
+part is :class:`.operators.OperatorsMixin`, which this mixin derives from. Calls go
 to :mod:`.calls`, attributes of symbolic arrays to :mod:`.methods`, and conditions known
 only at run time (``a if c else b``, ``and``/``or``) to :mod:`.branches`.
 """
 
 from __future__ import annotations
 
-import operator
 import types
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gast
 import numpy as np
 
 from ..ir.types import AType
-from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
-from . import branches, calls, captured, comprehensions, index_tricks, multicalls, unbound
+from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from . import branches, calls, captured, comprehensions, index_tricks, unbound
 from .context import Context, LocalFunction
-from .identity import is_identity
+from .operators import OperatorsMixin
 from .policy import POLICY
 from .resolve import MISSING, Scope
 from .source import Parsed
-from .syntax_names import describe, operator_spelling
+from .syntax_names import describe
 from .unbound import MaybeUnbound, OnSomePathsOnly
 
-_UNARY = {gast.USub: "-", gast.UAdd: "+", gast.Invert: "~"}
 
-if TYPE_CHECKING:
-    from .lower import Lowerer
-
-BINOPS = {
-    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
-    gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
-    gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
-    # forms: & | ^ (masks combined: (x > 0) & (x < 1)); NumPy's bitwise ufuncs, which are
-    # the logical ones on booleans and keep integer semantics on ints
-    gast.BitAnd: operator.and_, gast.BitOr: operator.or_, gast.BitXor: operator.xor,
-}
-_BITWISE = {operator.and_: "bitwise_and", operator.or_: "bitwise_or",
-            operator.xor: "bitwise_xor"}
-_SYMBOLS = {
-    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
-    operator.pow: "**", operator.matmul: "@", operator.floordiv: "//", operator.mod: "%",
-    operator.and_: "&", operator.or_: "|", operator.xor: "^",
-}
-CMPOPS = {
-    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
-    gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_,
-    gast.IsNot: operator.is_not, gast.In: lambda a, b: a in b,
-    gast.NotIn: lambda a, b: a not in b,
-}
-
-
-class ExpressionsMixin:
+class ExpressionsMixin(OperatorsMixin):
     """The expression half of :class:`.lower.Lowerer`."""
 
     env: dict[str, Any]
@@ -62,12 +35,6 @@ class ExpressionsMixin:
     ctx: Context
     scope: Scope
     parsed: Parsed
-
-    @property
-    def lowerer(self) -> Lowerer:
-        """This object as the :class:`.lower.Lowerer` it is a part of: what the helper
-        modules take (a mixin cannot name its subclass as its own type)."""
-        return self  # type: ignore[return-value]
 
     def expr(self, node: Any) -> Any:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -119,127 +86,6 @@ class ExpressionsMixin:
         except AttributeError:
             raise self.err(node, f"{type(obj).__name__} has no attribute `{node.attr}`.") from None
 
-    def expr_BinOp(self, node: Any) -> Any:
-        op = BINOPS.get(type(node.op))
-        if op is None:
-            raise self.err(node, f"the operator {operator_spelling(node.op)} is not supported in a "
-                           "differentiated function.",
-                           "Do integer bit shifts outside the differentiated function and "
-                           "pass the result in.")
-        return self.binop(op, self.expr(node.left), self.expr(node.right), node)
-
-    def binop(self, op: Any, a: Any, b: Any, node: Any) -> Any:
-        if (a is None and is_symbolic(b)) or (b is None and is_symbolic(a)):
-            # Python's own TypeError, at compile time: the symbolic operand would otherwise
-            # take None as a constant and fail only in the emitted code
-            raise self.err(node, f"unsupported operand types for {_SYMBOLS.get(op, op)}: "
-                                 "a value and None (an argument or variable that is None "
-                                 "in this call).",
-                           "Test it first: `if w is not None: ...`.")
-        a, b = self.lists_as_arrays(op, a, b, node)
-        with python_spelling():  # the user's operator: Python's semantics on floats
-            if op in (operator.floordiv, operator.mod) and (is_symbolic(a) or is_symbolic(b)):
-                name = "floor_divide" if op is operator.floordiv else "remainder"
-                return calls.call_numpy_name(self.lowerer, name, [a, b], {}, node)
-            if op in _BITWISE and (is_symbolic(a) or is_symbolic(b)):
-                if any(map(_floating, (a, b))):  # Python and NumPy raise TypeError here
-                    raise self.err(node, f"unsupported operand types for "
-                                   f"{_SYMBOLS[op]}: a floating-point value (bitwise "
-                                   "operators take ints and bools).",
-                                   "Compare first to get a mask: (x > 0) & (y > 0).")
-                # (a run-time value's own & is logical_and, wrong on ints)
-                return calls.call_numpy_name(self.lowerer, _BITWISE[op], [a, b], {}, node)
-            try:
-                return op(a, b)
-            except TypeError as e:
-                items = next((v for v in (a, b) if multicalls.made_by(self.ctx, v)), None)
-                if items is not None:  # np.split(x, 2) + 1.0
-                    raise self.err(node, multicalls.not_an_array(
-                        self.ctx, items, f"is not an operand of {_SYMBOLS.get(op, op)}"),
-                        multicalls.NOT_AN_ARRAY_ADVICE) from None
-                raise self.err(node, f"unsupported operand types: {e}",
-                               "Python raises this too; make list operands arrays first "
-                               "(np.array([...])).") from None
-
-    def lists_as_arrays(self, op: Any, a: Any, b: Any, node: Any) -> tuple[Any, Any]:
-        """A list or tuple holding symbolic values that NumPy reads as an array (``V *
-        [a, b]`` for an ndarray ``V``): that array, not an object array of symbolic
-        values. Whether NumPy does is asked of NumPy, on stand-in floats (``np.float64(2)
-        * [a, b]`` raises in Python, as it does in the emitted code). Against a symbolic
-        value the tracer converts; against Python values Python's meaning stays."""
-        def probe(items: Any, other: Any, left: bool) -> bool:
-            stand_in = [0.5] * len(items)
-            try:
-                got = op(stand_in, other) if left else op(other, stand_in)
-            except Exception:
-                return False
-            return isinstance(got, np.ndarray)
-
-        def convert(v: Any, other: Any, left: bool) -> Any:
-            if isinstance(v, (list, tuple)) and is_symbolic(v) and isinstance(
-                    other, (np.ndarray, np.generic)) and probe(v, other, left):
-                with self.ctx.builder.at_line(self.line_of(node)):
-                    return as_array(v)
-            return v
-
-        return convert(a, b, True), convert(b, a, False)
-
-    def expr_UnaryOp(self, node: Any) -> Any:
-        v = self.expr(node.operand)
-        if isinstance(v, (list, tuple)) and not isinstance(node.op, gast.Not):
-            raise self.err(node, multicalls.not_an_array(self.ctx, v, "has no unary operator "
-                                                         f"{_UNARY.get(type(node.op), '')}"),
-                           multicalls.NOT_AN_ARRAY_ADVICE)
-        if isinstance(node.op, gast.USub):
-            return -v
-        if isinstance(node.op, gast.UAdd):
-            return v
-        if isinstance(node.op, gast.Not):
-            if isinstance(v, Sym):
-                return ~v
-            return not v
-        return ~v
-
-    def expr_Compare(self, node: Any) -> Any:
-        left = self.expr(node.left)
-        result: Any = True
-        for op, comp in zip(node.ops, node.comparators):
-            right = self.expr(comp)
-            if isinstance(op, (gast.Is, gast.IsNot)):
-                part = is_identity(self.lowerer, left, right, isinstance(op, gast.IsNot), node)
-            else:
-                if not isinstance(op, (gast.In, gast.NotIn)):
-                    left, right = self.lists_as_arrays(CMPOPS[type(op)], left, right, node)
-                part = CMPOPS[type(op)](left, right)
-            result = part if result is True else (
-                result & part if is_symbolic(result) or is_symbolic(part) else result and part)
-            left = right
-        return result
-
-    def expr_BoolOp(self, node: Any) -> Any:
-        """``a and b`` / ``a or b`` with Python's short circuit: ``b`` is evaluated only when
-        needed, at compile time if ``a`` is known, else inside an ``if`` op."""
-        is_and = isinstance(node.op, gast.And)
-        return self._bool_chain(node, node.values, is_and)
-
-    def _bool_chain(self, node: Any, operands: list[Any], is_and: bool) -> Any:
-        first = self.expr(operands[0])
-        if len(operands) == 1:
-            return first
-        if POLICY.should_fold_if(first):  # a tuple's truth is its length, known now
-            if bool(first) != is_and:  # `False and ...` / `True or ...`: decided
-                return first
-            return self._bool_chain(node, operands[1:], is_and)
-
-        def rest() -> Any:
-            return self._bool_chain(node, operands[1:], is_and)
-
-        def keep() -> Any:
-            return first
-
-        return branches.lower_lazy_if(self.lowerer, first, rest if is_and else keep,
-                                      keep if is_and else rest, node,
-                                      "this `and`/`or` expression")
 
     def expr_IfExp(self, node: Any) -> Any:
         test = self.expr(node.test)
@@ -390,18 +236,6 @@ class ExpressionsMixin:
                        "Assign in a separate statement.")
 
 
-
-def _floating(v: Any) -> bool:
-    """Is ``v`` known to be a float (or complex) number or array?"""
-    if isinstance(v, float):
-        return True
-    if not isinstance(v, Sym) or v.value.type is None:
-        return False
-    t = v.value.type
-    if t.kind == "float":
-        return True
-    return t.kind in ("scalar", "array") and t.dtype is not None and \
-        np.dtype(t.dtype).kind in "fc"
 
 
 def _may_be_view(index: Any, result: AType | None) -> bool:

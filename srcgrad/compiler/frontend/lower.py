@@ -27,7 +27,8 @@ from . import branches, calls, control, loop_exits, loops
 from .assign import AssignMixin
 from .context import Context, LocalFunction, error
 from .control import LoopExit, ReturnSignal
-from .expressions import BINOPS, ExpressionsMixin
+from .expressions import ExpressionsMixin
+from .operators import BINOPS
 from .policy import POLICY
 from .policy import note as record_note
 from .resolve import Scope
