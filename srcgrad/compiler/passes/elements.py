@@ -60,8 +60,8 @@ def element_adjoints(fn: Function) -> None:
         _rebuild(block, uses, popped, in_loop, accumulators)
 
 
-def _blocks(block: Block, in_loop: bool, accumulators: dict[int, Value] | None
-            ) -> list[tuple[Block, bool, dict[int, Value]]]:
+def _blocks(block: Block, in_loop: bool, accumulators: dict[int, tuple[Value, int]] | None
+            ) -> list[tuple[Block, bool, dict[int, tuple[Value, int]]]]:
     out = [(block, in_loop, accumulators or {})]
     for op in block.ops:
         for region in op.regions:
@@ -71,20 +71,20 @@ def _blocks(block: Block, in_loop: bool, accumulators: dict[int, Value] | None
     return out
 
 
-def _carried_zeros(loop: Op, body: Block) -> dict[int, Value]:
+def _carried_zeros(loop: Op, body: Block) -> dict[int, tuple[Value, int]]:
     """The body's carried values that start as ``zeros_of(x)`` of a float64 array ``x``:
-    param id -> ``x``. Each iteration's next value is ``param + zeros(shape(x))`` written
-    per element (what :func:`_assembled` makes), so by induction it keeps ``x``'s shape
-    and float64 dtype when :func:`_rebuild` checks that the body's result for that param
-    is such a sum."""
+    param id -> (``x``, its slot: the index of its next value in the body's results).
+    Each iteration's next value is ``param + zeros(shape(x))`` written per element (what
+    :func:`_assembled` makes), so by induction it keeps ``x``'s shape and float64 dtype
+    when :func:`_accumulator` checks that the body's result in that slot is such a sum."""
     carried = body.params[1:] if loop.prim == "for_range" else body.params
-    out: dict[int, Value] = {}
-    for init, param in zip(loop.args.get("init", ()), carried):
+    out: dict[int, tuple[Value, int]] = {}
+    for slot, (init, param) in enumerate(zip(loop.args.get("init", ()), carried)):
         op = init.op if isinstance(init, Value) else None
         x = op.args.get("x") if op is not None and op.prim == "zeros_of" else None
         t = x.type if isinstance(x, Value) else None
         if t is not None and t.kind == "array" and t.dtype == "float64" and t.ndim:
-            out[param.id] = x
+            out[param.id] = (x, slot)
     return out
 
 
@@ -120,7 +120,7 @@ def _element_scatter(op: Op | None, popped: dict[int, Value]) -> bool:
 
 
 def _rebuild(block: Block, uses: dict[int, int], popped: dict[int, Value],
-             in_loop: bool, accumulators: dict[int, Value]) -> None:
+             in_loop: bool, accumulators: dict[int, tuple[Value, int]]) -> None:
     here = {o.id: op for op in block.ops for o in op.outputs}
     # a value absorbed into the sum tree of the add that reads it (it has no other reader)
     absorbed: set[int] = set()
@@ -172,20 +172,23 @@ def _leaves(root: Value, here: dict[int, Op], absorbed: set[int],
 
 def _accumulator(root: Op, scatters: list[Op], others: list[Value], block: Block,
                  uses: dict[int, int], popped: dict[int, Value],
-                 accumulators: dict[int, Value]) -> Value | None:
+                 accumulators: dict[int, tuple[Value, int]]) -> Value | None:
     """The loop-carried adjoint ``acc`` among ``others`` that the scatters may be added
     into element by element (``acc[c] = acc[c] + g``, written in place by the backend where
     nothing else holds ``acc``) instead of into a new zeros array added to it: ``acc``
     starts as ``zeros_of(x)`` with ``x`` the array every scatter's shape is of, the tree's
     value is the body's next ``acc`` (so it keeps ``x``'s shape and dtype), nothing else
-    reads ``acc``, and every index names one element (``acc[c]`` is a number, not a view)."""
-    if not scatters or root.out not in block.results:
+    reads ``acc``, and every index names one element (``acc[c]`` is a number, not a view).
+    The tree's value is read by nothing but that one yield (no other slot, no tape push
+    holds the array the next iteration writes into)."""
+    if not scatters or uses.get(root.out.id) != 1:
         return None
     for acc in others:
-        x = accumulators.get(acc.id) if isinstance(acc, Value) else None
-        if x is None or uses.get(acc.id) != 1 \
-                or block.params.index(acc) != block.results.index(root.out) + (
-                    len(block.params) - len(block.results)):
+        found = accumulators.get(acc.id) if isinstance(acc, Value) else None
+        if found is None or uses.get(acc.id) != 1:
+            continue
+        x, slot = found
+        if slot >= len(block.results) or block.results[slot] is not root.out:
             continue
         if all(_shape_of(s.args["shape"], popped) is x
                and len(_index_key(s.args["index"]) or ()) == x.type.ndim for s in scatters):
