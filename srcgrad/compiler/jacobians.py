@@ -172,6 +172,39 @@ def _batchable(inputs: list[Any]) -> bool:
     return all(type(x) is np.ndarray and x.dtype.kind == "f" and x.ndim >= 1 for x in inputs)
 
 
+# The unit rows last used, read-only: a Hessian's tangent is the same identity every call.
+# Made anew each call, the (k, n) identity beside the (k, n) result made glibc hand the
+# pages back to the kernel at every return and fault them in again (at n = 200, ~170 page
+# faults a call, a third of sg.hessian's time on a loop over the elements).
+_UNIT_ROWS: dict[tuple[Any, ...], np.ndarray] = {}
+_UNIT_ROWS_KEPT = 8  # (entries of at most ROWS rows each)
+
+
+def _unit_rows(x: np.ndarray, first: int, count: int) -> np.ndarray:
+    """``count`` tangent rows of ``x``'s shape, row ``r`` the unit tangent of ``x``'s
+    element ``first + r`` (a zero row where that is no element of ``x``)."""
+    dtype = np.result_type(x, 1.0)
+    key = (dtype, x.shape, first, count)
+    e = _UNIT_ROWS.get(key)
+    if e is not None:
+        return e
+    if first == 0 and count == x.size:  # all of this input's columns: eye
+        e = np.eye(x.size, dtype=dtype)
+    else:
+        e = np.zeros((count, x.size), dtype=dtype)
+        j = np.arange(max(first, 0), min(first + count, x.size))
+        e[j - first, j] = 1.0
+    # column-major: the rows of one element of x (what a read x[i] in a loop takes) are
+    # contiguous, and so are the accumulated result's (rows_zeros follows the tangent)
+    e = np.asfortranarray(e.reshape((count,) + x.shape))
+    e.flags.writeable = False  # (a derivative writing into its tangent raises, never
+    # changes the next call's)
+    if len(_UNIT_ROWS) >= _UNIT_ROWS_KEPT:
+        _UNIT_ROWS.pop(next(iter(_UNIT_ROWS)))
+    _UNIT_ROWS[key] = e
+    return e
+
+
 def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
                     tuple_wrt: bool) -> list[np.ndarray] | None:
     """The columns of every block, up to :data:`ROWS` of them per batched pass: the unit
@@ -185,21 +218,13 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
     columns, out = [], None
     for lo in range(0, total, ROWS):
         hi = min(lo + ROWS, total)
-        parts = []
-        for x, start in zip(inputs, starts):
-            dtype = np.result_type(x, 1.0)
-            if lo == start and hi == start + x.size:  # all of this input's columns: eye
-                parts.append(np.eye(x.size, dtype=dtype).reshape((x.size,) + x.shape))
-                continue
-            e = np.zeros((hi - lo, x.size), dtype=dtype)
-            # unit rows for the columns lo..hi that fall in this input
-            j = np.arange(max(lo, start), min(hi, start + x.size))
-            e[j - lo, j - start] = 1.0
-            parts.append(e.reshape((hi - lo,) + x.shape))
+        parts = [_unit_rows(x, lo - start, hi - lo) for x, start in zip(inputs, starts)]
         t = push(tuple(parts) if tuple_wrt else parts[0])
         # the rows of a tuple result's tangents, or a constant int's zero: not one array
         if type(t) is not np.ndarray or t.ndim == 0 or t.shape[0] != hi - lo:
             return None
+        if any(np.may_share_memory(t, part) for part in parts):
+            t = t.copy()  # (the kept unit rows themselves, as f(x) = x returns them)
         if out is not None and t.shape[1:] != out:
             return None
         out = t.shape[1:]

@@ -38,7 +38,10 @@ def rows_zeros(x: Any, rows: Any) -> Any:
     dtype = np.asarray(x).dtype
     if dtype.kind != "f":
         dtype = np.dtype(np.float64)
-    return np.zeros((np.shape(rows)[0],) + np.shape(x), dtype=dtype)
+    # laid out as the tangent is: column-major rows make an element's column contiguous
+    order = "F" if type(rows) is np.ndarray and rows.ndim > 1 and rows.flags.f_contiguous \
+        and not rows.flags.c_contiguous else "C"
+    return np.zeros((np.shape(rows)[0],) + np.shape(x), dtype=dtype, order=order)
 
 
 def rows_expand(t: Any, out: Any) -> Any:

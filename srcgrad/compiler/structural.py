@@ -48,8 +48,9 @@ def _support_rules() -> dict[str, Rule]:
         "tangent_of_shape": Rule("tangent_of_shape", support.tangent_of_shape,
                                  inputs=("tangent",), params=("shape",), kind=LINEAR,
                                  vjp={"tangent": lambda g, shape: g}, structural=True),
+        # (a new array of zeros, or an immutable 0.0: a loop may add into it in place)
         "zeros_of": Rule("zeros_of", support.zeros_of, inputs=("x",), kind=NONDIFF,
-                         structural=True),
+                         structural=True, fresh=True),
         "is_none": Rule("is_none", support.is_none, inputs=("x",), kind=NONDIFF, structural=True),
         "stack_list": Rule("stack_list", support.stack_list, inputs=("xs",), params=("axis",),
                            kind=LINEAR, form="xs, axis=0",

@@ -56,15 +56,35 @@ def has_element_scatters(fn: Function) -> bool:
 def element_adjoints(fn: Function) -> None:
     uses = fn.body.use_counts()
     popped = popped_items(fn)
-    for block, in_loop in _blocks(fn.body, False):
-        _rebuild(block, uses, popped, in_loop)
+    for block, in_loop, accumulators in _blocks(fn.body, False, None):
+        _rebuild(block, uses, popped, in_loop, accumulators)
 
 
-def _blocks(block: Block, in_loop: bool) -> list[tuple[Block, bool]]:
-    out = [(block, in_loop)]
+def _blocks(block: Block, in_loop: bool, accumulators: dict[int, tuple[Value, int]] | None
+            ) -> list[tuple[Block, bool, dict[int, tuple[Value, int]]]]:
+    out = [(block, in_loop, accumulators or {})]
     for op in block.ops:
         for region in op.regions:
-            out += _blocks(region, in_loop or op.prim in _LOOPS)
+            body = op.prim in _LOOPS and region is op.regions[-1]
+            out += _blocks(region, in_loop or op.prim in _LOOPS,
+                           _carried_zeros(op, region) if body else None)
+    return out
+
+
+def _carried_zeros(loop: Op, body: Block) -> dict[int, tuple[Value, int]]:
+    """The body's carried values that start as ``zeros_of(x)`` of a float64 array ``x``:
+    param id -> (``x``, its slot: the index of its next value in the body's results).
+    Each iteration's next value is ``param + zeros(shape(x))`` written per element (what
+    :func:`_assembled` makes), so by induction it keeps ``x``'s shape and float64 dtype
+    when :func:`_accumulator` checks that the body's result in that slot is such a sum."""
+    carried = body.params[1:] if loop.prim == "for_range" else body.params
+    out: dict[int, tuple[Value, int]] = {}
+    for slot, (init, param) in enumerate(zip(loop.args.get("init", ()), carried)):
+        op = init.op if isinstance(init, Value) else None
+        x = op.args.get("x") if op is not None and op.prim == "zeros_of" else None
+        t = x.type if isinstance(x, Value) else None
+        if t is not None and t.kind == "array" and t.dtype == "float64" and t.ndim:
+            out[param.id] = (x, slot)
     return out
 
 
@@ -100,7 +120,7 @@ def _element_scatter(op: Op | None, popped: dict[int, Value]) -> bool:
 
 
 def _rebuild(block: Block, uses: dict[int, int], popped: dict[int, Value],
-             in_loop: bool) -> None:
+             in_loop: bool, accumulators: dict[int, tuple[Value, int]]) -> None:
     here = {o.id: op for op in block.ops for o in op.outputs}
     # a value absorbed into the sum tree of the add that reads it (it has no other reader)
     absorbed: set[int] = set()
@@ -118,7 +138,8 @@ def _rebuild(block: Block, uses: dict[int, int], popped: dict[int, Value],
             scatters, others = _leaves(op.out, here, absorbed, popped)
             # one scatter outside loops stays one readable helper call (it runs once)
             if len(scatters) > 1 or scatters and in_loop:
-                ops += _assembled(op, scatters, others, popped)
+                acc = _accumulator(op, scatters, others, block, uses, popped, accumulators)
+                ops += _assembled(op, scatters, others, popped, acc)
                 continue
         ops.append(op)
     block.ops = ops
@@ -149,10 +170,47 @@ def _leaves(root: Value, here: dict[int, Op], absorbed: set[int],
     return scatters, others
 
 
+def _accumulator(root: Op, scatters: list[Op], others: list[Value], block: Block,
+                 uses: dict[int, int], popped: dict[int, Value],
+                 accumulators: dict[int, tuple[Value, int]]) -> Value | None:
+    """The loop-carried adjoint ``acc`` among ``others`` that the scatters may be added
+    into element by element (``acc[c] = acc[c] + g``, written in place by the backend where
+    nothing else holds ``acc``) instead of into a new zeros array added to it: ``acc``
+    starts as ``zeros_of(x)`` with ``x`` the array every scatter's shape is of, the tree's
+    value is the body's next ``acc`` (so it keeps ``x``'s shape and dtype), nothing else
+    reads ``acc``, and every index names one element (``acc[c]`` is a number, not a view).
+    The tree's value is read by nothing but that one yield (no other slot, no tape push
+    holds the array the next iteration writes into)."""
+    if not scatters or uses.get(root.out.id) != 1:
+        return None
+    for acc in others:
+        found = accumulators.get(acc.id) if isinstance(acc, Value) else None
+        if found is None or uses.get(acc.id) != 1:
+            continue
+        x, slot = found
+        if slot >= len(block.results) or block.results[slot] is not root.out:
+            continue
+        if all(_shape_of(s.args["shape"], popped) is x
+               and len(_index_key(s.args["index"]) or ()) == x.type.ndim for s in scatters):
+            return acc
+    return None
+
+
+def _shape_of(s: Any, popped: dict[int, Value]) -> Value | None:
+    """``v`` when ``s`` is ``shape(x=v)`` (possibly saved on a tape)."""
+    if isinstance(s, Value) and s.id in popped:
+        s = popped[s.id]
+    if isinstance(s, Value) and s.op is not None and s.op.prim == "shape":
+        return s.op.args.get("x")
+    return None
+
+
 def _assembled(root: Op, scatters: list[Op], others: list[Value],
-               popped: dict[int, Value]) -> list[Op]:
+               popped: dict[int, Value], acc: Value | None = None) -> list[Op]:
     """The ops computing ``root``'s value: one zeros array per shape, written per index,
-    added to the other leaves (``root``'s output Value kept, so its readers stay)."""
+    added to the other leaves (``root``'s output Value kept, so its readers stay); with a
+    carried accumulator ``acc`` (:func:`_accumulator`), each index's sum is added into
+    ``acc``'s element instead (one scalar read and one write, no array made)."""
     line = root.line
     new: list[Op] = []
     groups: dict[int, list[Op]] = {}
@@ -160,28 +218,37 @@ def _assembled(root: Op, scatters: list[Op], others: list[Value],
         groups.setdefault(s.args["shape"].id, []).append(s)
     arrays: list[Value] = []
     others = list(others)
+    if acc is not None:
+        others.remove(acc)
     for members in groups.values():
-        if len({len(_index_key(s.args["index"]) or ()) for s in members}) > 1:
+        if acc is None and len({len(_index_key(s.args["index"]) or ()) for s in members}) > 1:
             # y[0] and y[0, 1] overlap: those stay scatters, added as they were
             others += [s.out for s in members]
             continue
         shape = members[0].args["shape"]
         kind = _float64_shape(shape, popped)
-        z = Op("zeros", {"shape": shape, "dtype": _none(new, line)}, [Value(type=kind)],
-               {"rule": RULES["zeros"]}, line=line)
-        new.append(z)
-        array = z.out
+        if acc is not None:
+            array = acc
+        else:
+            z = Op("zeros", {"shape": shape, "dtype": _none(new, line)}, [Value(type=kind)],
+                   {"rule": RULES["zeros"]}, line=line)
+            new.append(z)
+            array = z.out
         by_index: dict[tuple[int, ...], list[Op]] = {}
         for s in members:
             by_index.setdefault(_index_key(s.args["index"]), []).append(s)
         for same in by_index.values():
+            index = same[0].args["index"]
             total = same[0].args["x"]
+            if acc is not None:  # the element so far first: acc[c] + g, as acc + scatter
+                read = Op("getitem", {"x": array, "index": index},
+                          [Value(type=AType("scalar", 0, "float64"))],
+                          {"rule": RULES["getitem"]}, line=line)
+                new.append(read)
+                total = _add(new, read.out, total, line)
             for s in same[1:]:
-                add = Op("add", {"x": total, "y": s.args["x"]}, [Value()],
-                         {"rule": RULES["add"]}, line=line)
-                new.append(add)
-                total = add.out
-            put = Op("setitem", {"x": array, "values": total, "index": same[0].args["index"]},
+                total = _add(new, total, s.args["x"], line)
+            put = Op("setitem", {"x": array, "values": total, "index": index},
                      [Value(type=kind)], {"rule": RULES["setitem"]}, line=line)
             new.append(put)
             array = put.out
@@ -201,6 +268,12 @@ def _assembled(root: Op, scatters: list[Op], others: list[Value],
         last_op.outputs = [root.out]
         root.out.op = last_op
     return new
+
+
+def _add(new: list[Op], x: Any, y: Any, line: int | None) -> Value:
+    add = Op("add", {"x": x, "y": y}, [Value()], {"rule": RULES["add"]}, line=line)
+    new.append(add)
+    return add.out
 
 
 def _none(new: list[Op], line: int | None) -> Value:

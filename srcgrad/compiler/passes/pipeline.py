@@ -13,6 +13,7 @@ from collections.abc import Callable
 from ..ir.builder import clone_function
 from ..ir.core import Function
 from .accumulate import accumulate_in_place
+from .carries import invariant_carries
 from .copies import propagate_copies
 from .cse import cse
 from .dce import dce
@@ -38,6 +39,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("scalar_factors", scalar_factors),
     ("cse", cse),
     ("dce", dce),
+    ("invariant_carries", invariant_carries),
     ("hoist_invariants", hoist_invariants),
     ("dedupe_tape", dedupe_tape),
     ("store_or_recompute", store_or_recompute),

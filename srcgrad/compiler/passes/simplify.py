@@ -126,8 +126,14 @@ def scalar_factors(fn: Function) -> None:
         %5 = multiply(x=2, y=%3)           %5 = multiply(x=%4, y=2)
         %6 = multiply(x=%4, y=%5)   ->     %6 = multiply(x=%5, y=%3)
     """
-    uses = fn.body.use_counts()
-    for op in fn.body.ops:
+    _scalar_factors(fn.body, fn.body.use_counts())
+
+
+def _scalar_factors(block: Block, uses: dict[int, int]) -> None:
+    # loop and branch bodies too: a reverse loop's ``(g * 2) * s`` runs once per iteration
+    for op in list(block.ops):
+        for region in op.regions:
+            _scalar_factors(region, uses)
         if op.prim != "multiply" or len(op.outputs) != 1:
             continue
         x, y = op.args.get("x"), op.args.get("y")
@@ -135,7 +141,7 @@ def scalar_factors(fn: Function) -> None:
             continue
         scalar, inner = (x, y) if _scalar(x) else (y, x) if _scalar(y) else (None, None)
         if scalar is None or inner.op is None or inner.op.prim != "multiply" \
-                or uses.get(inner.id) != 1 or _scalar(inner):
+                or uses.get(inner.id) != 1 or _scalar(inner) or inner.op not in block.ops:
             continue
         a, b = inner.op.args["x"], inner.op.args["y"]
         factor, array = (a, b) if _scalar(a) else (b, a) if _scalar(b) else (None, None)
@@ -145,8 +151,8 @@ def scalar_factors(fn: Function) -> None:
         inner.op.args = {"x": scalar, "y": factor}
         inner.type = None
         op.args = {"x": inner, "y": array}
-        fn.body.ops.remove(inner.op)
-        fn.body.ops.insert(fn.body.ops.index(op), inner.op)
+        block.ops.remove(inner.op)
+        block.ops.insert(block.ops.index(op), inner.op)
 
 
 def _scalar(v: Value) -> bool:

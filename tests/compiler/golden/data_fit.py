@@ -26,16 +26,14 @@ def grad_data_fit(w):
         tape.append((_t4, _t3, row))
     # line 126: for row, t in zip(DATA, TARGETS):
     dw = zeros_of(w)
-    dloss = 1.0
     for i_1 in reversed(range(_t2)):
         _t5, _t6, row_1 = tape.pop()
         # line 127: loss = loss + (np.tanh(np.dot(row, w)) - t) ** 2
-        _t7 = dloss * (2 * _t5) * (1 - _t6 * _t6)
-        dw_1 = dot_adjoint_y(row_1, _t7, _t1)
+        dw_1 = dot_adjoint_y(row_1, 2 * _t5 * (1 - _t6 * _t6), _t1)
         # line 126: for row, t in zip(DATA, TARGETS):
         dw = dw + dw_1
     # line 125: loss = DECAY * np.sum(w * w)
-    _t8 = dloss * DECAY * w
-    dw = dw + _t8 + _t8
+    _t7 = DECAY * w
+    dw = dw + _t7 + _t7
     dw = like(dw, w)
     return dw

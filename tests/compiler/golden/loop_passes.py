@@ -8,14 +8,14 @@ from srcgrad.rules.helpers import unbroadcast
 def grad_loop_passes(x, k, n):
     tape = []
     # line 176: y = y + 0.1 * (-k * np.sin(y)) * np.cos(y) - -np.cos(x)
-    _t1 = -k
+    _t1 = 0.1 * -k
     _t2 = np.cos(x)
     # line 175: for _ in range(n):
     y = x
     for i in range(n):
         # line 176: y = y + 0.1 * (-k * np.sin(y)) * np.cos(y) - -np.cos(x)
         _t3 = np.sin(y)
-        _t4 = 0.1 * (_t1 * _t3)
+        _t4 = _t1 * _t3
         _t5 = np.cos(y)
         y = y + _t4 * _t5 + _t2
         tape.append((_t5, _t4, _t3))
