@@ -67,9 +67,16 @@ def _zero(x: Any) -> Any:
     return np.zeros_like(x, dtype=_float_dtype(x))
 
 
-def _as_float(t: Any) -> Any:
-    """A column or row as floats; a foreign one (Dask, CuPy) cast by its own library."""
-    return t.astype(np.float64) if foreign(t) else np.asarray(t, dtype=float)
+def _as_float(t: Any, other: Any = None) -> Any:
+    """A column or row as floats of the result type of it and ``other`` (the input a column
+    is taken along, the result a row is taken of): float32 throughout gives float32 blocks,
+    as gradients keep float32, and either mode gives the same dtype; a foreign one (Dask,
+    CuPy) cast by its own library."""
+    dtype = np.result_type(_float_dtype(t), _float_dtype(other) if other is not None else
+                           np.float16)
+    if getattr(t, "dtype", None) == dtype:
+        return t if foreign(t) else np.asarray(t)
+    return t.astype(dtype) if foreign(t) else np.asarray(t, dtype=dtype)
 
 
 def jacobian_of(f: Any, fw: Any, pb: Any | None, wrt: Any, rows: Any | None = None) -> Any:
@@ -228,7 +235,8 @@ def _by_row_batches(push: Callable[[Any], Any], inputs: list[Any],
         if out is not None and t.shape[1:] != out:
             return None
         out = t.shape[1:]
-        columns.append(t if t.dtype == np.float64 else t.astype(float))
+        columns.append(_as_float(t, parts[0]) if len(parts) == 1 else
+                       _as_float(t, np.result_type(*parts)))
     if out is None:  # no input element at all: the per-column path shapes the empties
         return None
     rows = columns[0] if len(columns) == 1 else np.concatenate(columns, axis=0)
@@ -248,7 +256,7 @@ def _by_columns(push: Callable[[Any], Any], inputs: list[Any], values: list[Any]
             out, t = push(tuple(parts) if tuple_wrt else parts[0])
             if _is_record(t):
                 raise _StructuredResult
-            columns.append(_as_float(t))
+            columns.append(_as_float(t, x))
         stacked = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
         blocks.append(stacked.reshape(np.shape(out) + np.shape(x)))
     return blocks
@@ -263,7 +271,7 @@ def _by_rows(pull: Callable[[Any], Any], out: Any, inputs: list[Any],
         if not tuple_wrt:
             cotangents = (cotangents,)
         for row, c in zip(rows, cotangents):
-            row.append(_as_float(c))
+            row.append(_as_float(c, out))
     return [(np.stack(row, axis=0) if row else np.zeros((0,) + np.shape(x)))
             .reshape(np.shape(out) + np.shape(x)) for row, x in zip(rows, inputs)]
 

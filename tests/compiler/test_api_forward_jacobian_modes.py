@@ -131,3 +131,46 @@ def test_hessian_stays_forward_over_reverse():
     assert [[b.shape for b in row] for row in H] == [[(10, 10), (10, 2)], [(2, 10), (2, 2)]]
     assert_close(H[0][0], np.diag(-np.sin(X10) * X2[0]))
     assert_close(H[0][1][:, 0], np.cos(X10))
+
+
+def energy32(x):
+    return np.sum(np.sin(x) * x * x)
+
+
+def wide32(x):  # R^10 -> R^2 with no float64 operand: a float32 result
+    return np.stack([np.sum(x * x), np.sum(np.sin(x))])
+
+
+def tall32(x):  # R^2 -> R^4
+    return np.concatenate([np.sin(x) * x[0], np.cos(x)])
+
+
+@pytest.mark.parametrize("fn, x, mode", [(wide32, X10.astype(np.float32), "reverse"),
+                                         (tall32, X2.astype(np.float32), "forward")],
+                         ids=["reverse", "forward"])
+def test_a_float32_jacobian_is_float32_in_either_mode(fn, x, mode):
+    # float32 in and out, float32 blocks, as gradients are (they were cast to float64)
+    J = sg.jacobian(fn)
+    got = J(x)
+    assert got.dtype == np.float32
+    assert J.last_mode == mode
+    want = numeric_jacobian(fn, (x.astype(np.float64),))
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-4)
+
+
+@pytest.mark.parametrize("fn, x, mode", [(wide, X10, "reverse"), (tall, X2, "forward")],
+                         ids=["reverse", "forward"])
+def test_a_float32_input_meeting_float64_weights_gives_float64_blocks_in_either_mode(fn, x, mode):
+    J = sg.jacobian(fn)
+    got = J(x.astype(np.float32))
+    assert got.dtype == np.float64 and J.last_mode == mode
+    np.testing.assert_allclose(got, numeric_jacobian(fn, (x,)), rtol=1e-4, atol=1e-5)
+
+
+def test_a_float32_hessian_is_float32_and_a_float64_one_float64():
+    x32 = np.array([0.3, -0.8, 1.1], dtype=np.float32)
+    h32 = sg.hessian(energy32)(x32)
+    h64 = sg.hessian(energy32)(x32.astype(np.float64))
+    assert h32.dtype == np.float32 and h64.dtype == np.float64
+    np.testing.assert_allclose(h32, h64, rtol=1e-5, atol=1e-5)
+    assert_close(h64, numeric_jacobian(sg.grad(energy32), (x32.astype(np.float64),)))
