@@ -16,7 +16,15 @@ import gast
 import numpy as np
 
 from ..ir.types import AType
-from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
+from ..symbolic import (
+    Sym,
+    as_array,
+    is_symbolic,
+    python_not,
+    python_spelling,
+    record_rule,
+    to_value,
+)
 from . import branches, calls, captured, comprehensions, index_tricks, multicalls, unbound
 from .context import Context, LocalFunction
 from .identity import is_identity
@@ -196,7 +204,7 @@ class ExpressionsMixin:
             return v
         if isinstance(node.op, gast.Not):
             if isinstance(v, Sym):
-                return ~v
+                return python_not(v)
             return not v
         return ~v
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..ir import types as T
 from ..ir.core import Block, Op, Value
-from ..symbolic import Sym, is_symbolic, to_value
-from .branches import lower_if
+from ..symbolic import Sym, is_symbolic, python_not, to_value
+from .branches import lower_if, lower_lazy_if
 from .control import (
     Collector,
     LoopExit,
@@ -125,10 +125,16 @@ def _exit_flags(lw: Lowerer, flags: dict[str, str], kinds: tuple[str, ...]) -> l
     return [lw.env[flags[k]] for k in kinds if k in flags and flags[k] in lw.env]
 
 
-def _body(lw: Lowerer, node: Any, flags: dict[str, str]) -> None:
-    """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset."""
+def _body(lw: Lowerer, node: Any, flags: dict[str, str], tested: bool = False) -> None:
+    """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset.
+    ``tested``: the loop's test already ended the loop once a stop flag was set (a
+    ``while``), so the flags are False where an iteration starts and nothing is skipped."""
     if "continue" in flags:
         lw.env[flags["continue"]] = False
+    if tested:
+        for kind in _STOPS:
+            if kind in flags:
+                lw.env[flags[kind]] = False
     lw.ctx.loop_flags.append(flags)
     try:
         stopped = _exit_flags(lw, flags, _STOPS)
@@ -207,12 +213,14 @@ def lower_guarded(lw: Lowerer, stmts: list[Any], flags: dict[str, str]) -> None:
 
 
 def _not_any(lw: Lowerer, values: list[Any], node: Any) -> Any:
+    """``not (flag or ...)``: the flags are Python bools, so Python's ``not`` (a NumPy
+    ``logical_not`` per trip costs more than a scalar loop's arithmetic)."""
     from .calls import call_numpy_name
 
     total = values[0]
     for v in values[1:]:
         total = call_numpy_name(lw, "logical_or", [total, v], {}, node)
-    return call_numpy_name(lw, "logical_not", [total], {}, node)
+    return python_not(total) if isinstance(total, Sym) else not total
 
 
 def _synthetic_if(body: list[Any], like: Any) -> Any:
@@ -461,17 +469,21 @@ def lower_while(lw: Lowerer, node: Any) -> None:
     init += [lw.env[n] for n in _carried_flags(flags)]
 
     def body(env: dict[str, Any], _index: Any) -> None:
-        _body(lw, node, flags)
+        _body(lw, node, flags, tested=True)
 
     def cond() -> Any:
-        test = lw.expr(node.test)
+        # `not stopped and test`: after a `break` the user's loop does not evaluate its
+        # test again (it may fail then: an index run past the end), nor does this one
         stopped = _exit_flags(lw, flags, _STOPS)
-        if stopped:
-            from .calls import call_numpy_name
-
-            test = call_numpy_name(lw, "logical_and", [test, _not_any(lw, stopped, node)], {},
-                                   node)
-        return test
+        if not stopped:
+            return lw.expr(node.test)
+        go_on = _not_any(lw, stopped, node)
+        if not is_symbolic(go_on):
+            return lw.expr(node.test) if go_on else go_on
+        if isinstance(node.test, gast.Constant):  # `while True:` ends by its flags alone
+            return go_on if node.test.value else node.test.value
+        return lower_lazy_if(lw, go_on, lambda: lw.expr(node.test), lambda: go_on, node,
+                             "this while loop's test")
 
     outs = _emit_loop(lw, node, "while", {}, carried, init, body, cond_expr=cond)
     # `while True:` without `break` ends only by its `return`: no path falls through it
