@@ -62,6 +62,8 @@ def seed_one(out: Any) -> Any:
 def like(d: Any, x: Any) -> Any:
     """``d`` with the type, shape and dtype of argument ``x``; a foreign (Dask, CuPy)
     gradient stays of its library, only its shape and dtype follow ``x``'s."""
+    if type(d) is float is type(x):  # (the gradient of one float: first, at once)
+        return d
     t = type(x)
     own = type(d) in _OWN
     if t is float:
