@@ -11,7 +11,7 @@ compiles::
     def grad_f(x, n):
         try:
             if type(x) is _sg_ndarray and x.ndim == 1 and x.dtype.char == 'd' and \\
-                    type(n) is int and _sg_generation() == 42 and \\
+                    type(n) is int and _sg_gen[0] == 42 and \\
                     type((_sg_o0_1 := _sg_w0_1.get('W', _sg_missing))) is _sg_ndarray \\
                     and _sg_o0_1.ndim == 2 and _sg_o0_1.dtype.char == 'd' and ...:
                 return _sg_v0(x, n)
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from srcgrad.rules import generation
+from srcgrad.rules.registry import generation_cell
 
 from .backend.compile import compile_into
 from .boundary import guards, is_tree
@@ -58,7 +58,7 @@ class Dispatcher:
         self.versions: list[tuple[tuple[Any, ...], Entry]] = []
         self.ns: dict[str, Any] = {
             "_sg_slow": slow, "_sg_note": note, "_sg_ndarray": np.ndarray,
-            "_sg_generation": generation, "_sg_default": _DEFAULT, "_sg_missing": _MISSING,
+            "_sg_gen": generation_cell(), "_sg_default": _DEFAULT, "_sg_missing": _MISSING,
             "_sg_f": f, "_sg_refresh": self.refresh_defaults,
         }
         self.function = self._compile()
@@ -121,7 +121,7 @@ class Dispatcher:
             for k, (key, entry) in enumerate(self.versions):
                 self.ns[f"_sg_v{k}"] = entry.fn
                 checks = [*self._guards(key), *self._assumptions(k, entry),
-                          f"_sg_generation() == {entry.generation}"]
+                          f"_sg_gen[0] == {entry.generation}"]
                 if entry.boundary is not None and self.call_names[-1] == "tangent":
                     checks += entry.boundary.tangent_checks("tangent", self._bind)
                 lines.append(f"        if {' and '.join(checks)}:")

@@ -6,12 +6,16 @@ end), ``stop_gradient`` blocks it, ``int`` has none; ``seed_one``, ``checked_see
 ``like`` and ``zeros_of`` are the run-time helpers of :mod:`.support` that seed and cast
 gradients (``is_none`` tests ``x is None`` where the type is not known at compile time);
 ``stack_list``/``unstack`` stack a list built by a loop at run time, and undo it;
-``add_items`` sums two adjoints of such a list item by item.
+``add_items`` sums two adjoints of such a list item by item. ``not`` is Python's ``not`` on
+a Python number (the user's ``not done``, a loop's ``break`` flag): a bool, as written,
+where ``np.logical_not`` would give a NumPy bool at forty times the cost.
 They use the same :class:`~srcgrad.rules.Rule` record, so lowering, the reverse
 transform and the backend treat them like any primitive.
 """
 
 from __future__ import annotations
+
+import operator
 
 from srcgrad.rules import ELEMENTWISE, LINEAR, NONDIFF, Rule
 
@@ -26,6 +30,8 @@ STRUCTURAL: dict[str, Rule] = {
         Rule("stop_gradient", stop_gradient, inputs=("x",), kind=NONDIFF,
              structural=True, view=True),
         Rule("int", int, inputs=("x",), kind=NONDIFF, structural=True),
+        Rule("not", operator.not_, inputs=("x",), kind=NONDIFF, structural=True,
+             operator="not"),
     )
 }
 

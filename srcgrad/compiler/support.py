@@ -63,9 +63,14 @@ def seed_one(out: Any) -> Any:
     return np.ones_like(out)
 
 
+_SCALARS = frozenset({float, np.float64, np.float32})
+
+
 def like(d: Any, x: Any) -> Any:
     """``d`` with the type, shape and dtype of argument ``x``; a foreign (Dask, CuPy)
     gradient stays of its library, only its shape and dtype follow ``x``'s."""
+    if type(d) is type(x) and type(d) in _SCALARS:  # (one number's gradient: at once)
+        return d
     t = type(x)
     own = type(d) in _OWN
     if t is float:

@@ -272,6 +272,18 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     return Sym(op.out)
 
 
+def python_not(v: Sym) -> Any:
+    """``not v``: on a number (Python's, or a NumPy scalar such as the ``np.bool_`` a
+    comparison is typed) Python's own ``not``, a bool as the user's code gives, printed
+    ``not v``; on anything else NumPy's ``logical_not``, elementwise."""
+    t = v.value.type
+    if t is not None and (t.is_python_number or t.kind == "scalar"):
+        from .structural import STRUCTURAL
+
+        return record_rule(STRUCTURAL["not"], [v], {})
+    return ~v
+
+
 def _joined_rows(rule: Rule, env: dict[str, Any]) -> Any:
     """``np.vstack(A)``: one array where a sequence of arrays goes means its rows (NumPy
     iterates over the first axis). Its length is known only at run time, so the rows
@@ -408,8 +420,14 @@ def _fitting_size(operands: dict[str, Any], divisible: bool = False) -> int | No
     return size
 
 
-def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
-    """The ``math`` twin of ``rule`` if every input is a Python number, else None."""
+def uses_math_spelling(rule: Rule, operands: dict[str, Any],
+                       python_spelled: bool = False) -> Any:
+    """The ``math`` twin of ``rule`` if every input is a Python number, else None.
+
+    ``python_spelled``: the op is the user's own ``math.*`` call (or its derivative, which
+    keeps that spelling): then a float64 NumPy scalar input also takes the twin, as in the
+    user's code (``math.sin(np.float64(0.5))`` is a Python float; ``np.sin`` on a NumPy
+    scalar costs twenty times more, per step of a scalar loop)."""
     twin = next((a for a in rule.aliases if T.is_math_function(a)), None)
     if twin is None:
         return None
@@ -417,9 +435,14 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any]) -> Any:
         v = operands.get(k)
         if v is None or not isinstance(v, Value):
             continue
-        if v.type is None or not v.type.is_python_number:
+        t = v.type
+        if t is None or not (t.is_python_number or (python_spelled and _float64_scalar(t))):
             return None
     return twin
+
+
+def _float64_scalar(t: T.AType) -> bool:
+    return t.kind == "scalar" and t.dtype is not None and np.dtype(t.dtype) == np.float64
 
 
 def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
@@ -466,7 +489,7 @@ def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.ATy
         if not ok:
             return T.ANY
         env[k] = x
-    twin = uses_math_spelling(rule, operands)
+    twin = uses_math_spelling(rule, operands, bool(_spelling[0]))
     impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
     if impl is not None:
         return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})

@@ -316,6 +316,12 @@ def generation() -> int:
     return _generation[0]
 
 
+def generation_cell() -> list[int]:
+    """The one-item list whose item is :func:`generation`: generated code that checks the
+    generation on every call reads ``cell[0]`` (an index, not a function call)."""
+    return _generation
+
+
 TableState = tuple[dict[str, Rule], dict[int, Rule]]
 
 

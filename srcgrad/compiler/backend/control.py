@@ -50,10 +50,10 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
     elif op.prim == "if" and id(op) in em.break_tests:
         conditions.emit_break_test(em, op, lines, indent)
     elif op.prim == "if":
-        slots = [em.names.define(o) for o in op.outputs]
+        slots = [em.names.define(o, em.slot_of.get(o.id)) for o in op.outputs]
         then, other = op.regions
         cond = op.args["cond"]
-        test = src(em.expr(cond))
+        test = conditions.bare(src(em.expr(cond)))
         if cond.id in em.retested and test.isidentifier():
             # tested again by the reverse pass's `if`: test it once (bool() of a lazy Dask
             # value computes it, and that must happen once per test the user wrote)

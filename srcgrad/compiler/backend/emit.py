@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
-from ..symbolic import uses_math_spelling
+from ..symbolic import has_python_spelling, uses_math_spelling
 from . import conditions, control, floats, inplace, packing, reads
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
@@ -41,7 +41,7 @@ _BINOPS = {
 _CMPOPS = {
     "<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq, "!=": gast.NotEq,
 }
-_UNARYOPS = {"-": gast.USub}
+_UNARYOPS = {"-": gast.USub, "not": gast.Not}
 
 
 @dataclass
@@ -119,8 +119,11 @@ def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
     direct: dict[int, str] = {}
     for k, (r, name) in enumerate(zip(block.results, slots)):
         i = position.get(r.id)
-        if i is None or r.id in direct or block.ops[i].regions \
-                or block.ops[i].prim == "const" or block.ops[i].prim in control.TAPE_PRIMS:
+        if i is None or r.id in direct or block.ops[i].prim == "const" \
+                or block.ops[i].prim in control.TAPE_PRIMS:
+            continue
+        if block.ops[i].regions and (carried is None or not _branch_into_slot(
+                block.ops[i], r, carried[k])):
             continue
         if carried is not None:
             p = carried[k]
@@ -129,6 +132,22 @@ def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
                 continue
         direct[r.id] = name
     return direct
+
+
+def _branch_into_slot(op: Op, out: Value, previous: Value) -> bool:
+    """Whether the ``if`` making the loop's next value ``out`` may write it straight into
+    the loop's slot (``if c: hi = mid`` rather than ``hi_1 = mid ... hi = hi_1``): neither
+    branch reads the slot's previous value, except to keep it as that very output (an
+    assignment of the slot to itself, left out)."""
+    if op.prim != "if":
+        return False
+    k = op.outputs.index(out)
+    for region in op.regions:
+        if any(v is previous for j, v in enumerate(region.results) if j != k):
+            return False
+        if any(v is previous for inner in region.ops for v in all_reads(inner)):
+            return False
+    return True
 
 
 def _source(node: Any) -> str:
@@ -155,6 +174,7 @@ class _Emitter:
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
         self.inline: dict[int, Any] = {}  # value id -> the expression written in its place
         self.retested = control.retested_conditions(fn)
+        self.slot_of: dict[int, str] = {}  # value id -> the loop slot it is computed into
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count
@@ -209,6 +229,7 @@ class _Emitter:
         slots = slots or []
         appended = block.results[len(slots):] if appends else []
         direct = _direct_results(block, slots, carried, appended, self.plan) if slots else {}
+        self.slot_of.update(direct)  # (an ``if`` among them names its outputs so)
         saved = self.block_state
         self.block_state = (block, _last_reads(block, appended, self.plan))
         for i, op in enumerate(block.ops):
@@ -496,7 +517,7 @@ class _Emitter:
         """``impl(args..., kw=...)`` in the rule's public call form, defaults left out;
         its ``math`` twin on Python numbers unless ``numpy``."""
         rule = op.attrs["rule"]
-        twin = None if numpy else uses_math_spelling(rule, op.args)
+        twin = None if numpy else uses_math_spelling(rule, op.args, has_python_spelling(op.attrs))
         fn = twin if twin is not None else op.attrs.get("callee", rule.impl)
         form = rule.call_form
         env: dict[str, Any] = {}

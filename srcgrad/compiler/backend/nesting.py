@@ -74,7 +74,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     for j, statement in enumerate(ops):
         for region in statement.regions:
             _plan_block(region, reads, plan)
-        if not _can_read_nested(statement):
+        if not (_can_read_nested(statement) or _tests_nested(statement)):
             continue
         tree = {id(statement)}  # the statement and the ops nested into it so far
         total = 1
@@ -117,6 +117,12 @@ def _can_read_nested(op: Op) -> bool:
     # a setitem is a statement (``z[1] = a + b``): its value may be an expression
     return (not op.regions and (op.prim not in _NEVER_NESTED or op.prim == "setitem")
             and len(op.outputs) == 1 and not floats.needs_guard(op))
+
+
+def _tests_nested(op: Op) -> bool:
+    """An ``if`` writes its test in its own line (``if mid * mid - a > 0.0:``, not a name
+    assigned first): its condition is its one operand, read before either branch runs."""
+    return op.prim == "if" and len(op.regions) == 2
 
 
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:

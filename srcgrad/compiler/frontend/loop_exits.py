@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import gast
 
-from ..symbolic import is_symbolic
+from ..symbolic import Sym, is_symbolic, python_not
 from .branches import lower_if
 from .control import contains, exits_in, no_exit
 
@@ -48,10 +48,16 @@ def exit_flags(lw: Lowerer, flags: dict[str, str], kinds: tuple[str, ...]) -> li
     return [lw.env[flags[k]] for k in kinds if k in flags and flags[k] in lw.env]
 
 
-def iteration(lw: Lowerer, node: Any, flags: dict[str, str]) -> None:
-    """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset."""
+def iteration(lw: Lowerer, node: Any, flags: dict[str, str], tested: bool = False) -> None:
+    """One iteration: skipped once ``break``/``return`` ran; ``continue`` starts unset.
+    ``tested``: the loop's test already ended the loop once a stop flag was set (a
+    ``while``), so the flags are False where an iteration starts and nothing is skipped."""
     if "continue" in flags:
         lw.env[flags["continue"]] = False
+    if tested:
+        for kind in STOPS:
+            if kind in flags:
+                lw.env[flags[kind]] = False
     lw.ctx.loop_flags.append(flags)
     try:
         stopped = exit_flags(lw, flags, STOPS)
@@ -130,12 +136,14 @@ def lower_guarded(lw: Lowerer, stmts: list[Any], flags: dict[str, str]) -> None:
 
 
 def not_any(lw: Lowerer, values: list[Any], node: Any) -> Any:
+    """``not (flag or ...)``: the flags are Python bools, so Python's ``not`` (a NumPy
+    ``logical_not`` per trip costs more than a scalar loop's arithmetic)."""
     from .calls import call_numpy_name
 
     total = values[0]
     for v in values[1:]:
         total = call_numpy_name(lw, "logical_or", [total, v], {}, node)
-    return call_numpy_name(lw, "logical_not", [total], {}, node)
+    return python_not(total) if isinstance(total, Sym) else not total
 
 
 def _synthetic_if(body: list[Any], like: Any) -> Any:

@@ -17,8 +17,9 @@ import numpy as np
 
 from ..ir import types as T
 from ..ir.core import Block, Op, Value
-from ..symbolic import Sym, to_value
+from ..symbolic import Sym, is_symbolic, to_value
 from . import loop_exits
+from .branches import lower_lazy_if
 from .control import (
     Collector,
     LoopExit,
@@ -340,17 +341,21 @@ def lower_while(lw: Lowerer, node: Any) -> None:
     init += [lw.env[n] for n in loop_exits.carried_flags(flags)]
 
     def body(env: dict[str, Any], _index: Any) -> None:
-        loop_exits.iteration(lw, node, flags)
+        loop_exits.iteration(lw, node, flags, tested=True)
 
     def cond() -> Any:
-        test = lw.expr(node.test)
+        # `not stopped and test`: after a `break` the user's loop does not evaluate its
+        # test again (it may fail then: an index run past the end), nor does this one
         stopped = loop_exits.exit_flags(lw, flags, loop_exits.STOPS)
-        if stopped:
-            from .calls import call_numpy_name
-
-            test = call_numpy_name(lw, "logical_and",
-                                   [test, loop_exits.not_any(lw, stopped, node)], {}, node)
-        return test
+        if not stopped:
+            return lw.expr(node.test)
+        go_on = loop_exits.not_any(lw, stopped, node)
+        if not is_symbolic(go_on):
+            return lw.expr(node.test) if go_on else go_on
+        if isinstance(node.test, gast.Constant):  # `while True:` ends by its flags alone
+            return go_on if node.test.value else node.test.value
+        return lower_lazy_if(lw, go_on, lambda: lw.expr(node.test), lambda: go_on, node,
+                             "this while loop's test")
 
     outs = _emit_loop(lw, node, "while", {}, carried, init, body, cond_expr=cond)
     # `while True:` without `break` ends only by its `return`: no path falls through it

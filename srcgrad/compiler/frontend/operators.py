@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 import numpy as np
 
-from ..symbolic import Sym, as_array, is_symbolic, python_spelling
+from ..symbolic import Sym, as_array, is_symbolic, python_not, python_spelling
 from . import branches, calls, multicalls
 from .context import Context
 from .identity import is_identity
@@ -139,7 +139,7 @@ class OperatorsMixin:
             return v
         if isinstance(node.op, gast.Not):
             if isinstance(v, Sym):
-                return ~v
+                return python_not(v)
             return not v
         return ~v
 

@@ -7,10 +7,15 @@ Runs after ``simplify`` (which leaves such ops when seeds fold to constants):
     %4 = negative(x=%3)          ->          %4 = const(1.37)
     %7 = multiply(x=1.03, y=0.5)             %7 = const(0.515)
 
-Only Python ``int``/``float`` operands are folded, and the result keeps Python's number
-type (a float stays a float, never a NumPy scalar). Nothing that raises (``1 / 0``), gives a
-non-finite float, or gives an int beyond 2**53 (where NumPy's fixed width and Python's
-unbounded ints differ) is folded: it runs as written.
+An int constant meeting a Python float in ``+ - * /`` becomes a float constant (``2 * y``
+from ``y ** 2``'s derivative is ``2.0 * y``): Python converts the int first anyway, so the
+value is the same, without the conversion on every run.
+
+``zeros_of(x)`` of a Python float is ``0.0``. Only Python ``int``/``float`` operands are
+folded, and the result keeps Python's number type (a float stays a float, never a NumPy
+scalar). Nothing that raises (``1 / 0``), gives a non-finite float, or gives an int beyond
+2**53 (where NumPy's fixed width and Python's unbounded ints differ) is folded: it runs as
+written.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import warnings
 from typing import Any
 
 from ...rules.registry import ELEMENTWISE, RULES
-from ..ir.core import Block, Function, Op, const_value
+from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, INT
 
 _LIMIT = 2 ** 53
@@ -32,13 +37,62 @@ def fold_constants(fn: Function) -> None:
 
 
 def _block(block: Block) -> None:
+    floats: list[Op] = []
     for op in block.ops:
         for region in op.regions:
             _block(region)
-        folded = _evaluate(op)
+        folded = _evaluate(op) if op.prim != "zeros_of" else _zero_of_a_float(op)
         if folded is not None:
             op.prim, op.args, op.attrs = "const", {}, {"value": folded}
             op.out.type = FLOAT if type(folded) is float else INT
+        else:
+            floats += _int_constants_as_floats(op)
+            _python_float_type(op)
+    # (new const ops first: a constant is a literal wherever it is read)
+    block.ops[:0] = floats
+
+
+def _python_float_type(op: Op) -> None:
+    """Arithmetic on Python floats is a Python float: typed so where it was made without a
+    type (forward mode's tangents start from a seed of unknown kind, later folded to
+    ``1.0``), so later passes see a number (``sink_loop_results`` moves only numbers)."""
+    if op.prim not in _FLOAT_ARITHMETIC and op.prim != "negative" or len(op.outputs) != 1:
+        return
+    t = op.out.type
+    if t is not None and t.kind != "any":
+        return
+    kinds = [v.type.kind if isinstance(v, Value) and v.type is not None else None
+             for v in op.args.values()]
+    if kinds and "float" in kinds and all(k in ("float", "int") for k in kinds):
+        op.out.type = FLOAT
+
+
+def _zero_of_a_float(op: Op) -> float | None:
+    """``zeros_of(x)`` of a Python float is ``0.0`` (a tangent that starts at zero), known
+    now rather than asked on every call."""
+    x = op.args.get("x")
+    t = x.type if isinstance(x, Value) else None
+    return 0.0 if t is not None and t.kind == "float" and len(op.outputs) == 1 else None
+
+
+_FLOAT_ARITHMETIC = ("add", "subtract", "multiply", "divide")
+
+
+def _int_constants_as_floats(op: Op) -> list[Op]:
+    """``2 * y`` with ``y`` a Python float: the operand ``2.0`` (a const op made for it)."""
+    if op.prim not in _FLOAT_ARITHMETIC or set(op.args) != {"x", "y"}:
+        return []
+    x, y = op.args["x"], op.args["y"]
+    made = []
+    for key, other in (("x", y), ("y", x)):
+        v = op.args[key]
+        ok, c = const_value(v) if isinstance(v, Value) else (False, None)
+        if ok and type(c) is int and abs(c) <= _LIMIT and isinstance(other, Value) \
+                and other.type is not None and other.type.kind == "float":
+            const = Op("const", {}, [Value(type=FLOAT)], {"value": float(c)})
+            op.args[key] = const.out
+            made.append(const)
+    return made
 
 
 def _evaluate(op: Op) -> int | float | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import FLOAT, NONE
@@ -23,6 +25,17 @@ def elementwise(op: Op) -> bool:
     rule = RULES.get(op.prim)
     return (rule is not None and rule.kind == ELEMENTWISE and not rule.params
             and not rule.user and not op.regions and len(op.outputs) == 1)
+
+
+def elementwise_shaped(op: Op) -> bool:
+    """A NumPy ufunc of the table without parameters (a comparison, ``logical_*``,
+    ``isnan``): its result has the broadcast shape of its inputs, as an elementwise
+    primitive's, though it is not differentiable (and not a float: a mask)."""
+    rule = RULES.get(op.prim)
+    # (not a generalized ufunc: np.matmul is a ufunc with a core signature)
+    return (rule is not None and isinstance(rule.impl, np.ufunc) and rule.impl.nout == 1
+            and rule.impl.signature is None and not rule.params and not rule.user and not op.regions
+            and len(op.outputs) == 1)
 
 
 def unknown(v: Value) -> bool:
@@ -135,7 +148,7 @@ class Classes:
                 item = self.popped.get(o.id)
                 if item is not None:
                     self.assume(o, item)
-        elif elementwise(op):
+        elif elementwise(op) or elementwise_shaped(op):
             shaped = {self.of(v).id: self.of(v) for v in op.operands()
                       if not rank0(v) and v.id not in self.fits}
             if len(shaped) == 1:
@@ -145,6 +158,8 @@ class Classes:
                     self.rep[op.out.id] = rep
             elif shaped:
                 broadcast_static(self, op, shaped)
+            if not elementwise(op):
+                return  # (a mask: never float64)
             # float64 with Python numbers (weakly typed under NEP 50) stays float64
             strong = [v for v in op.operands() if not self.is_weak(v)]
             if not strong:

@@ -41,9 +41,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value
-from ..ir.types import FLOAT, NONE, STATIC
+from ..ir.types import FLOAT, NONE, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .rewrite import replace_uses
 from .shape_classes import (
@@ -183,6 +185,13 @@ def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
             a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"):
         op.prim, op.args, op.attrs = "const", {}, {"value": 1.0}
         op.out.type = FLOAT
+    elif op.prim == "seed_one" and a["out"].type is not None and (
+            a["out"].type.kind == "scalar" and a["out"].type.dtype in ("float32", "float16")):
+        # the NumPy scalar 1 of the result's dtype (seed_one's value, known now: the
+        # forward result is then read by nothing and not computed)
+        one = np.dtype(a["out"].type.dtype).type(1.0)
+        op.prim, op.args, op.attrs = "const", {}, {"value": one}
+        op.out.type = of_value(one)
     return None
 
 

@@ -55,6 +55,9 @@ def _simplify(op: Op) -> Value | None:
             return a["x"]
         if _is_one(a.get("x")) and _floating(a["y"]) and _float_one(a["x"], a["y"]):
             return a["y"]
+        for one, other in (("x", "y"), ("y", "x")):
+            if _numpy_one_of_dtype(a.get(one), a.get(other)):
+                return a[other]
     if op.prim == "divide" and _is_one(a.get("y")) and _floating(a["x"]):
         return a["x"]
     if op.prim == "where":
@@ -106,6 +109,16 @@ def _basic_part(v: Value) -> bool:
     t = v.type
     return t is not None and (t.kind == "int" or (
         t.kind == "scalar" and t.dtype is not None and np.dtype(t.dtype).kind in "iu"))
+
+
+def _numpy_one_of_dtype(one: Any, other: Any) -> bool:
+    """``np.float32(1.0) * v`` (a float32 result's seed) is ``v`` when ``v`` is known to
+    have that very dtype (so neither the dtype nor a value changes)."""
+    ok, c = _const(one)
+    if not (ok and isinstance(c, np.floating) and c == 1) or not isinstance(other, Value):
+        return False
+    t = other.type
+    return t is not None and t.kind in ("array", "scalar") and t.dtype == c.dtype.name
 
 
 def _float_one(one: Value, other: Value) -> bool:

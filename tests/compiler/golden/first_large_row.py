@@ -14,7 +14,7 @@ def grad_first_large_row(a):
     _returned1 = None
     for i in range(_t2):
         row = a[i]
-        _t3 = np.logical_not(_return1)
+        _t3 = not _return1
         if _t3:
             # line 87: if np.sum(row) > 1.0:
             _t5 = np.sum(row) > 1.0

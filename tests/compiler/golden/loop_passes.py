@@ -23,10 +23,10 @@ def grad_loop_passes(x, k, n):
     dy = y + y
     # line 175: for _ in range(n):
     dx = zeros_of(x)
-    dk = zeros_of(k)
     # line 176: y = y + 0.1 * (-k * np.sin(y)) * np.cos(y) - -np.cos(x)
     _t6 = np.sin(x)
     # line 175: for _ in range(n):
+    dk = 0.0
     for i_1 in reversed(range(n)):
         _t7, _t8, _t9 = tape.pop()
         # line 176: y = y + 0.1 * (-k * np.sin(y)) * np.cos(y) - -np.cos(x)

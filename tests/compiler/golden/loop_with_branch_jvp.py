@@ -13,23 +13,22 @@ def jvp_loop_with_branch(x, n, tangent):
     dacc = dx
     for i in range(n):
         # line 70: if i % 2 == 0:
-        _t2 = i % 2 == 0
-        if _t2:
+        if i % 2 == 0:
             # line 71: acc = acc * x
             acc_1 = acc * x
-            _t3 = dacc * x + dx * acc
-            _t4 = x.shape
-            dacc_1 = rebroadcast(_t3, _t4)
+            _t2 = dacc * x + dx * acc
+            _t3 = x.shape
+            dacc_1 = rebroadcast(_t2, _t3)
         else:
             # line 73: acc = acc + np.sin(acc)
-            _t5 = np.sin(acc)
-            _t6 = dacc * np.cos(acc)
-            acc_1 = acc + _t5
-            _t7 = dacc + _t6
-            _t8 = x.shape
-            dacc_1 = rebroadcast(_t7, _t8)
+            _t4 = np.sin(acc)
+            _t5 = dacc * np.cos(acc)
+            acc_1 = acc + _t4
+            _t6 = dacc + _t5
+            _t7 = x.shape
+            dacc_1 = rebroadcast(_t6, _t7)
         acc, dacc = acc_1, dacc_1
     # line 74: return np.sum(acc)
-    _t9 = np.sum(acc)
-    _t10 = np.sum(dacc)
-    return _t9, _t10
+    _t8 = np.sum(acc)
+    _t9 = np.sum(dacc)
+    return _t8, _t9

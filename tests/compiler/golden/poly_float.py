@@ -9,6 +9,6 @@ from srcgrad.compiler.support import like
 def grad_poly(x):
     # line 20: y = math.sin(x) * x ** 2
     _t1 = math.cos(x) * x ** 2
-    _t1 = _t1 + math.sin(x) * 2 * x
+    _t1 = _t1 + math.sin(x) * 2.0 * x
     dx = like(_t1, x)
     return dx

@@ -30,7 +30,7 @@ def grad_rnn_states(x, w):
     # line 112: for t in range(len(x)):
     dh = zeros_of(h)
     dx = zeros_of(x)
-    dw = zeros_of(w)
+    dw = 0.0
     for i_1 in reversed(range(_t2)):
         h_2, h_3 = tape.pop()
         _t5 = dstates.pop()
