@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
+from tests.fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
 
 
 def newton(a):
@@ -61,3 +61,17 @@ def assert_forward_and_second_order_match_differences(fn: Callable[..., Any],
     np.testing.assert_allclose(sg.hessian(fn)(*args),
                                numeric_hessian(sg.grad(fn, optimize=False), args, 0),
                                rtol=1e-5, atol=1e-7)
+
+
+def assert_scalar_derivatives_in_every_mode(fn: Callable[..., Any], args: Sequence[Any]) -> None:
+    """A function of one float (argument 0): ``sg.grad``, ``sg.vjp`` and ``sg.jvp`` against
+    central differences, the optimised gradient against the unoptimised one to rounding,
+    and ``sg.grad(sg.grad(fn))`` against differences of the gradient."""
+    want = numeric_gradient(fn, args, {}, 0)
+    assert_close(sg.grad(fn)(*args), want)
+    assert_close(sg.grad(fn)(*args), sg.grad(fn, optimize=False)(*args), rtol=1e-13,
+                 atol=1e-13)
+    assert_close(sg.vjp(fn)(*args, 1.0), want)
+    assert_close(sg.jvp(fn)(*args, 1.0)[1], want)
+    assert_close(sg.grad(sg.grad(fn))(*args), numeric_hessian(sg.grad(fn), args),
+                 rtol=1e-5, atol=1e-5)

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
+from tests.compiler.loop_programs import (
+    assert_forward_and_second_order_match_differences,
+)
+from tests.fd import directional_derivative, numeric_gradient
 
 
 def pendulum(a, w, g, c):
@@ -65,13 +68,7 @@ def test_parameter_element_adjoints_in_a_loop_add_into_its_accumulator(fn, args,
 
 @pytest.mark.parametrize("fn, args, name", PROGRAMS, ids=IDS)
 def test_parameter_element_reads_stay_right_forward_and_at_second_order(fn, args, name):
-    t = np.linspace(0.3, -0.2, args[0].size)
-    _, tangent = sg.jvp(fn)(*args, t)
-    assert tangent == pytest.approx(float(directional_derivative(fn, args, {0: t})),
-                                    rel=1e-6, abs=1e-8)
-    np.testing.assert_allclose(sg.hessian(fn)(*args),
-                               numeric_hessian(sg.grad(fn, optimize=False), args, 0),
-                               rtol=1e-5, atol=1e-7)
+    assert_forward_and_second_order_match_differences(fn, args, np.linspace(0.3, -0.2, args[0].size))
 
 
 def test_a_loop_that_runs_no_iteration_gives_zeros_of_the_parameter():

@@ -11,7 +11,10 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.compiler.support import seed_one
-from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
+from tests.compiler.loop_programs import (
+    assert_forward_and_second_order_match_differences,
+)
+from tests.fd import numeric_gradient
 
 
 def pendulum(a, w, g, c):
@@ -61,13 +64,7 @@ def test_the_seed_a_reverse_loop_passes_through_is_read_outside_it(fn, args):
 
 @pytest.mark.parametrize("fn, args", PROGRAMS, ids=IDS)
 def test_invariant_carries_stay_right_forward_and_at_second_order(fn, args):
-    t = np.linspace(0.4, -0.3, args[0].size)
-    _, tangent = sg.jvp(fn)(*args, t)
-    assert tangent == pytest.approx(float(directional_derivative(fn, args, {0: t})),
-                                    rel=1e-6, abs=1e-8)
-    np.testing.assert_allclose(sg.hessian(fn)(*args),
-                               numeric_hessian(sg.grad(fn, optimize=False), args, 0),
-                               rtol=1e-5, atol=1e-7)
+    assert_forward_and_second_order_match_differences(fn, args, np.linspace(0.4, -0.3, args[0].size))
 
 
 def test_a_loop_that_runs_no_iteration_passes_the_seed_through():

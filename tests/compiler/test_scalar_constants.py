@@ -12,7 +12,9 @@ import re
 import pytest
 
 import srcgrad as sg
-from tests.fd import assert_close, numeric_gradient, numeric_hessian
+from tests.compiler.loop_programs import (
+    assert_scalar_derivatives_in_every_mode,
+)
 
 
 def squares(x, steps):
@@ -37,21 +39,12 @@ def lambert(a):
     return w
 
 
-def _check_all_modes(fn, args):
-    want = numeric_gradient(fn, args, {}, 0)
-    assert_close(sg.grad(fn)(*args), want)
-    assert_close(sg.grad(fn)(*args), sg.grad(fn, optimize=False)(*args), rtol=1e-13,
-                 atol=1e-13)
-    assert_close(sg.vjp(fn)(*args, 1.0), want)
-    assert_close(sg.jvp(fn)(*args, 1.0)[1], want)
-    assert_close(sg.grad(sg.grad(fn))(*args), numeric_hessian(sg.grad(fn), args),
-                 rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("fn, args", [(squares, (0.9, 30)), (heron, (2.0, 12)),
                                       (lambert, (3.0,))])
 def test_scalar_loops_with_folded_constants_differentiate(fn, args):
-    _check_all_modes(fn, args)
+    assert_scalar_derivatives_in_every_mode(fn, args)
 
 
 def test_an_int_factor_meeting_a_float_is_written_as_a_float():

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.loop_programs import (
+    assert_scalar_derivatives_in_every_mode,
+)
 from tests.fd import assert_close, numeric_gradient, numeric_hessian
 
 
@@ -62,23 +65,12 @@ def sine_loop(x, steps):
     return y
 
 
-def _check_all_modes(fn, args):
-    want = numeric_gradient(fn, args, {}, 0)
-    assert_close(sg.grad(fn)(*args), want)
-    assert_close(sg.grad(fn)(*args), sg.grad(fn, optimize=False)(*args), rtol=1e-13,
-                 atol=1e-13)
-    assert_close(sg.vjp(fn)(*args, 1.0), want)
-    assert_close(sg.jvp(fn)(*args, 1.0)[1], want)
-    second = sg.grad(sg.grad(fn))(*args)
-    assert_close(second, numeric_hessian(sg.grad(fn), args), rtol=1e-5, atol=1e-5)
-
-
 @pytest.mark.parametrize("fn, args", [(lambert, (3.0,)), (lambert, (0.4,)),
                                       (converged_flag, (2.0,)),
                                       (bisect_then_newton, (3.0,)),
                                       (bisect_then_newton, (0.2,))])
 def test_scalar_while_loops_with_flags_and_branches_differentiate(fn, args):
-    _check_all_modes(fn, args)
+    assert_scalar_derivatives_in_every_mode(fn, args)
 
 
 @pytest.mark.parametrize("fn, arg", [(lambert, 3.0), (converged_flag, 2.0)])
@@ -101,8 +93,8 @@ def shrink(x):
 def test_a_while_loop_does_not_test_its_condition_again_after_break():
     with pytest.raises(ValueError):
         math.log(0.5 * (1.0 * 0.5 - 0.1) * 0.5 - 0.1 - 0.05)  # what a test after it would
-    _check_all_modes(shrink, (1.0,))
-    _check_all_modes(shrink, (2.3,))
+    assert_scalar_derivatives_in_every_mode(shrink, (1.0,))
+    assert_scalar_derivatives_in_every_mode(shrink, (2.3,))
 
 
 def test_an_if_in_a_loop_assigns_the_loop_variables_directly():
@@ -124,7 +116,7 @@ def test_an_if_in_a_loop_that_reads_the_old_value_keeps_it():
                 a = a + b * 0.5
         return a * b
 
-    _check_all_modes(swap_or_shift, (0.7,))
+    assert_scalar_derivatives_in_every_mode(swap_or_shift, (0.7,))
 
 
 def test_math_calls_on_a_float64_scalar_stay_the_users_math_calls():
