@@ -15,6 +15,7 @@ import numpy as np
 from ..rules import rule_named
 from . import dtypes
 from . import ops as _ops
+from .fixed_ops import fixed_op
 
 _record = _ops.record
 
@@ -44,8 +45,22 @@ def _reduce(self: Any, rule: str, dim: Any, keepdim: bool, **extra: Any) -> Any:
         dim = tuple(range(self._data.ndim)) if keepdim and self._data.ndim else None
     elif dim is None or (isinstance(dim, (tuple, list)) and not dim):
         dim = tuple(range(self._data.ndim))
-    return _record(rule_named(rule), (self,), {"axis": _axis(dim), "keepdims": keepdim,
-                                               **extra})
+    axis = _axis(dim)
+    key = (rule, axis, keepdim, *extra.items())
+    try:
+        op = _FIXED.get(key)
+    except TypeError:  # an unhashable argument (the general path reports it)
+        return _record(rule_named(rule), (self,), {"axis": axis, "keepdims": keepdim, **extra})
+    if op is None:
+        if len(_FIXED) > 1024:  # ever-new axes: start over
+            _FIXED.clear()
+        op = _FIXED[key] = fixed_op(rule_named(rule), {"axis": axis, "keepdims": keepdim,
+                                                       **extra})
+    return op(self)
+
+
+# the reduction of each (rule, axis, keepdims, extra params), its call form decided once
+_FIXED: dict[tuple[Any, ...], Any] = {}
 
 
 def _check_float(self: Any, op: str) -> None:
