@@ -55,6 +55,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from .inline_vjp import inline
+
 # off: every node records and runs through the generic code (``rule_node.set_specialized``,
 # or SRCGRAD_SPECIALIZE=0 in the environment to run a whole test session that way)
 SPECIALIZE = os.environ.get("SRCGRAD_SPECIALIZE", "1") != "0"
@@ -191,14 +195,18 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         raise KeyError(n)
 
     namespace: dict[str, Any] = {"fit": helpers["fit"], "deliver": helpers["deliver"],
-                                 "heappush": heapq.heappush}
+                                 "heappush": heapq.heappush, "np": np}
     for k, name, slot in calls:
-        namespace[f"vjp{k}"] = rule.vjp[name]
         try:
-            args = ", ".join(value(n) for n in rule.needs[name])
+            args = [value(n) for n in rule.needs[name]]
         except KeyError:
             return None
-        lines.append(f"    r{slot} = vjp{k}({args})")
+        # a VJP that is one expression of operators and ufuncs is written in (no call)
+        expr = inline(rule.vjp[name], args)
+        if expr is None:
+            namespace[f"vjp{k}"] = rule.vjp[name]
+            expr = f"vjp{k}({', '.join(args)})"
+        lines.append(f"    r{slot} = {expr}")
     lines.append("    t = node._targets")
     lines.append("    if t is not None:")
     for k, _name, slot in calls:
