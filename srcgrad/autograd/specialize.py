@@ -6,8 +6,10 @@ Recording a node (:func:`.rule_node.build_node`) and applying its rule
 which VJPs to call with which saved values. For one plan those loops always take the same
 turns, and on small tensors they cost as much as the NumPy work itself. So, as
 ``dataclasses`` writes ``__init__``, :func:`specialize` writes each loop out once per
-plan: the builder saves the same values under the same names, the backward calls the very
-same ``rule.vjp`` functions positionally, and hands each cotangent on as the engine would
+plan: the builder saves the same values in the same order (one tuple per node, named by
+the plan's ``saved_names``), the backward calls the very same ``rule.vjp`` functions
+positionally or, when a VJP is one expression of operators and ufuncs, writes that
+expression in (:mod:`.inline_vjp`), and hands each cotangent on as the engine would
 (``graph.deliver``, written out for the common case). The backward returns ``None`` for
 anything unusual (freed values, an input changed in place: errors the generic path
 raises), and ``create_graph``, hooks, anomaly mode, ``autograd.grad``'s pruned walks,
@@ -21,12 +23,11 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
         saved = node._saved
         if saved is None:
             return None
-        vs = node._versions
-        x = saved['x']; y = saved['y']
-        if x._vc[0] != vs[0] or y._vc[0] != vs[1]:
+        s0, s1, w0, w1 = saved
+        if s0._vc[0] != w0 or s1._vc[0] != w1:
             return None
-        r0 = vjp0(g, y._data)
-        r1 = vjp1(g, x._data)
+        r0 = (g * s1._data)
+        r1 = (g * s0._data)
         t = node._targets
         if t is not None: ...
         if not retain:
@@ -126,20 +127,21 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
     saved, versions = [], []
     for i, name in plan.save_inputs:
         lines.append(f"    v{i} = {inputs[i]}")
-        saved.append(f"{name!r}: v{i}")
-        if tensors[i]:
+        saved.append(f"v{i}")
+        if name in plan.versioned:
             versions.append(f"v{i}._vc[0]")
-    for i, name in plan.save_shapes:
-        saved.append(f"{name!r}: {arrays[i]}.shape")
-    for i, name in plan.save_dtypes:
-        saved.append(f"{name!r}: {arrays[i]}.dtype")
+    for i, _name in plan.save_shapes:
+        saved.append(f"{arrays[i]}.shape")
+    for i, _name in plan.save_dtypes:
+        saved.append(f"{arrays[i]}.dtype")
     if plan.save_params:
         lines.append(f"    p = defaults(rule, {params} or {{}})")
-        saved.extend(f"{name!r}: p[{name!r}]" for name in plan.save_params)
+        saved.extend(f"p[{name!r}]" for name in plan.save_params)
     if plan.save_out:
-        saved.append("'out': (out, result._vc, result._vc[0])")
-    lines.append(f"    node._saved = {{{', '.join(saved)}}}")
-    lines.append(f"    node._versions = ({', '.join(versions)}{',' if len(versions) == 1 else ''})")
+        saved.append("(out, result._vc, result._vc[0])")
+    # one tuple: the values in the plan's saved_names order, then the tensors' versions
+    items = [*saved, *versions]
+    lines.append(f"    node._saved = ({', '.join(items)}{',' if len(items) == 1 else ''})")
     checks = []
     for i, _name, _slot in plan.wrt:
         lines.append(f"    a{i} = {arrays[i]}")
@@ -168,30 +170,34 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     calls = [(k, name, slot) for k, (_, name, slot) in enumerate(plan.wrt) if slot is not None]
     if rule.user or not calls:
         return None
-    saved_inputs = {name for _, name in plan.save_inputs}
     lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved",
              "    if saved is None:", "        return None"]
-    # the saved inputs that are Tensors, in the order their versions were recorded
+    # the node's one tuple unpacked: s<j> per saved value, then w<k> per version of the
+    # saved inputs that are Tensors
+    names = plan.saved_names
+    if len(set(names)) != len(names):
+        return None  # (a name saved twice: the generic path's dict semantics)
+    local = {n: f"s{j}" for j, n in enumerate(names)}
     tensor_names = list(plan.versioned)
+    targets_ = [*local.values(), *(f"w{k}" for k in range(len(tensor_names)))]
+    if targets_:
+        lines.append(f"    {', '.join(targets_)}{',' if len(targets_) == 1 else ''} = saved")
     if tensor_names:
-        lines.append("    vs = node._versions")
-        for name in tensor_names:
-            lines.append(f"    {name} = saved[{name!r}]")
-        checks = " or ".join(f"{n}._vc[0] != vs[{k}]" for k, n in enumerate(tensor_names))
+        checks = " or ".join(f"{local[n]}._vc[0] != w{k}" for k, n in enumerate(tensor_names))
         lines.append(f"    if {checks}:")
         lines.append("        return None")
     if plan.save_out:
-        lines.append("    out, counter, version = saved['out']")
+        lines.append(f"    out, counter, version = {local['out']}")
         lines.append("    if counter[0] != version:")
         lines.append("        return None")
 
     def value(n: str) -> str:
-        if n in ("g", "out"):
+        if n == "g":
             return n
         if n in tensor_names:
-            return f"{n}._data"
-        if n in saved_inputs or n.endswith(("_shape", "_dtype")) or n in rule.params:
-            return f"saved[{n!r}]"
+            return f"{local[n]}._data"
+        if n in local:
+            return "out" if n == "out" else local[n]
         raise KeyError(n)
 
     namespace: dict[str, Any] = {"fit": helpers["fit"], "deliver": helpers["deliver"],
