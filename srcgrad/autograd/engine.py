@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .anomaly import ANOMALY
+from .fp_errors import IGNORE, quiet, restore
 from .grad_mode import STATE
 from .graph import AccumulateGrad, Node, accumulate, deliver, run_tensor_hooks, tensor_type
 from .rule_node import RuleNode
@@ -56,7 +57,7 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
         if type(root) is not tensor and not isinstance(root, tensor):
             raise TypeError(f"backward/grad expects Tensors as outputs, got "
                             f"{type(root).__name__} at index {i}")
-        if not root.requires_grad:
+        if not (root._rg or root.requires_grad):  # (a view's flag may be stale)
             hint = "" if root.dtype.is_floating_point else (
                 f" (it is an integer tensor of dtype {root.dtype.name}: only floating point "
                 "tensors can require gradients)")
@@ -175,8 +176,9 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             heappush(heap, (node._order, node))
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
-    quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
-    quiet.__enter__()
+    # like PyTorch: inf/nan in gradients are not warnings (one context variable set; an
+    # np.errstate costs as much as a few nodes)
+    token = quiet(IGNORE)
     anomaly = ANOMALY.enabled
     plain = run is None and not captures and not anomaly  # the common backward pass
     fast = plain and not create_graph  # written-out backwards (specialize) may run
@@ -208,7 +210,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
         raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "
                            f"failed: {e}") from e
     finally:
-        quiet.__exit__(None, None, None)
+        restore(token)
         STATE.enabled = previous_mode
     if accumulate_grads and inputs is not None:
         for t, (node, _), g in zip(inputs, input_edges, captured):

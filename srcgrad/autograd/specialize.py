@@ -32,18 +32,19 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
         if t is not None: ...
         if not retain:
             node._saved = None
-        nf = node.next_functions
-        c, nr = nf[0]
-        if c is not None and r0 is not None:
-            if c.num_outputs == 1 and c._order > node._order:
-                old = buffers.get(c)
+        (c0, n0), (c1, n1) = node.next_functions
+        me = node._order
+        if c0 is not None:
+            o = c0._order
+            if o > me and c0.num_outputs == 1:
+                old = buffers.get(c0)
                 if old is None:
-                    buffers[c] = r0
-                    heappush(heap, (c._order, c))
+                    buffers[c0] = r0
+                    heappush(heap, (o, c0))
                 else:
-                    buffers[c] = old + r0
+                    buffers[c0] = old + r0
             else:
-                deliver(buffers, heap, node, c, nr, r0)
+                deliver(buffers, heap, node, c0, n0, r0)
         ...  (the same for r1)
         return True
 """
@@ -202,6 +203,7 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
 
     namespace: dict[str, Any] = {"fit": helpers["fit"], "deliver": helpers["deliver"],
                                  "heappush": heapq.heappush, "np": np}
+    expressions: set[int] = set()  # the slots whose VJP was written in
     for k, name, slot in calls:
         try:
             args = [value(n) for n in rule.needs[name]]
@@ -209,7 +211,9 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
             return None
         # a VJP that is one expression of operators and ufuncs is written in (no call)
         expr = inline(rule.vjp[name], args)
-        if expr is None:
+        if expr is not None:
+            expressions.add(slot)
+        else:
             namespace[f"vjp{k}"] = rule.vjp[name]
             expr = f"vjp{k}({', '.join(args)})"
         lines.append(f"    r{slot} = {expr}")
@@ -223,18 +227,24 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         lines.append("        node._saved = None")
     # the engine's delivery (graph.deliver) written out for a one-output node made before
     # this one; anything else goes through deliver itself
-    lines.append("    nf = node.next_functions")
+    used = {slot for _k, _name, slot in calls}
+    edges = [f"(c{s}, n{s})" if s in used else "_" for s in range(plan.arity)]
+    lines.append(f"    {', '.join(edges)}{',' if len(edges) == 1 else ''} = node.next_functions")
+    lines.append("    me = node._order")
     for _k, _name, slot in calls:
-        lines.append(f"    c, nr = nf[{slot}]")
-        lines.append(f"    if c is not None and r{slot} is not None:")
-        lines.append("        if c.num_outputs == 1 and c._order > node._order:")
-        lines.append("            old = buffers.get(c)")
+        c = f"c{slot}"
+        # an expression of operators never gives None; a called VJP may (no gradient)
+        maybe_none = "" if slot in expressions else f" and r{slot} is not None"
+        lines.append(f"    if {c} is not None{maybe_none}:")
+        lines.append(f"        o = {c}._order")
+        lines.append(f"        if o > me and {c}.num_outputs == 1:")
+        lines.append(f"            old = buffers.get({c})")
         lines.append("            if old is None:")
-        lines.append(f"                buffers[c] = r{slot}")
-        lines.append("                heappush(heap, (c._order, c))")
+        lines.append(f"                buffers[{c}] = r{slot}")
+        lines.append(f"                heappush(heap, (o, {c}))")
         lines.append("            else:")
-        lines.append(f"                buffers[c] = old + r{slot}")
+        lines.append(f"                buffers[{c}] = old + r{slot}")
         lines.append("        else:")
-        lines.append(f"            deliver(buffers, heap, node, c, nr, r{slot})")
+        lines.append(f"            deliver(buffers, heap, node, {c}, n{slot}, r{slot})")
     lines.append("    return True")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)

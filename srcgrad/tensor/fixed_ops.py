@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule
 from ..rules.registry import NONDIFF
 from . import ops as _ops
-from .fp_errors import IGNORE as _IGNORE
-from .fp_errors import quiet as _quiet
-from .fp_errors import restore as _restore
 from .nodes import attach, view_requires, zero_grad
 from .spec import spec_for, with_defaults
 

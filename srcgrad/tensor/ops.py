@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
 from ..rules.registry import NONDIFF
-from .fp_errors import IGNORE as _IGNORE
-from .fp_errors import quiet as _quiet
-from .fp_errors import restore as _restore
 from .nodes import NO_EDGE, attach, attach_zero, edge, requires, view_requires, zero_grad
 from .spec import (
     Spec,
@@ -101,6 +101,9 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
     # the Spec per call form, at 2 * (a is a Tensor) + (b is a Tensor): an index, where a
     # dict would hash a fresh tuple per operation
     forms: list[Spec | None] = [None] * 4
+    # the plan per call form and inputs needing grad, at 4 * form + 2 * ra + rb (no tuple
+    # to build and hash per operation)
+    plans: list[Any] = [None] * 16
 
     def op(self: Any, other: Any) -> Any:  # (named as the Tensor method it is)
         a, b = self, other
@@ -109,9 +112,10 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
         tb = type(b) is tensor or isinstance(b, tensor)
         x = a._data if ta else a
         y = b._data if tb else b
-        spec = forms[2 * ta + tb]
+        form = 2 * ta + tb
+        spec = forms[form]
         if spec is None:
-            spec = forms[2 * ta + tb] = spec_for(specs["rule"], (ta, tb))
+            spec = forms[form] = spec_for(specs["rule"], (ta, tb))
         if ta and tb:
             dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
             fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
@@ -149,8 +153,10 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
         ra = ta and (a._rg or a._base is not None and view_requires(a))
         rb = tb and (b._rg or b._base is not None and view_requires(b))
         if (ra or rb) and STATE.enabled and spec.differentiable:
-            req = (ra, rb)
-            plan = spec.plans.get(req) or spec.plan(req)
+            k = 4 * form + 2 * ra + rb
+            plan = plans[k]
+            if plan is None:
+                plan = plans[k] = spec.plan((bool(ra), bool(rb)))
             if fast:  # a non-tensor operand is its own array here (Python number, 0-d array)
                 plan.quick(result, a, b)
             else:

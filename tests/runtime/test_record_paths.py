@@ -128,3 +128,22 @@ def test_the_sign_of_a_zero_float_operand_is_kept():
     x = sg.tensor([1.0, -2.0])
     assert np.all(np.signbit((x * -0.0).numpy()) == np.signbit(np.array([1.0, -2.0]) * -0.0))
     assert np.all(np.signbit((x * 0.0).numpy()) == np.signbit(np.array([1.0, -2.0]) * 0.0))
+
+
+def test_backward_silences_fp_errors_and_restores_the_users_numpy_error_state(mode):
+    """An infinite gradient (sqrt at 0) is a value, not a warning or an error, even under
+    the user's np.seterr(divide="raise"); that state is back in place afterwards."""
+    import warnings
+
+    x = sg.tensor([0.0, 4.0], requires_grad=True)
+    y = x.sqrt().sum()
+    old = np.seterr(divide="raise", invalid="warn")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y.backward()
+        state = np.geterr()
+    finally:
+        np.seterr(**old)
+    assert state["divide"] == "raise" and state["invalid"] == "warn"
+    np.testing.assert_array_equal(x.grad.numpy(), [np.inf, 0.25])
