@@ -184,16 +184,29 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     fast = plain and not create_graph  # written-out backwards (specialize) may run
     pop = buffers.pop
     node: Any = None
+    ahead: Any = None  # a node made pending by the last one and not pushed (see below)
     try:
-        while heap:
-            node = heappop(heap)[1]
+        while heap or ahead is not None:
+            if ahead is None:
+                node = heappop(heap)[1]
+            else:
+                node, ahead = ahead, None
             buf = pop(node)
             if plain and not node._special:
                 plan = node._plan  # a RuleNode (one output), whose backward may be written out
                 if fast and plan is not None:
                     written = plan.backward
-                    if written is not None and written(node, buf, retain_graph, buffers, heap):
-                        continue  # it handed its cotangents on itself
+                    if written is not None:
+                        done = written(node, buf, retain_graph, buffers, heap)
+                        if done is not None:  # it handed its cotangents on itself
+                            # and may hold back the first child it made pending: next,
+                            # unless a node made after that child waits on the heap
+                            if done is not True:
+                                if heap and heap[0][0] < done._order:
+                                    heappush(heap, (done._order, done))
+                                else:
+                                    ahead = done
+                            continue
                 outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
                 if not retain_graph:
                     node.release()

@@ -34,19 +34,23 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
             node._saved = None
         (c0, n0), (c1, n1) = node.next_functions
         me = node._order
+        nxt = True
         if c0 is not None:
             o = c0._order
             if o > me and c0.num_outputs == 1:
                 old = buffers.get(c0)
                 if old is None:
                     buffers[c0] = r0
-                    heappush(heap, (o, c0))
+                    if nxt is True:
+                        nxt = c0  # held back: the engine runs it next or pushes it
+                    else:
+                        heappush(heap, (o, c0))
                 else:
                     buffers[c0] = old + r0
             else:
                 deliver(buffers, heap, node, c0, n0, r0)
         ...  (the same for r1)
-        return True
+        return nxt
 """
 
 from __future__ import annotations
@@ -231,6 +235,10 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     edges = [f"(c{s}, n{s})" if s in used else "_" for s in range(plan.arity)]
     lines.append(f"    {', '.join(edges)}{',' if len(edges) == 1 else ''} = node.next_functions")
     lines.append("    me = node._order")
+    # The first child this node makes pending is returned instead of pushed: the engine
+    # runs it next unless the heap holds a node made after it (so a chain of operations
+    # never touches the heap). ``nxt`` is True while no child was held back.
+    lines.append("    nxt = True")
     for _k, _name, slot in calls:
         c = f"c{slot}"
         # an expression of operators never gives None; a called VJP may (no gradient)
@@ -241,10 +249,13 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         lines.append(f"            old = buffers.get({c})")
         lines.append("            if old is None:")
         lines.append(f"                buffers[{c}] = r{slot}")
-        lines.append(f"                heappush(heap, (o, {c}))")
+        lines.append("                if nxt is True:")
+        lines.append(f"                    nxt = {c}")
+        lines.append("                else:")
+        lines.append(f"                    heappush(heap, (o, {c}))")
         lines.append("            else:")
         lines.append(f"                buffers[{c}] = old + r{slot}")
         lines.append("        else:")
         lines.append(f"            deliver(buffers, heap, node, {c}, n{slot}, r{slot})")
-    lines.append("    return True")
+    lines.append("    return nxt")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)

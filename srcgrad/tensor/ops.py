@@ -49,7 +49,8 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
     """A differentiable elementwise one-input op as a function of its Tensor (``sin``,
     ``exp``...): Tensor methods are these functions themselves (no wrapper call per op)."""
 
-    impl, plans, float_result = spec.impl, spec.plans, spec.float_result  # fixed per spec
+    impl, float_result = spec.impl, spec.float_result  # fixed per spec
+    made: list[Any] = [None]  # its plan (one input, needing grad), once made
 
     def op(self: Any) -> Any:  # (named as the Tensor method it is)
         a = self
@@ -68,7 +69,10 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
         result._vc = [0]
         # a view may require grad without knowing it yet (nodes.view_requires)
         if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-            (plans.get(_ONE) or spec.plan(_ONE)).quick(result, a)  # (x is a._data)
+            plan = made[0]
+            if plan is None:
+                plan = made[0] = spec.plan(_ONE)
+            plan.quick(result, a)  # (x is a._data)
         return result
 
     return op
@@ -124,12 +128,14 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
             dt = x.dtype
             fast = type(y) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
             if fast and type(y) is float:
-                y = b = _SCALAR_ARRAYS.get((y, dt)) or _scalar_array(y, dt)
+                cache = _S32 if dt is _F32 else _S64 if dt is _F64 else _scalars(dt)
+                y = b = cache.get(y) or _scalar_array(y, dt)
         else:
             dt = y.dtype
             fast = type(x) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
             if fast and type(x) is float:
-                x = a = _SCALAR_ARRAYS.get((x, dt)) or _scalar_array(x, dt)
+                cache = _S32 if dt is _F32 else _S64 if dt is _F64 else _scalars(dt)
+                x = a = cache.get(x) or _scalar_array(x, dt)
         if not fast:
             if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
                     not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
@@ -180,7 +186,15 @@ def binary(specs: dict[Any, Any], a: Any, b: Any) -> Any:
 # scalar, as in PyTorch), but NumPy does that cast on every call at about the cost of the
 # operation itself on small arrays; a read-only 0-d array of the tensor's dtype gives the
 # same result at half the time, forward and in the backward that saves it.
-_SCALAR_ARRAYS: dict[tuple[float, np.dtype], np.ndarray] = {}
+# (one dict per dtype, the two usual ones at hand: hashing a dtype costs as much as the
+# lookup itself)
+_SCALAR_ARRAYS: dict[np.dtype, dict[float, np.ndarray]] = {_F32: {}, _F64: {}}
+_S32, _S64 = _SCALAR_ARRAYS[_F32], _SCALAR_ARRAYS[_F64]
+
+
+def _scalars(dtype: np.dtype) -> dict[float, np.ndarray]:
+    """The cache of shared 0-d arrays of ``dtype``."""
+    return _SCALAR_ARRAYS.setdefault(dtype, {})
 
 
 def _scalar_array(value: float, dtype: np.dtype) -> Any:
@@ -188,11 +202,12 @@ def _scalar_array(value: float, dtype: np.dtype) -> Any:
     whose sign the cache key cannot tell apart, and for nan, which never matches)."""
     if value == 0 or value != value:
         return value
-    if len(_SCALAR_ARRAYS) > 4096:  # a schedule of ever-new constants: start over
-        _SCALAR_ARRAYS.clear()
+    cache = _scalars(dtype)
+    if len(cache) > 4096:  # a schedule of ever-new constants: start over
+        cache.clear()
     array = np.array(value, dtype=dtype)
     array.flags.writeable = False
-    _SCALAR_ARRAYS[(value, dtype)] = array
+    cache[value] = array
     return array
 
 
