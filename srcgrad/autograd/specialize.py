@@ -76,7 +76,9 @@ def specialize(plan: Any, helpers: dict[str, Any]) -> tuple[Callable[..., Any],
     """``(build, quick, backward)`` for ``plan``: written out, or the generic ones
     (backward ``None``: ``RuleNode.apply``'s own loop). ``quick(result, *inputs)`` is
     ``build`` for the elementwise fast paths, whose inputs are their own sources and
-    whose arrays are the tensors' data (or the inputs themselves): no tuples to pack."""
+    whose arrays are the tensors' data (or the inputs themselves): no tuples to pack, and
+    whose callers checked that every input's gradient has the result's shape and dtype
+    (nothing to unbroadcast or cast back)."""
     generic = functools.partial(helpers["build_node"], plan)
     if not SPECIALIZE or plan.variadic is not None or not plan.wrt:
         tensors = plan.tensors
@@ -147,15 +149,18 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
     # one tuple: the values in the plan's saved_names order, then the tensors' versions
     items = [*saved, *versions]
     lines.append(f"    node._saved = ({', '.join(items)}{',' if len(items) == 1 else ''})")
-    checks = []
-    for i, _name, _slot in plan.wrt:
-        lines.append(f"    a{i} = {arrays[i]}")
-        checks.append(f"a{i}.dtype is not od")
-        if plan.broadcasts:
-            checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
-    lines.append("    od = out.dtype")
-    lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if ({' or '.join(checks)}) "
-                 "else None")
+    if quick:  # its caller saw every input needing grad has the result's shape and dtype
+        lines.append("    node._targets = None")
+    else:
+        checks = []
+        for i, _name, _slot in plan.wrt:
+            lines.append(f"    a{i} = {arrays[i]}")
+            checks.append(f"a{i}.dtype is not od")
+            if plan.broadcasts:
+                checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
+        lines.append("    od = out.dtype")
+        lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if "
+                     f"({' or '.join(checks)}) else None")
     lines.append("    node._plan = plan")
     lines.append("    if ANOMALY.enabled:")
     lines.append("        node._trace = forward_trace()")

@@ -23,7 +23,7 @@ from ..autograd.fp_errors import quiet as _quiet
 from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
-from ..rules.registry import NONDIFF
+from ..rules.registry import ELEMENTWISE, NONDIFF
 from .nodes import NO_EDGE, attach, attach_zero, edge, requires, view_requires, zero_grad
 from .spec import (
     Spec,
@@ -72,7 +72,10 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
             plan = made[0]
             if plan is None:
                 plan = made[0] = spec.plan(_ONE)
-            plan.quick(result, a)  # (x is a._data)
+            if out.dtype is a._data.dtype:
+                plan.quick(result, a)  # (nothing to cast back: see specialize)
+            else:
+                plan.build((a,), (a,), (a._data,), result, None)
         return result
 
     return op
@@ -105,6 +108,7 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
     # the Spec per call form, at 2 * (a is a Tensor) + (b is a Tensor): an index, where a
     # dict would hash a fresh tuple per operation
     forms: list[Spec | None] = [None] * 4
+    elementwise = specs["rule"].kind == ELEMENTWISE  # (ufuncs: all of them but a user's)
     # the plan per call form and inputs needing grad, at 4 * form + 2 * ra + rb (no tuple
     # to build and hash per operation)
     plans: list[Any] = [None] * 16
@@ -163,8 +167,11 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
             plan = plans[k]
             if plan is None:
                 plan = plans[k] = spec.plan((bool(ra), bool(rb)))
-            if fast:  # a non-tensor operand is its own array here (Python number, 0-d array)
-                plan.quick(result, a, b)
+            # quick: nothing to unbroadcast or cast back (see specialize). Elementwise: a
+            # number or 0-d array takes the tensor's shape; two tensors, their common one
+            if fast and out.dtype is dt and elementwise and (not (ta and tb) or
+                                                             x.shape == y.shape):
+                plan.quick(result, a, b)  # (a number operand is its own array here)
             else:
                 plan.build((a, b), (a, b), (a._data if ta else x, b._data if tb else y), result,
                            None)
