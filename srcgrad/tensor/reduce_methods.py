@@ -46,20 +46,21 @@ def _reduce(self: Any, rule: str, dim: Any, keepdim: bool, **extra: Any) -> Any:
     elif dim is None or (isinstance(dim, (tuple, list)) and not dim):
         dim = tuple(range(self._data.ndim))
     axis = _axis(dim)
-    key = (rule, axis, keepdim, *extra.items())
+    found = rule_named(rule)  # (looked up per call: a rule may be registered again)
+    key = (id(found), axis, keepdim, *extra.items())
     try:
         op = _FIXED.get(key)
     except TypeError:  # an unhashable argument (the general path reports it)
-        return _record(rule_named(rule), (self,), {"axis": axis, "keepdims": keepdim, **extra})
+        return _record(found, (self,), {"axis": axis, "keepdims": keepdim, **extra})
     if op is None:
         if len(_FIXED) > 1024:  # ever-new axes: start over
             _FIXED.clear()
-        op = _FIXED[key] = fixed_op(rule_named(rule), {"axis": axis, "keepdims": keepdim,
-                                                       **extra})
+        op = _FIXED[key] = fixed_op(found, {"axis": axis, "keepdims": keepdim, **extra})
     return op(self)
 
 
-# the reduction of each (rule, axis, keepdims, extra params), its call form decided once
+# the reduction of each (rule, axis, keepdims, extra params), its call form decided once;
+# keyed by the rule's id, which its op (holding the rule) keeps from being reused
 _FIXED: dict[tuple[Any, ...], Any] = {}
 
 

@@ -115,3 +115,23 @@ def test_a_reduction_under_no_grad_records_nothing_and_a_view_records_its_histor
     total = row.sum() + z.sum()
     total.backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[1.0, 1.0], [0.0, 0.0]])
+
+
+def test_a_rule_registered_again_is_the_one_a_reduction_records(monkeypatch):
+    """The fixed-axis op is cached per rule record: a new record for ``sum`` (the table's
+    records can be replaced) is used from the next call on."""
+    import dataclasses
+
+    from srcgrad.rules.registry import RULES
+
+    x = sg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x.sum().backward()  # (the op for the table's own record is made and cached)
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
+    original = RULES["sum"]
+    doubled = dataclasses.replace(original, vjp={
+        "x": lambda g, x_shape, axis, keepdims: 2.0 * original.vjp["x"](g, x_shape, axis,
+                                                                       keepdims)})
+    monkeypatch.setitem(RULES, "sum", doubled)
+    x.grad = None
+    x.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
