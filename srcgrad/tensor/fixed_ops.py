@@ -95,8 +95,83 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
     return op
 
 
+def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[Any, Any], Any]:
+    """``op(a, b)``: ``record(rule, (a, b), params)`` with the call form fixed, for a
+    two-input rule that is not elementwise (``matmul``: PyTorch's node name, the
+    implementation's arguments and what to save depend on the two ndims only). Two float
+    tensors of one dtype take it; anything else (a number, an ndarray, mixed dtypes)
+    goes to ``record`` unchanged."""
+    params = with_defaults(rule, params or {})
+    first, second = rule.inputs[0] if rule.inputs else "", rule.inputs[-1] if rule.inputs else ""
+    plain = (len(rule.inputs) == 2 and rule.variadic is None and not rule.view
+             and rule.kind != NONDIFF and not zero_grad(rule) and first in rule.vjp
+             and second in rule.vjp and rule.resolve is None)
+    # per (ndim of a, ndim of b): (spec, the impl's positional arguments with the inputs'
+    # places, keyword args, {needs grad: plan} filled on use)
+    forms: dict[tuple[int, int], tuple[Any, ...]] = {}
+
+    def general(a: Any, b: Any) -> Any:
+        return _ops.record(rule, (a, b), params)
+
+    if not plain:
+        return general
+
+    def form(ndims: tuple[int, int]) -> tuple[Any, ...]:
+        spec = spec_for(rule, (True, True), ndims, params, None)
+        args, kwargs = rule.call_form.call_args({**params, first: _MARK, second: _MARK2})
+        if kwargs or [k for k, v in enumerate(args) if v is _MARK or v is _MARK2] != [0, 1] \
+                or args[0] is not _MARK or len(args) != 2:
+            found: tuple[Any, ...] = ()  # (not ``impl(a, b)``: the general path)
+        else:
+            found = (spec,)
+        forms[ndims] = found
+        return found
+
+    def op(a: Any, b: Any) -> Any:
+        tensor = _ops._Tensor
+        if not ((type(a) is tensor or isinstance(a, tensor))
+                and (type(b) is tensor or isinstance(b, tensor))):
+            return general(a, b)
+        x, y = a._data, b._data
+        dt = x.dtype
+        if dt is not y.dtype or dt.kind != "f":  # promotion: record's dtype rules
+            return general(a, b)
+        ndims = (x.ndim, y.ndim)
+        fixed = forms.get(ndims)
+        if fixed is None:
+            fixed = form(ndims)
+        if not fixed:
+            return general(a, b)
+        spec = fixed[0]
+        token = _quiet(_IGNORE)
+        try:
+            out = spec.impl(x, y)
+        except ValueError as e:  # NumPy's complaint, raised as the runtime's error
+            raise RuntimeError(f"{rule.name}(): {e}") from None
+        finally:
+            _restore(token)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if out.dtype is not dt and (spec.float_result or spec.elementwise) \
+                and out.dtype.kind == "f" and out.dtype != dt:
+            out = out.astype(dt)  # (record's promotion to the inputs' one float dtype)
+        result = _new(tensor)
+        result._data = out
+        result._vc = [0]
+        ra = a._rg or a._base is not None and view_requires(a)
+        rb = b._rg or b._base is not None and view_requires(b)
+        if (ra or rb) and STATE.enabled:
+            req = (bool(ra), bool(rb))
+            plan = spec.plans.get(req) or spec.plan(req)
+            plan.build((a, b), (a, b), (x, y), result, params)
+        return result
+
+    return op
+
+
 class _Mark:
     """Where the input goes among the implementation's arguments."""
 
 
 _MARK = _Mark()
+_MARK2 = _Mark()

@@ -15,7 +15,7 @@ import numpy as np
 from ..rules import rule_named
 from . import dtypes
 from . import ops as _ops
-from .fixed_ops import fixed_op
+from .fixed_ops import fixed_op, fixed_pair
 
 _record = _ops.record
 
@@ -102,7 +102,16 @@ def matmul(a: Any, b: Any) -> Any:
     if not isinstance(a, tensor):
         a = tensor._wrap(np.asarray(a))
     _matmul_check(a._data, b._data)
-    return _record(rule_named("matmul"), (a, b))
+    found = rule_named("matmul")  # (looked up per call: a rule may be registered again)
+    op = _PAIRS.get(id(found))
+    if op is None or op[0] is not found:
+        op = _PAIRS[id(found)] = (found, fixed_pair(found))
+    return op[1](a, b)
+
+
+# the two-input products' ops, their call forms decided once per pair of ndims (keyed by
+# the rule's id, the rule kept beside its op so the id is never reused)
+_PAIRS: dict[int, tuple[Any, Any]] = {}
 
 
 class ReduceMethods:
