@@ -88,6 +88,9 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         result = _new(_ops._Tensor)
         result._data = out
         result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
         if (self._rg or self._base is not None and view_requires(self)) and STATE.enabled:
             attach(spec, (self,), (x,), result, _ONE, full)
         return result
@@ -158,6 +161,9 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         result = _new(tensor)
         result._data = out
         result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
         ra = a._rg or a._base is not None and view_requires(a)
         rb = b._rg or b._base is not None and view_requires(b)
         if (ra or rb) and STATE.enabled:

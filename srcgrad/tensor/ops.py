@@ -67,6 +67,9 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
         result = _new(_Tensor)
         result._data = out
         result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
         # a view may require grad without knowing it yet (nodes.view_requires)
         if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
             plan = made[0]
@@ -160,6 +163,9 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
         result = _new(tensor)
         result._data = out
         result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
         ra = ta and (a._rg or a._base is not None and view_requires(a))
         rb = tb and (b._rg or b._base is not None and view_requires(b))
         if (ra or rb) and STATE.enabled and spec.differentiable:
