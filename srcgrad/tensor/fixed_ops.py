@@ -44,6 +44,7 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
              and rule.kind != NONDIFF and not zero_grad(rule) and name in rule.vjp)
     # per ndim: (spec, positional args before and after the input, keyword args, params)
     forms: dict[int, tuple[Any, ...]] = {}
+    direct = getattr(rule.impl, "__srcgrad_impl__", rule.impl)
 
     def general(x: Any) -> Any:
         return _ops.record(rule, (x,), params)
@@ -75,7 +76,8 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         spec, before, after, kwargs, full = fixed
         token = _quiet(_IGNORE)
         try:
-            out = spec.impl(*before, x, *after, **kwargs)
+            # (a dispatching primitive's own function for an ndarray: see ops.unary_op)
+            out = (direct if type(x) is _ndarray else spec.impl)(*before, x, *after, **kwargs)
         except ValueError as e:  # NumPy's complaint, raised as the runtime's error
             raise RuntimeError(f"{rule.name}(): {e}") from None
         finally:
