@@ -2,20 +2,21 @@
 :mod:`.specialize`, the runtime's code generator).
 
 Most VJPs of the rule table are one arithmetic expression (``g * y``, ``g * np.cos(x)``,
-``-g``, ``g``). The written-out backward of a plan would otherwise call the rule's function
-once per node; on small tensors that call costs a fair share of the NumPy work. So
-:func:`inline` runs the VJP once on symbolic placeholders (:class:`_Sym`, whose operators
-and NumPy ufuncs build source text) and returns the expression it computed. The rule is
-interpreted, not parsed: the text is what the function did.
+``-g``, ``g``, ``np.where(out > 0, g, 0.0)``). The written-out backward of a plan would
+otherwise call the rule's function once per node; on small tensors that call costs a fair
+share of the NumPy work. So :func:`inline` runs the VJP once on symbolic placeholders
+(:class:`_Sym`, whose operators, NumPy ufuncs and ``np.where`` build source text) and
+returns the expression it computed. The rule is interpreted, not parsed: the text is what
+the function did.
 
 Only what a placeholder can express faithfully is inlined. Anything else -- control flow
-on a value (``bool``), an attribute read (``x.shape``), a method, a non-ufunc NumPy
-function, an array or other object met along the way, an in-place operator -- raises, and
-the caller keeps the call. Before running the function at all, the guard in
+on a value (``bool``), an attribute read (``x.shape``), a method, another NumPy function,
+an array or other object met along the way, an in-place operator -- raises, and the
+caller keeps the call. Before running the function at all, the guard in
 :func:`_plain_arithmetic` admits only functions whose global names are the NumPy module
-and whose attribute reads are NumPy ufuncs (no closures, no nested functions), so a helper
-that looks at its argument's type and returns it unchanged can never be mistaken for the
-identity.
+and whose attribute reads are NumPy ufuncs or ``where`` (no closures, no nested
+functions), so a helper that looks at its argument's type and returns it unchanged can
+never be mistaken for the identity.
 """
 
 from __future__ import annotations
@@ -71,13 +72,10 @@ class _Sym:
     __gt__, __lt__ = _binary(">")[0], _binary("<")[0]
     __ge__, __le__ = _binary(">=")[0], _binary("<=")[0]
     __bool__ = __iadd__ = __isub__ = __imul__ = __itruediv__ = __ipow__ = _refuse
-    __hash__ = None  # type: ignore[assignment]  (== and != are not modelled: no hashing)
-
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
-        raise _Unsupported("==")
-
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
-        raise _Unsupported("!=")
+    # elementwise comparisons, as NumPy's == and != on arrays (a placeholder is never a
+    # dict key or set member: no hashing)
+    __eq__, __ne__ = _binary("==")[0], _binary("!=")[0]  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
 
     def __neg__(self) -> _Sym:
         return _Sym(f"(-{self.src})")
@@ -88,10 +86,18 @@ class _Sym:
         return _Sym(f"np.{ufunc.__name__}({', '.join(_text(v) for v in inputs)})")
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # np.where(c, a, b): a pure elementwise selection, written as the call itself
+        if func is np.where and len(args) == 3 and not kwargs:
+            return _Sym(f"np.where({', '.join(_text(v) for v in args)})")
         raise _Unsupported(getattr(func, "__name__", "a NumPy function"))
 
     def __getattr__(self, name: str) -> Any:
         raise _Unsupported(f"attribute {name}")
+
+
+# NumPy functions (not ufuncs) a placeholder stands for: elementwise, no keyword, no
+# dependence on a value's type beyond NumPy's own (see _Sym.__array_function__)
+_FUNCTIONS = frozenset({"where"})
 
 
 def _plain_arithmetic(fn: Any) -> bool:
@@ -106,7 +112,7 @@ def _plain_arithmetic(fn: Any) -> bool:
         if name in fn.__globals__ or name in builtins:
             if fn.__globals__.get(name) is not np:
                 return False
-        elif not isinstance(getattr(np, name, None), np.ufunc):
+        elif not isinstance(getattr(np, name, None), np.ufunc) and name not in _FUNCTIONS:
             return False
     return True
 
