@@ -1,6 +1,6 @@
-"""One-input operations with fixed static parameters (``x.sum()``, ``x.mean(1)``): the
+"""Operations with fixed static parameters (``x.sum()``, ``x.mean(1)``, ``a @ b``): the
 general recording path (:func:`.ops.record`) with everything its call form fixes decided
-once.
+once (:func:`fixed_op` for one input, :func:`fixed_pair` for two).
 
 ``record`` serves any rule and any call: it completes the parameters with the rule's
 defaults, looks the call form's ``Spec`` up under a freshly built key, builds an
