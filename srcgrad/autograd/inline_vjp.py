@@ -21,6 +21,7 @@ never be mistaken for the identity.
 
 from __future__ import annotations
 
+import dis
 import math
 import types
 from collections.abc import Sequence
@@ -98,6 +99,7 @@ class _Sym:
 # NumPy functions (not ufuncs) a placeholder stands for: elementwise, no keyword, no
 # dependence on a value's type beyond NumPy's own (see _Sym.__array_function__)
 _FUNCTIONS = frozenset({"where"})
+_IDENTITY_TESTS = frozenset({"IS_OP", "CONTAINS_OP"})
 
 
 def _plain_arithmetic(fn: Any) -> bool:
@@ -106,6 +108,11 @@ def _plain_arithmetic(fn: Any) -> bool:
         return False
     code = fn.__code__
     if any(isinstance(c, types.CodeType) for c in code.co_consts):
+        return False
+    # ``v is None`` cannot be overloaded: on a placeholder it is decided at trace time, so a
+    # VJP testing a saved value's identity (an axis that may be None) keeps its call
+    if any(i.opname in _IDENTITY_TESTS or i.opname.endswith("_NONE")  # (jumps on `is None`)
+           for i in dis.get_instructions(code)):
         return False
     builtins = fn.__builtins__ if isinstance(fn.__builtins__, dict) else vars(fn.__builtins__)
     for name in code.co_names:  # global and attribute names alike

@@ -41,6 +41,9 @@ def test_arithmetic_and_ufunc_vjps_become_expressions(fn, expected):
     lambda g, x: g * np.clip(x, 0.0, 1.0),  # a NumPy function that is not a ufunc
     lambda g, x: np.where(x > 0, g, 0.0, out=g),  # np.where with a keyword
     lambda g, x: g * (x == 0).any(),  # a method of a comparison
+    lambda g, axis: g if axis is None else -g,  # an identity test (decided when traced)
+    lambda g, axis: -g if axis is not None else g,
+    lambda g, axis: g if axis in (None, 0) else -g,
     lambda g, x: g * math.cos(x),  # another module
     lambda g, x: g if x > 0 else -g,  # control flow on a value
     lambda g, x: g * _SCALE,  # an array from the rule's module
