@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .anomaly import ANOMALY
+from .fp_errors import IGNORE, quiet, restore
 from .grad_mode import STATE
 from .graph import AccumulateGrad, Node, accumulate, deliver, run_tensor_hooks, tensor_type
 from .rule_node import RuleNode
@@ -56,7 +57,7 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
         if type(root) is not tensor and not isinstance(root, tensor):
             raise TypeError(f"backward/grad expects Tensors as outputs, got "
                             f"{type(root).__name__} at index {i}")
-        if not root.requires_grad:
+        if not (root._rg or root.requires_grad):  # (a view's flag may be stale)
             hint = "" if root.dtype.is_floating_point else (
                 f" (it is an integer tensor of dtype {root.dtype.name}: only floating point "
                 "tensors can require gradients)")
@@ -175,23 +176,37 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             heappush(heap, (node._order, node))
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
-    quiet = np.errstate(all="ignore")  # like PyTorch: inf/nan in gradients are not warnings
-    quiet.__enter__()
+    # like PyTorch: inf/nan in gradients are not warnings (one context variable set; an
+    # np.errstate costs as much as a few nodes)
+    token = quiet(IGNORE)
     anomaly = ANOMALY.enabled
     plain = run is None and not captures and not anomaly  # the common backward pass
     fast = plain and not create_graph  # written-out backwards (specialize) may run
     pop = buffers.pop
     node: Any = None
+    ahead: Any = None  # a node made pending by the last one and not pushed (see below)
     try:
-        while heap:
-            node = heappop(heap)[1]
+        while heap or ahead is not None:
+            if ahead is None:
+                node = heappop(heap)[1]
+            else:
+                node, ahead = ahead, None
             buf = pop(node)
             if plain and not node._special:
                 plan = node._plan  # a RuleNode (one output), whose backward may be written out
                 if fast and plan is not None:
                     written = plan.backward
-                    if written is not None and written(node, buf, retain_graph, buffers, heap):
-                        continue  # it handed its cotangents on itself
+                    if written is not None:
+                        done = written(node, buf, retain_graph, buffers, heap)
+                        if done is not None:  # it handed its cotangents on itself
+                            # and may hold back the first child it made pending: next,
+                            # unless a node made after that child waits on the heap
+                            if done is not True:
+                                if heap and heap[0][0] < done._order:
+                                    heappush(heap, (done._order, done))
+                                else:
+                                    ahead = done
+                            continue
                 outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
                 if not retain_graph:
                     node.release()
@@ -208,7 +223,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
         raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "
                            f"failed: {e}") from e
     finally:
-        quiet.__exit__(None, None, None)
+        restore(token)
         STATE.enabled = previous_mode
     if accumulate_grads and inputs is not None:
         for t, (node, _), g in zip(inputs, input_edges, captured):

@@ -49,7 +49,8 @@ class Plan:
 
     __slots__ = ("rule", "node_cls", "wrt", "save_inputs", "save_shapes", "save_dtypes",
                  "save_params", "save_out", "variadic", "edge_slots", "arity", "broadcasts",
-                 "tensors", "defaults", "build", "quick", "backward", "frees", "versioned")
+                 "tensors", "defaults", "build", "quick", "backward", "frees", "versioned",
+                 "saved_names")
 
     def __init__(self, rule: Any, node_cls: type, names: tuple[str, ...],
                  wrt: tuple[int, ...], edge_of: tuple[Any, ...], requires: tuple[bool, ...],
@@ -71,6 +72,11 @@ class Plan:
         # the saved inputs that are Tensors: a node's ``_versions`` are theirs, in this order
         self.versioned = tuple(n for i, n in self.save_inputs
                                if tensors[i] and n != rule.variadic)
+        # a node's ``_saved`` is one tuple: these values in this order, then the versions
+        # of ``versioned`` (no dict per node; :meth:`RuleNode.saved_values` names them)
+        self.saved_names = (*(n for _, n in self.save_inputs), *(n for _, n in self.save_shapes),
+                            *(n for _, n in self.save_dtypes), *self.save_params,
+                            *(("out",) if self.save_out else ()))
         self.variadic = rule.variadic
         self.edge_slots = tuple((i, edge_of[i]) for i, r in enumerate(requires)
                                 if r and edge_of[i] is not None)
@@ -85,11 +91,12 @@ class Plan:
 class RuleNode(Node):
     """A node of the rule table: the backward of one recorded operation."""
 
-    # ``_saved`` is None once the saved tensors were freed (``release``)
-    __slots__ = ("_plan", "_saved", "_versions", "_targets")
+    # ``_saved``: the values named by the plan's ``saved_names``, then the versions of its
+    # ``versioned`` tensors, in one tuple; None once they were freed (``release``)
+    __slots__ = ("_plan", "_saved", "_targets")
 
     def saved_values(self) -> dict[str, Any]:
-        return dict(self._saved or {})
+        return dict(zip(self._plan.saved_names, self._saved or ()))
 
     def release(self) -> None:
         # Saved tensors go (PyTorch frees them); a node saving only shapes and params stays.
@@ -121,9 +128,10 @@ class RuleNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        env = dict(saved)
+        names = self._plan.saved_names
+        env = dict(zip(names, saved))
         tensor = RUNTIME.tensor
-        for name, version in zip(self._plan.versioned, self._versions):
+        for name, version in zip(self._plan.versioned, saved[len(names):]):
             t = env[name]
             if t._vc[0] != version:
                 raise RuntimeError(modified_message(t, version, self, name))
@@ -202,7 +210,7 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     else:
         edges = [edge(v) if requires(v) else NO_EDGE for v in sources[0]]
         plan = variadic_plan(plan, len(edges))
-    saved: dict[str, Any] = {}
+    saved: dict[str, Any] = {}  # (as a tuple on the node, in the plan's saved_names order)
     for i, name in plan.save_inputs:
         x = inputs[i]
         saved[name] = list(x) if isinstance(x, (list, tuple)) else x
@@ -223,8 +231,8 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     node.next_functions = tuple(edges)
     node._order = stamp()
     node._plan = plan
-    node._saved = saved
-    node._versions = tuple(saved[name]._vc[0] for name in plan.versioned)
+    node._saved = (*(saved[name] for name in plan.saved_names),
+                   *(saved[name]._vc[0] for name in plan.versioned))
     node._targets = targets(plan, arrays, out)
     if ANOMALY.enabled:
         node._trace = forward_trace()

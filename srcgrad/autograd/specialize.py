@@ -6,8 +6,10 @@ Recording a node (:func:`.rule_node.build_node`) and applying its rule
 which VJPs to call with which saved values. For one plan those loops always take the same
 turns, and on small tensors they cost as much as the NumPy work itself. So, as
 ``dataclasses`` writes ``__init__``, :func:`specialize` writes each loop out once per
-plan: the builder saves the same values under the same names, the backward calls the very
-same ``rule.vjp`` functions positionally, and hands each cotangent on as the engine would
+plan: the builder saves the same values in the same order (one tuple per node, named by
+the plan's ``saved_names``), the backward calls the very same ``rule.vjp`` functions
+positionally or, when a VJP is one expression of operators and ufuncs, writes that
+expression in (:mod:`.inline_vjp`), and hands each cotangent on as the engine would
 (``graph.deliver``, written out for the common case). The backward returns ``None`` for
 anything unusual (freed values, an input changed in place: errors the generic path
 raises), and ``create_graph``, hooks, anomaly mode, ``autograd.grad``'s pruned walks,
@@ -21,30 +23,34 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
         saved = node._saved
         if saved is None:
             return None
-        vs = node._versions
-        x = saved['x']; y = saved['y']
-        if x._vc[0] != vs[0] or y._vc[0] != vs[1]:
+        s0, s1, w0, w1 = saved
+        if s0._vc[0] != w0 or s1._vc[0] != w1:
             return None
-        r0 = vjp0(g, y._data)
-        r1 = vjp1(g, x._data)
+        r0 = (g * s1._data)
+        r1 = (g * s0._data)
         t = node._targets
         if t is not None: ...
         if not retain:
             node._saved = None
-        nf = node.next_functions
-        c, nr = nf[0]
-        if c is not None and r0 is not None:
-            if c.num_outputs == 1 and c._order > node._order:
-                old = buffers.get(c)
+        (c0, n0), (c1, n1) = node.next_functions
+        me = node._order
+        nxt = True
+        if c0 is not None:
+            o = c0._order
+            if o > me and c0.num_outputs == 1:
+                old = buffers.get(c0)
                 if old is None:
-                    buffers[c] = r0
-                    heappush(heap, (c._order, c))
+                    buffers[c0] = r0
+                    if nxt is True:
+                        nxt = c0  # held back: the engine runs it next or pushes it
+                    else:
+                        heappush(heap, (o, c0))
                 else:
-                    buffers[c] = old + r0
+                    buffers[c0] = old + r0
             else:
-                deliver(buffers, heap, node, c, nr, r0)
+                deliver(buffers, heap, node, c0, n0, r0)
         ...  (the same for r1)
-        return True
+        return nxt
 """
 
 from __future__ import annotations
@@ -54,6 +60,10 @@ import heapq
 import os
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
+
+from .inline_vjp import inline
 
 # off: every node records and runs through the generic code (``rule_node.set_specialized``,
 # or SRCGRAD_SPECIALIZE=0 in the environment to run a whole test session that way)
@@ -66,7 +76,9 @@ def specialize(plan: Any, helpers: dict[str, Any]) -> tuple[Callable[..., Any],
     """``(build, quick, backward)`` for ``plan``: written out, or the generic ones
     (backward ``None``: ``RuleNode.apply``'s own loop). ``quick(result, *inputs)`` is
     ``build`` for the elementwise fast paths, whose inputs are their own sources and
-    whose arrays are the tensors' data (or the inputs themselves): no tuples to pack."""
+    whose arrays are the tensors' data (or the inputs themselves): no tuples to pack, and
+    whose callers checked that every input's gradient has the result's shape and dtype
+    (nothing to unbroadcast or cast back)."""
     generic = functools.partial(helpers["build_node"], plan)
     if not SPECIALIZE or plan.variadic is not None or not plan.wrt:
         tensors = plan.tensors
@@ -122,29 +134,33 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
     saved, versions = [], []
     for i, name in plan.save_inputs:
         lines.append(f"    v{i} = {inputs[i]}")
-        saved.append(f"{name!r}: v{i}")
-        if tensors[i]:
+        saved.append(f"v{i}")
+        if name in plan.versioned:
             versions.append(f"v{i}._vc[0]")
-    for i, name in plan.save_shapes:
-        saved.append(f"{name!r}: {arrays[i]}.shape")
-    for i, name in plan.save_dtypes:
-        saved.append(f"{name!r}: {arrays[i]}.dtype")
+    for i, _name in plan.save_shapes:
+        saved.append(f"{arrays[i]}.shape")
+    for i, _name in plan.save_dtypes:
+        saved.append(f"{arrays[i]}.dtype")
     if plan.save_params:
         lines.append(f"    p = defaults(rule, {params} or {{}})")
-        saved.extend(f"{name!r}: p[{name!r}]" for name in plan.save_params)
+        saved.extend(f"p[{name!r}]" for name in plan.save_params)
     if plan.save_out:
-        saved.append("'out': (out, result._vc, result._vc[0])")
-    lines.append(f"    node._saved = {{{', '.join(saved)}}}")
-    lines.append(f"    node._versions = ({', '.join(versions)}{',' if len(versions) == 1 else ''})")
-    checks = []
-    for i, _name, _slot in plan.wrt:
-        lines.append(f"    a{i} = {arrays[i]}")
-        checks.append(f"a{i}.dtype is not od")
-        if plan.broadcasts:
-            checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
-    lines.append("    od = out.dtype")
-    lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if ({' or '.join(checks)}) "
-                 "else None")
+        saved.append("(out, result._vc, result._vc[0])")
+    # one tuple: the values in the plan's saved_names order, then the tensors' versions
+    items = [*saved, *versions]
+    lines.append(f"    node._saved = ({', '.join(items)}{',' if len(items) == 1 else ''})")
+    if quick:  # its caller saw every input needing grad has the result's shape and dtype
+        lines.append("    node._targets = None")
+    else:
+        checks = []
+        for i, _name, _slot in plan.wrt:
+            lines.append(f"    a{i} = {arrays[i]}")
+            checks.append(f"a{i}.dtype is not od")
+            if plan.broadcasts:
+                checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
+        lines.append("    od = out.dtype")
+        lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if "
+                     f"({' or '.join(checks)}) else None")
     lines.append("    node._plan = plan")
     lines.append("    if ANOMALY.enabled:")
     lines.append("        node._trace = forward_trace()")
@@ -164,41 +180,52 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     calls = [(k, name, slot) for k, (_, name, slot) in enumerate(plan.wrt) if slot is not None]
     if rule.user or not calls:
         return None
-    saved_inputs = {name for _, name in plan.save_inputs}
     lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved",
              "    if saved is None:", "        return None"]
-    # the saved inputs that are Tensors, in the order their versions were recorded
+    # the node's one tuple unpacked: s<j> per saved value, then w<k> per version of the
+    # saved inputs that are Tensors
+    names = plan.saved_names
+    if len(set(names)) != len(names):
+        return None  # (a name saved twice: the generic path's dict semantics)
+    local = {n: f"s{j}" for j, n in enumerate(names)}
     tensor_names = list(plan.versioned)
+    targets_ = [*local.values(), *(f"w{k}" for k in range(len(tensor_names)))]
+    if targets_:
+        lines.append(f"    {', '.join(targets_)}{',' if len(targets_) == 1 else ''} = saved")
     if tensor_names:
-        lines.append("    vs = node._versions")
-        for name in tensor_names:
-            lines.append(f"    {name} = saved[{name!r}]")
-        checks = " or ".join(f"{n}._vc[0] != vs[{k}]" for k, n in enumerate(tensor_names))
+        checks = " or ".join(f"{local[n]}._vc[0] != w{k}" for k, n in enumerate(tensor_names))
         lines.append(f"    if {checks}:")
         lines.append("        return None")
     if plan.save_out:
-        lines.append("    out, counter, version = saved['out']")
+        lines.append(f"    out, counter, version = {local['out']}")
         lines.append("    if counter[0] != version:")
         lines.append("        return None")
 
     def value(n: str) -> str:
-        if n in ("g", "out"):
+        if n == "g":
             return n
         if n in tensor_names:
-            return f"{n}._data"
-        if n in saved_inputs or n.endswith(("_shape", "_dtype")) or n in rule.params:
-            return f"saved[{n!r}]"
+            return f"{local[n]}._data"
+        if n in local:
+            return "out" if n == "out" else local[n]
         raise KeyError(n)
 
     namespace: dict[str, Any] = {"fit": helpers["fit"], "deliver": helpers["deliver"],
-                                 "heappush": heapq.heappush}
+                                 "heappush": heapq.heappush, "np": np}
+    expressions: set[int] = set()  # the slots whose VJP was written in
     for k, name, slot in calls:
-        namespace[f"vjp{k}"] = rule.vjp[name]
         try:
-            args = ", ".join(value(n) for n in rule.needs[name])
+            args = [value(n) for n in rule.needs[name]]
         except KeyError:
             return None
-        lines.append(f"    r{slot} = vjp{k}({args})")
+        # a VJP that is one expression of operators and ufuncs is written in (no call)
+        expr = inline(rule.vjp[name], args)
+        if expr is not None:
+            expressions.add(slot)
+        else:
+            namespace[f"vjp{k}"] = rule.vjp[name]
+            expr = f"vjp{k}({', '.join(args)})"
+        lines.append(f"    r{slot} = {expr}")
     lines.append("    t = node._targets")
     lines.append("    if t is not None:")
     for k, _name, slot in calls:
@@ -209,18 +236,31 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         lines.append("        node._saved = None")
     # the engine's delivery (graph.deliver) written out for a one-output node made before
     # this one; anything else goes through deliver itself
-    lines.append("    nf = node.next_functions")
+    used = {slot for _k, _name, slot in calls}
+    edges = [f"(c{s}, n{s})" if s in used else "_" for s in range(plan.arity)]
+    lines.append(f"    {', '.join(edges)}{',' if len(edges) == 1 else ''} = node.next_functions")
+    lines.append("    me = node._order")
+    # The first child this node makes pending is returned instead of pushed: the engine
+    # runs it next unless the heap holds a node made after it (so a chain of operations
+    # never touches the heap). ``nxt`` is True while no child was held back.
+    lines.append("    nxt = True")
     for _k, _name, slot in calls:
-        lines.append(f"    c, nr = nf[{slot}]")
-        lines.append(f"    if c is not None and r{slot} is not None:")
-        lines.append("        if c.num_outputs == 1 and c._order > node._order:")
-        lines.append("            old = buffers.get(c)")
+        c = f"c{slot}"
+        # an expression of operators never gives None; a called VJP may (no gradient)
+        maybe_none = "" if slot in expressions else f" and r{slot} is not None"
+        lines.append(f"    if {c} is not None{maybe_none}:")
+        lines.append(f"        o = {c}._order")
+        lines.append(f"        if o > me and {c}.num_outputs == 1:")
+        lines.append(f"            old = buffers.get({c})")
         lines.append("            if old is None:")
-        lines.append(f"                buffers[c] = r{slot}")
-        lines.append("                heappush(heap, (c._order, c))")
+        lines.append(f"                buffers[{c}] = r{slot}")
+        lines.append("                if nxt is True:")
+        lines.append(f"                    nxt = {c}")
+        lines.append("                else:")
+        lines.append(f"                    heappush(heap, (o, {c}))")
         lines.append("            else:")
-        lines.append(f"                buffers[c] = old + r{slot}")
+        lines.append(f"                buffers[{c}] = old + r{slot}")
         lines.append("        else:")
-        lines.append(f"            deliver(buffers, heap, node, c, nr, r{slot})")
-    lines.append("    return True")
+        lines.append(f"            deliver(buffers, heap, node, {c}, n{slot}, r{slot})")
+    lines.append("    return nxt")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)

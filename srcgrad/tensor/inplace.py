@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from ..autograd.copy_slices import CopySlices
+from ..autograd.fp_errors import IGNORE, quiet, restore
 from ..autograd.grad_mode import STATE
 from ..rules import ELEMENTWISE, Rule, rule_named
 from . import dtypes
 from . import ops as _ops
-from .fp_errors import IGNORE, quiet, restore
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
-from ..rules.registry import NONDIFF
-from .fp_errors import IGNORE as _IGNORE
-from .fp_errors import quiet as _quiet
-from .fp_errors import restore as _restore
+from ..rules.registry import ELEMENTWISE, NONDIFF
 from .nodes import NO_EDGE, attach, attach_zero, edge, requires, view_requires, zero_grad
 from .spec import (
     Spec,
@@ -49,7 +49,12 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
     """A differentiable elementwise one-input op as a function of its Tensor (``sin``,
     ``exp``...): Tensor methods are these functions themselves (no wrapper call per op)."""
 
-    impl, plans, float_result = spec.impl, spec.plans, spec.float_result  # fixed per spec
+    impl, float_result = spec.impl, spec.float_result  # fixed per spec
+    # a dispatching primitive (``relu``, ``sigmoid``...) run on an ndarray would only check
+    # its argument's type and call its own function: called directly (the wrapper costs
+    # ~0.2 us, as much as the NumPy work on small arrays); other arrays go through it
+    direct = getattr(impl, "__srcgrad_impl__", impl)
+    made: list[Any] = [None]  # its plan (one input, needing grad), once made
 
     def op(self: Any) -> Any:  # (named as the Tensor method it is)
         a = self
@@ -58,7 +63,7 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
             x = x.astype(_F32)
         token = _quiet(_IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
         try:
-            out = impl(x)
+            out = direct(x) if type(x) is _ndarray else impl(x)
         finally:
             _restore(token)
         if type(out) is not _ndarray:
@@ -66,9 +71,18 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
         result = _new(_Tensor)
         result._data = out
         result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
         # a view may require grad without knowing it yet (nodes.view_requires)
         if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-            (plans.get(_ONE) or spec.plan(_ONE)).quick(result, a)  # (x is a._data)
+            plan = made[0]
+            if plan is None:
+                plan = made[0] = spec.plan(_ONE)
+            if out.dtype is a._data.dtype:
+                plan.quick(result, a)  # (nothing to cast back: see specialize)
+            else:
+                plan.build((a,), (a,), (a._data,), result, None)
         return result
 
     return op
@@ -101,6 +115,10 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
     # the Spec per call form, at 2 * (a is a Tensor) + (b is a Tensor): an index, where a
     # dict would hash a fresh tuple per operation
     forms: list[Spec | None] = [None] * 4
+    elementwise = specs["rule"].kind == ELEMENTWISE  # (ufuncs: all of them but a user's)
+    # the plan per call form and inputs needing grad, at 4 * form + 2 * ra + rb (no tuple
+    # to build and hash per operation)
+    plans: list[Any] = [None] * 16
 
     def op(self: Any, other: Any) -> Any:  # (named as the Tensor method it is)
         a, b = self, other
@@ -109,9 +127,10 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
         tb = type(b) is tensor or isinstance(b, tensor)
         x = a._data if ta else a
         y = b._data if tb else b
-        spec = forms[2 * ta + tb]
+        form = 2 * ta + tb
+        spec = forms[form]
         if spec is None:
-            spec = forms[2 * ta + tb] = spec_for(specs["rule"], (ta, tb))
+            spec = forms[form] = spec_for(specs["rule"], (ta, tb))
         if ta and tb:
             dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
             fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
@@ -120,12 +139,14 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
             dt = x.dtype
             fast = type(y) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
             if fast and type(y) is float:
-                y = b = _SCALAR_ARRAYS.get((y, dt)) or _scalar_array(y, dt)
+                cache = _S32 if dt is _F32 else _S64 if dt is _F64 else _scalars(dt)
+                y = b = cache.get(y) or _scalar_array(y, dt)
         else:
             dt = y.dtype
             fast = type(x) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
             if fast and type(x) is float:
-                x = a = _SCALAR_ARRAYS.get((x, dt)) or _scalar_array(x, dt)
+                cache = _S32 if dt is _F32 else _S64 if dt is _F64 else _scalars(dt)
+                x = a = cache.get(x) or _scalar_array(x, dt)
         if not fast:
             if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
                     not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
@@ -146,13 +167,21 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
         result = _new(tensor)
         result._data = out
         result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
         ra = ta and (a._rg or a._base is not None and view_requires(a))
         rb = tb and (b._rg or b._base is not None and view_requires(b))
         if (ra or rb) and STATE.enabled and spec.differentiable:
-            req = (ra, rb)
-            plan = spec.plans.get(req) or spec.plan(req)
-            if fast:  # a non-tensor operand is its own array here (Python number, 0-d array)
-                plan.quick(result, a, b)
+            k = 4 * form + 2 * ra + rb
+            plan = plans[k]
+            if plan is None:
+                plan = plans[k] = spec.plan((bool(ra), bool(rb)))
+            # quick: nothing to unbroadcast or cast back (see specialize). Elementwise: a
+            # number or 0-d array takes the tensor's shape; two tensors, their common one
+            if fast and out.dtype is dt and elementwise and (not (ta and tb) or
+                                                             x.shape == y.shape):
+                plan.quick(result, a, b)  # (a number operand is its own array here)
             else:
                 plan.build((a, b), (a, b), (a._data if ta else x, b._data if tb else y), result,
                            None)
@@ -174,7 +203,15 @@ def binary(specs: dict[Any, Any], a: Any, b: Any) -> Any:
 # scalar, as in PyTorch), but NumPy does that cast on every call at about the cost of the
 # operation itself on small arrays; a read-only 0-d array of the tensor's dtype gives the
 # same result at half the time, forward and in the backward that saves it.
-_SCALAR_ARRAYS: dict[tuple[float, np.dtype], np.ndarray] = {}
+# (one dict per dtype, the two usual ones at hand: hashing a dtype costs as much as the
+# lookup itself)
+_SCALAR_ARRAYS: dict[np.dtype, dict[float, np.ndarray]] = {_F32: {}, _F64: {}}
+_S32, _S64 = _SCALAR_ARRAYS[_F32], _SCALAR_ARRAYS[_F64]
+
+
+def _scalars(dtype: np.dtype) -> dict[float, np.ndarray]:
+    """The cache of shared 0-d arrays of ``dtype``."""
+    return _SCALAR_ARRAYS.setdefault(dtype, {})
 
 
 def _scalar_array(value: float, dtype: np.dtype) -> Any:
@@ -182,11 +219,12 @@ def _scalar_array(value: float, dtype: np.dtype) -> Any:
     whose sign the cache key cannot tell apart, and for nan, which never matches)."""
     if value == 0 or value != value:
         return value
-    if len(_SCALAR_ARRAYS) > 4096:  # a schedule of ever-new constants: start over
-        _SCALAR_ARRAYS.clear()
+    cache = _scalars(dtype)
+    if len(cache) > 4096:  # a schedule of ever-new constants: start over
+        cache.clear()
     array = np.array(value, dtype=dtype)
     array.flags.writeable = False
-    _SCALAR_ARRAYS[(value, dtype)] = array
+    cache[value] = array
     return array
 
 

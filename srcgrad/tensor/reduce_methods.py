@@ -15,6 +15,7 @@ import numpy as np
 from ..rules import rule_named
 from . import dtypes
 from . import ops as _ops
+from .fixed_ops import fixed_op, fixed_pair
 
 _record = _ops.record
 
@@ -44,8 +45,23 @@ def _reduce(self: Any, rule: str, dim: Any, keepdim: bool, **extra: Any) -> Any:
         dim = tuple(range(self._data.ndim)) if keepdim and self._data.ndim else None
     elif dim is None or (isinstance(dim, (tuple, list)) and not dim):
         dim = tuple(range(self._data.ndim))
-    return _record(rule_named(rule), (self,), {"axis": _axis(dim), "keepdims": keepdim,
-                                               **extra})
+    axis = _axis(dim)
+    found = rule_named(rule)  # (looked up per call: a rule may be registered again)
+    key = (id(found), axis, keepdim, *extra.items())
+    try:
+        op = _FIXED.get(key)
+    except TypeError:  # an unhashable argument (the general path reports it)
+        return _record(found, (self,), {"axis": axis, "keepdims": keepdim, **extra})
+    if op is None:
+        if len(_FIXED) > 1024:  # ever-new axes: start over
+            _FIXED.clear()
+        op = _FIXED[key] = fixed_op(found, {"axis": axis, "keepdims": keepdim, **extra})
+    return op(self)
+
+
+# the reduction of each (rule, axis, keepdims, extra params), its call form decided once;
+# keyed by the rule's id, which its op (holding the rule) keeps from being reused
+_FIXED: dict[tuple[Any, ...], Any] = {}
 
 
 def _check_float(self: Any, op: str) -> None:
@@ -86,7 +102,16 @@ def matmul(a: Any, b: Any) -> Any:
     if not isinstance(a, tensor):
         a = tensor._wrap(np.asarray(a))
     _matmul_check(a._data, b._data)
-    return _record(rule_named("matmul"), (a, b))
+    found = rule_named("matmul")  # (looked up per call: a rule may be registered again)
+    op = _PAIRS.get(id(found))
+    if op is None or op[0] is not found:
+        op = _PAIRS[id(found)] = (found, fixed_pair(found))
+    return op[1](a, b)
+
+
+# the two-input products' ops, their call forms decided once per pair of ndims (keyed by
+# the rule's id, the rule kept beside its op so the id is never reused)
+_PAIRS: dict[int, tuple[Any, Any]] = {}
 
 
 class ReduceMethods:

@@ -37,18 +37,35 @@ class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ArrangeMet
              ElemMethods, ComplexMethods):
     """A multi-dimensional array that records the operations applied to it."""
 
-    # Class-level defaults: a new tensor sets only what differs (the hot path is lean).
-    _grad_fn: Any = None
-    _rg = False
+    # What every operation reads lives in slots, set by each constructor (``__new__``,
+    # ``_wrap`` and the recording paths, which write all seven): a slot read is a fixed
+    # offset, where a class-level default is looked up through the instance dict and the
+    # mixins' MRO on every read. (The mixins have no slots: a tensor still has a
+    # ``__dict__`` and weak references, for what is rarely set and for subclasses.)
+    __slots__ = ("_data", "_vc", "_grad_fn", "_rg", "_output_nr", "_base", "_acc")
+    _data: np.ndarray
+    _vc: list[int]
+    _grad_fn: Any
+    _rg: bool
+    _output_nr: int
+    _base: Tensor | None
+    _acc: Any
+    # Class-level defaults for the rest: a new tensor sets them only when they differ.
     _grad: Tensor | None = None
-    _output_nr = 0
-    _base: Tensor | None = None
     _view_fn: Any = None
     _base_fn: Any = None
-    _acc: Any = None
     _hooks: list[Any] | None = None
     _retains_grad = False
     __array_priority__ = 1000.0
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Every slot set (subclasses such as ``nn.Parameter`` build through this)."""
+        t = _new(cls)
+        t._vc = [0]
+        t._grad_fn = t._base = t._acc = None
+        t._rg = False
+        t._output_nr = 0
+        return t
 
     def __init__(self, data: Any = (), *, requires_grad: bool = False,
                  dtype: Any = None) -> None:
@@ -67,10 +84,10 @@ class Tensor(MathMethods, ReduceMethods, ShapeMethods, NumpyProtocol, ArrangeMet
         t = _new(cls)
         t._data = data
         t._vc = [0]
-        if grad_fn is not None:
-            t._grad_fn = grad_fn
-            t._output_nr = output_nr
-            t._rg = True
+        t._base = t._acc = None
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._rg = grad_fn is not None
         return t
 
     # --- autograd state ----------------------------------------------------------------

@@ -125,3 +125,26 @@ def test_cotangents_reach_each_output_of_a_two_output_node(mode):
 
     rng = np.random.default_rng(4)
     _check(fn, (rng.standard_normal(3), rng.standard_normal(3)))
+
+
+def test_a_child_held_back_by_a_written_backward_waits_for_newer_nodes(mode):
+    """The written-out backward hands the engine the first child it made pending instead
+    of pushing it; when a node made after that child is still pending (the other arm of a
+    diamond), the child must wait until that arm has added its cotangent."""
+    x0 = np.array([0.3, -1.2, 0.8])
+
+    def f(x):
+        y = x * 1.5
+        a = y.sin()  # made before b's nodes: held back by the add, run after them
+        b = (y * y).cos() * y
+        return ((a + b) * x).sum(), y
+
+    arrivals = []
+    x = sg.tensor(x0, dtype=sg.float64, requires_grad=True)
+    out, y = f(x)
+    y.grad_fn.register_prehook(lambda grads: arrivals.append(grads[0].numpy().copy()))
+    out.backward()
+    assert len(arrivals) == 1  # y's node ran once, with every arm's cotangent summed
+    expected = numeric_gradient(lambda v: f(sg.tensor(v, dtype=sg.float64))[0].item(), (x0,),
+                                None, 0)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6, atol=1e-8)

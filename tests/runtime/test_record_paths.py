@@ -128,3 +128,58 @@ def test_the_sign_of_a_zero_float_operand_is_kept():
     x = sg.tensor([1.0, -2.0])
     assert np.all(np.signbit((x * -0.0).numpy()) == np.signbit(np.array([1.0, -2.0]) * -0.0))
     assert np.all(np.signbit((x * 0.0).numpy()) == np.signbit(np.array([1.0, -2.0]) * 0.0))
+
+
+def test_backward_silences_fp_errors_and_restores_the_users_numpy_error_state(mode):
+    """An infinite gradient (sqrt at 0) is a value, not a warning or an error, even under
+    the user's np.seterr(divide="raise"); that state is back in place afterwards."""
+    import warnings
+
+    x = sg.tensor([0.0, 4.0], requires_grad=True)
+    y = x.sqrt().sum()
+    old = np.seterr(divide="raise", invalid="warn")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y.backward()
+        state = np.geterr()
+    finally:
+        np.seterr(**old)
+    assert state["divide"] == "raise" and state["invalid"] == "warn"
+    np.testing.assert_array_equal(x.grad.numpy(), [np.inf, 0.25])
+
+
+@pytest.mark.parametrize("shapes", [((4,), (1, 4)), ((), (3,)), ((2, 1), (1, 3)),
+                                    ((3,), (3,))])
+def test_broadcast_operands_get_gradients_of_their_own_shape(mode, shapes):
+    """Equal sizes are not equal shapes ((4,) and (1, 4)): the record path must still
+    unbroadcast, whichever builder records the node."""
+    rng = np.random.default_rng(5)
+    a0, b0 = (rng.standard_normal(s) for s in shapes)
+
+    def f(a, b):
+        return ((a * b + a) / (b * b + 1.0) - b).sin()
+
+    a, b = (sg.tensor(v, dtype=sg.float64, requires_grad=True) for v in (a0, b0))
+    (f(a, b) ** 2).sum().backward()
+    for k, t in enumerate((a, b)):
+        assert t.grad.shape == t.shape
+        expected = numeric_gradient(lambda u, v: float((np.sin((u * v + u) / (v * v + 1.0) - v)
+                                                        ** 2).sum()), (a0, b0), None, k)
+        np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_an_operation_whose_result_dtype_differs_casts_the_gradient_back(mode):
+    """float32 meeting float64 promotes (PyTorch's rule); each gradient keeps its input's
+    dtype, and a float32 tensor meeting a Python float stays float32 throughout."""
+    x = sg.tensor([0.5, 1.5], dtype=sg.float32, requires_grad=True)
+    y = sg.tensor([2.0, 3.0], dtype=sg.float64, requires_grad=True)
+    out = (x * y).sin() * 0.5
+    assert out.dtype == sg.float64
+    out.sum().backward()
+    assert x.grad.dtype == sg.float32 and y.grad.dtype == sg.float64
+    point = (np.array([0.5, 1.5]), np.array([2.0, 3.0]))
+    for k, t in enumerate((x, y)):
+        expected = numeric_gradient(lambda u, v: float((np.sin(u * v) * 0.5).sum()), point,
+                                    None, k)
+        np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-6)

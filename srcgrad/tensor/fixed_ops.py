@@ -1,0 +1,185 @@
+"""Operations with fixed static parameters (``x.sum()``, ``x.mean(1)``, ``a @ b``): the
+general recording path (:func:`.ops.record`) with everything its call form fixes decided
+once (:func:`fixed_op` for one input, :func:`fixed_pair` for two).
+
+``record`` serves any rule and any call: it completes the parameters with the rule's
+defaults, looks the call form's ``Spec`` up under a freshly built key, builds an
+environment dict, binds the implementation's arguments from it and checks dtypes and views
+per call. For a reduction of a float tensor over fixed axes all of that depends only on
+the rule, the parameters and the input's ndim, so :func:`fixed_op` makes a function that
+does it once per ndim and per call only runs ``impl`` and records the node through the
+same plan (``attach``). Anything it does not fix (a non-float or non-Tensor input, a rule
+that may return a view, a piecewise-constant or derivative-less rule) goes to ``record``
+unchanged, so both paths give the same tensors, nodes and errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import restore as _restore
+from ..autograd.grad_mode import STATE
+from ..rules import Rule
+from ..rules.registry import NONDIFF
+from . import ops as _ops
+from .nodes import attach, view_requires, zero_grad
+from .spec import spec_for, with_defaults
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_new = object.__new__
+_ONE = (True,)
+
+
+def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
+    """``op(tensor)``: ``record(rule, (tensor,), params)`` with the call form fixed."""
+    params = with_defaults(rule, params)
+    name = rule.inputs[0]
+    plain = (len(rule.inputs) == 1 and rule.variadic is None and not rule.view
+             and rule.kind != NONDIFF and not zero_grad(rule) and name in rule.vjp)
+    # per ndim: (spec, positional args before and after the input, keyword args, params)
+    forms: dict[int, tuple[Any, ...]] = {}
+    direct = getattr(rule.impl, "__srcgrad_impl__", rule.impl)
+
+    def general(x: Any) -> Any:
+        return _ops.record(rule, (x,), params)
+
+    if not plain:
+        return general
+
+    def form(ndim: int) -> tuple[Any, ...]:
+        full = params if rule.resolve is None else rule.resolve(params, {name: ndim})
+        spec = spec_for(rule, (True,), (ndim,), full, None)
+        args, kwargs = rule.call_form.call_args({**full, name: _MARK})
+        at = [k for k, a in enumerate(args) if a is _MARK]
+        if len(at) != 1 or any(v is _MARK for v in kwargs.values()):
+            return ()  # (the input is not one positional argument: the general path)
+        k = at[0]
+        found = forms[ndim] = (spec, tuple(args[:k]), tuple(args[k + 1:]), kwargs, full)
+        return found
+
+    def op(self: Any) -> Any:
+        if type(self) is not _ops._Tensor and not isinstance(self, _ops._Tensor):
+            return general(self)
+        x = self._data
+        dt = x.dtype
+        if dt.kind != "f":  # integer and bool sums promote: record's dtype rules
+            return general(self)
+        fixed = forms.get(x.ndim) or form(x.ndim)
+        if not fixed:
+            return general(self)
+        spec, before, after, kwargs, full = fixed
+        token = _quiet(_IGNORE)
+        try:
+            # (a dispatching primitive's own function for an ndarray: see ops.unary_op)
+            out = (direct if type(x) is _ndarray else spec.impl)(*before, x, *after, **kwargs)
+        except ValueError as e:  # NumPy's complaint, raised as the runtime's error
+            raise RuntimeError(f"{rule.name}(): {e}") from None
+        finally:
+            _restore(token)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if out.dtype is not dt and spec.float_result and out.dtype.kind == "f" \
+                and out.dtype != dt:
+            out = out.astype(dt)  # (record's promotion: a float input keeps its dtype)
+        result = _new(_ops._Tensor)
+        result._data = out
+        result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
+        if (self._rg or self._base is not None and view_requires(self)) and STATE.enabled:
+            attach(spec, (self,), (x,), result, _ONE, full)
+        return result
+
+    return op
+
+
+def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[Any, Any], Any]:
+    """``op(a, b)``: ``record(rule, (a, b), params)`` with the call form fixed, for a
+    two-input rule that is not elementwise (``matmul``: PyTorch's node name, the
+    implementation's arguments and what to save depend on the two ndims only). Two float
+    tensors of one dtype take it; anything else (a number, an ndarray, mixed dtypes)
+    goes to ``record`` unchanged."""
+    params = with_defaults(rule, params or {})
+    first, second = rule.inputs[0] if rule.inputs else "", rule.inputs[-1] if rule.inputs else ""
+    plain = (len(rule.inputs) == 2 and rule.variadic is None and not rule.view
+             and rule.kind != NONDIFF and not zero_grad(rule) and first in rule.vjp
+             and second in rule.vjp and rule.resolve is None)
+    # per (ndim of a, ndim of b): (spec, the impl's positional arguments with the inputs'
+    # places, keyword args, {needs grad: plan} filled on use)
+    forms: dict[tuple[int, int], tuple[Any, ...]] = {}
+
+    def general(a: Any, b: Any) -> Any:
+        return _ops.record(rule, (a, b), params)
+
+    if not plain:
+        return general
+
+    def form(ndims: tuple[int, int]) -> tuple[Any, ...]:
+        spec = spec_for(rule, (True, True), ndims, params, None)
+        args, kwargs = rule.call_form.call_args({**params, first: _MARK, second: _MARK2})
+        if kwargs or [k for k, v in enumerate(args) if v is _MARK or v is _MARK2] != [0, 1] \
+                or args[0] is not _MARK or len(args) != 2:
+            found: tuple[Any, ...] = ()  # (not ``impl(a, b)``: the general path)
+        else:
+            found = (spec,)
+        forms[ndims] = found
+        return found
+
+    def op(a: Any, b: Any) -> Any:
+        tensor = _ops._Tensor
+        if not ((type(a) is tensor or isinstance(a, tensor))
+                and (type(b) is tensor or isinstance(b, tensor))):
+            return general(a, b)
+        x, y = a._data, b._data
+        dt = x.dtype
+        if dt is not y.dtype or dt.kind != "f":  # promotion: record's dtype rules
+            return general(a, b)
+        ndims = (x.ndim, y.ndim)
+        fixed = forms.get(ndims)
+        if fixed is None:
+            fixed = form(ndims)
+        if not fixed:
+            return general(a, b)
+        spec = fixed[0]
+        token = _quiet(_IGNORE)
+        try:
+            out = spec.impl(x, y)
+        except ValueError as e:  # NumPy's complaint, raised as the runtime's error
+            raise RuntimeError(f"{rule.name}(): {e}") from None
+        finally:
+            _restore(token)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if out.dtype is not dt and (spec.float_result or spec.elementwise) \
+                and out.dtype.kind == "f" and out.dtype != dt:
+            out = out.astype(dt)  # (record's promotion to the inputs' one float dtype)
+        result = _new(tensor)
+        result._data = out
+        result._vc = [0]
+        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
+        result._rg = False
+        result._output_nr = 0
+        ra = a._rg or a._base is not None and view_requires(a)
+        rb = b._rg or b._base is not None and view_requires(b)
+        if (ra or rb) and STATE.enabled:
+            req = (bool(ra), bool(rb))
+            plan = spec.plans.get(req) or spec.plan(req)
+            plan.build((a, b), (a, b), (x, y), result, params)
+        return result
+
+    return op
+
+
+class _Mark:
+    """Where the input goes among the implementation's arguments."""
+
+
+_MARK = _Mark()
+_MARK2 = _Mark()
