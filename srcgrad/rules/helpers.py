@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import foreign as _foreign
+from .blas_sums import blas_summable, sum_first_axis, sum_last_axis_keepdims
 from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, NONDIFF, defrule
 
@@ -74,10 +75,17 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
     total = np.add.reduce if type(x) is np.ndarray else np.sum
     lead = len(xshape) - len(shape)
     if lead > 0:
-        x = total(x, axis=0 if lead == 1 else tuple(range(lead)))
+        if lead == 1 and len(xshape) == 2 and blas_summable(x):  # a bias of a batch
+            x = sum_first_axis(x)
+        else:
+            x = total(x, axis=0 if lead == 1 else tuple(range(lead)))
         xshape = xshape[lead:]
         if xshape == shape:  # the common case: only leading axes were added (a bias)
             return x
+    if (len(xshape) == len(shape) > 1 and shape[-1] == 1 and xshape[-1] != 1
+            and xshape[:-1] == shape[:-1]
+            and blas_summable(x)):  # the last axis only: a keepdims row statistic's adjoint
+        return sum_last_axis_keepdims(x)
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and xshape[i] != 1)
     if stretched:
         x = total(x, axis=stretched, keepdims=True)
