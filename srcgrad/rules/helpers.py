@@ -95,8 +95,10 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
 @dispatching
 def rebroadcast(x: Any, shape: Shape) -> Any:
     """``x`` broadcast to ``shape``; ``x`` itself when it already has that shape."""
-    shape = tuple(shape)
-    return x if np.shape(x) == shape else np.broadcast_to(x, shape)
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    # (per call, usually a no-op: an ndarray's own attribute, no np.shape call)
+    return x if _shape_of(x) == shape else np.broadcast_to(x, shape)
 
 
 @dispatching
