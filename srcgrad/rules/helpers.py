@@ -144,12 +144,29 @@ def is_basic_index(index: Any) -> bool:
                for p in parts)
 
 
+def _inserted_axes(index: Any) -> int:
+    """How many axes of length 1 an index of whole slices (``:``), ``None`` and ``...``
+    inserts (it reads every element once, in order); 0 for any other index."""
+    parts = index if type(index) is tuple else (index,)
+    if all(p is None or p is Ellipsis or (type(p) is slice and p == _WHOLE) for p in parts):
+        return parts.count(None)
+    return 0
+
+
+_WHOLE = slice(None)
+
+
 @dispatching
 def scatter_add(x: Any, shape: Shape, index: Any) -> Any:
     """Zeros of ``shape`` (``x``'s dtype) with ``x`` added at ``index``; repeats accumulate."""
     if foreign(x):  # no in-place writes or np.add.at on Dask/CuPy: a gathering form
         return _foreign.scatter(x, shape, index, accumulate=True)
     x = as_array(x)
+    inserted = _inserted_axes(index)
+    if inserted and x.ndim == len(shape) + inserted and x.size == math.prod(shape):
+        # ``m[:, None]``'s adjoint (a softmax's row statistic): the same numbers, reshaped;
+        # a copy, so the result stays a new array as the general path's is
+        return x.reshape(shape).copy()
     z = np.zeros(tuple(shape), dtype=x.dtype)
     if is_basic_index(index):
         z[index] += x
