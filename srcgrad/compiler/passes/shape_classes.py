@@ -16,7 +16,8 @@ from ..ir.types import FLOAT, NONE
 from .shape_facts import kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
-SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
+# (scatter_add: zeros of ``shape`` in ``x``'s dtype, a gather's adjoint)
+SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y", "scatter_add")
 
 
 def elementwise(op: Op) -> bool:
@@ -195,7 +196,8 @@ class Classes:
                     self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
                 # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
                 self.float64.add(op.out.id)
-            inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
+            inputs = [v for k, v in op.args.items()
+                      if k not in ("shape", "axis", "keepdims", "index")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
 
