@@ -16,8 +16,7 @@ from ..ir.types import FLOAT, NONE
 from .shape_facts import kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
-# (scatter_add: zeros of ``shape`` in ``x``'s dtype, a gather's adjoint)
-SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y", "scatter_add")
+SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
 
 
 def elementwise(op: Op) -> bool:
@@ -187,6 +186,12 @@ class Classes:
                 self.rep[op.out.id] = self.of(source)
             if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
                 self.float64.add(op.out.id)
+        elif op.prim == "scatter_add":  # a gather's adjoint: zeros of shape, x's dtype
+            source = self.shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
+                self.float64.add(op.out.id)
         elif op.prim in SHAPED_BY_ARG and len(op.outputs) == 1:
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
@@ -196,8 +201,7 @@ class Classes:
                     self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
                 # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
                 self.float64.add(op.out.id)
-            inputs = [v for k, v in op.args.items()
-                      if k not in ("shape", "axis", "keepdims", "index")]
+            inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
                 self.float64.add(op.out.id)
 
