@@ -45,7 +45,7 @@ import numpy as np
 
 from . import foreign as _foreign
 from .dispatch import as_array, dispatching, foreign
-from .helpers import reduced_count, unbroadcast, unreduce
+from .helpers import reduced_count, unreduce
 from .registry import LINEAR, NONDIFF, defrule
 from .shape import astype
 from .torch_names import by_axis, max_min_node
@@ -238,9 +238,8 @@ defrule("min_picks", min_picks, inputs=("x", "out"), params=("axis", "keepdims")
 # the transpose gathers the picked elements back: the max's own forward rule
 defrule("picked", picked, inputs=("g", "picks"), params=("axis", "keepdims"), kind=LINEAR,
         form="g, picks, axis=None, keepdims=False", fresh=True,
-        # (summed back to g's own shape: maximum's g may broadcast against the picks)
-        vjp={"g": lambda g, g_shape, picks, axis, keepdims: unbroadcast(
-            np.sum(picked(g, picks, axis, True), axis=axis, keepdims=keepdims), g_shape)})
+        vjp={"g": lambda g, picks, axis, keepdims:
+             np.sum(picked(g, picks, axis, True), axis=axis, keepdims=keepdims)})
 
 
 # --- the reductions -------------------------------------------------------------------

@@ -103,21 +103,3 @@ def test_runtime_relu_by_maximum_shares_a_tie_and_differentiates_twice():
     np.testing.assert_array_equal(g.detach().numpy(), [0.0, 0.0, 4.0])
     (h,) = sg.autograd.grad(sg.sum(g), [x])
     np.testing.assert_array_equal(h.numpy(), [0.0, 0.5, 2.0])
-
-
-def _max_times_w(u, w=0.5):
-    return np.maximum(w, u) * w + np.minimum(u, w)
-
-
-def _tangent_of_max(x):
-    # forward mode of np.maximum(w, u) with a scalar w: its tangent broadcasts against the
-    # picks, and the reverse sweep over it must sum it back to w's shape
-    w = np.tanh(np.sum(x))
-    _, tangent = sg.jvp(_max_times_w, wrt=("u", "w"))(x, (np.abs(x) + 0.1, np.sin(w)), w=w)
-    return np.sum(tangent * x)
-
-
-def test_reverse_over_forward_of_maximum_with_a_broadcast_scalar_sums_its_cotangent():
-    x = np.array([0.9, -0.4, 0.2, 1.3])
-    got = sg.grad(_tangent_of_max)(x)
-    assert_close(got, numeric_gradient(_tangent_of_max, [x], {}, 0))
