@@ -27,6 +27,3 @@ each("broadcast_shape", [{"a": (10, 5), "b": (10, 5)}, {"a": (10, 1), "b": (1, 5
                          {"a": (5,), "b": (3, 1, 5)}, {"a": (), "b": (5, 1)}])
 each("reduced_shape", [{"shape": (10, 5), "axis": a, "keepdims": k}
                        for a in (None, 0, -1, (0, 1)) for k in (False, True)])
-# maximum/minimum's adjoint mask (rules/ties.py): no ties (a mask), ties (weights), broadcast
-each("larger_picks", [{"x": R((3, 4)), "y": 0.0}, {"x": _TIES, "y": 2.0},
-                      {"x": R((2, 3)), "y": R((3,))}, {"x": 1.5, "y": 1.5}])
