@@ -16,7 +16,12 @@ from ..ir.types import FLOAT, NONE
 from .shape_facts import kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
-SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
+# matmul's adjoints: shaped by their ``shape`` argument; shapes.py also turns those of 2-d
+# operands into plain matmuls (named apart so a new shaped-by-argument helper is not taken
+# for one)
+MATMUL_ADJOINTS = ("matmul_adjoint_x", "matmul_adjoint_y")
+# helpers whose result has the shape their ``shape`` argument names
+SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
 
 
 def elementwise(op: Op) -> bool:
