@@ -378,6 +378,12 @@ def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
         ndim = x.type.known_ndim if isinstance(x, Value) and x.type is not None else None
         if ndim is not None:
             return True, (size,) * ndim
+    if t.kind == "static" and v.op is not None and v.op.prim == "make_tuple":
+        # a tuple built at run time (``z[np.arange(n), labels]``'s index): a tuple of its
+        # items' examples, so the gather is typed (its rank follows from theirs) and what
+        # reads it keeps array types
+        ok, items = _example(tuple(v.op.args["items"]), size)
+        return ok, tuple(items)  # (a tuple: as a list it would index one axis)
     if t.kind in ("any", "static"):
         return False, None
     return True, T.example(t, size)

@@ -56,6 +56,7 @@ from . import (  # noqa: F401
     statistics,
     symmetric_input,  # linalg (PyTorch's spellings)
     tensor_products,
+    ties,  # issue 16: maximum/minimum's adjoint as a mask
     triangular,  # linalg
 )
 from .dispatch import dispatching

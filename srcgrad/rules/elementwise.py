@@ -22,6 +22,7 @@ import numpy as np
 
 from .dispatch import as_array, dispatching
 from .registry import ELEMENTWISE, NONDIFF, defrule
+from .ties import larger_picks, taken
 from .torch_names import clip_node, power_node, scalar_form, subtract_node
 
 LN2 = math.log(2.0)
@@ -175,16 +176,17 @@ _binary("hypot", np.hypot, lambda g, x, out: g * x / out, lambda g, y, out: g * 
         torch=("HypotBackward0", 2), float_result=True)
 
 # --- selection: maximum, minimum, clip, where ---------------------------------------
+# (ties.py: a mask where nothing ties, one np.where; a tie shares half)
 _binary("maximum", np.maximum,
-        lambda g, x, y: np.where(x > y, g, np.where(x == y, g / 2, 0)),
-        lambda g, x, y: np.where(y > x, g, np.where(x == y, g / 2, 0)),
+        lambda g, x, y: taken(g, larger_picks(x, y)),
+        lambda g, x, y: taken(g, larger_picks(y, x)),
         torch=("MaximumBackward0", 2),
         pytorch=("t.maximum", "sg.maximum"),
         kinks=("At a tie x == y each input gets half the gradient (PyTorch); relu written as "
                "np.maximum(x, 0) so has slope 1/2 at 0."))
 _binary("minimum", np.minimum,
-        lambda g, x, y: np.where(x < y, g, np.where(x == y, g / 2, 0)),
-        lambda g, x, y: np.where(y < x, g, np.where(x == y, g / 2, 0)),
+        lambda g, x, y: taken(g, larger_picks(y, x)),
+        lambda g, x, y: taken(g, larger_picks(x, y)),
         torch=("MinimumBackward0", 2),
         pytorch=("t.minimum", "sg.minimum"),
         kinks="At a tie x == y each input gets half the gradient (PyTorch).")

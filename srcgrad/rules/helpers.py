@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import foreign as _foreign
+from .blas_sums import blas_summable, sum_first_axis, sum_last_axis_keepdims
 from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, NONDIFF, defrule
 
@@ -74,10 +75,17 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
     total = np.add.reduce if type(x) is np.ndarray else np.sum
     lead = len(xshape) - len(shape)
     if lead > 0:
-        x = total(x, axis=0 if lead == 1 else tuple(range(lead)))
+        if lead == 1 and len(xshape) == 2 and blas_summable(x):  # a bias of a batch
+            x = sum_first_axis(x)
+        else:
+            x = total(x, axis=0 if lead == 1 else tuple(range(lead)))
         xshape = xshape[lead:]
         if xshape == shape:  # the common case: only leading axes were added (a bias)
             return x
+    if (len(xshape) == len(shape) > 1 and shape[-1] == 1 and xshape[-1] != 1
+            and xshape[:-1] == shape[:-1]
+            and blas_summable(x)):  # the last axis only: a keepdims row statistic's adjoint
+        return sum_last_axis_keepdims(x)
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and xshape[i] != 1)
     if stretched:
         x = total(x, axis=stretched, keepdims=True)
@@ -87,8 +95,10 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
 @dispatching
 def rebroadcast(x: Any, shape: Shape) -> Any:
     """``x`` broadcast to ``shape``; ``x`` itself when it already has that shape."""
-    shape = tuple(shape)
-    return x if np.shape(x) == shape else np.broadcast_to(x, shape)
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    # (per call, usually a no-op: an ndarray's own attribute, no np.shape call)
+    return x if _shape_of(x) == shape else np.broadcast_to(x, shape)
 
 
 @dispatching
@@ -134,12 +144,29 @@ def is_basic_index(index: Any) -> bool:
                for p in parts)
 
 
+def _inserted_axes(index: Any) -> int:
+    """How many axes of length 1 an index of whole slices (``:``), ``None`` and ``...``
+    inserts (it reads every element once, in order); 0 for any other index."""
+    parts = index if type(index) is tuple else (index,)
+    if all(p is None or p is Ellipsis or (type(p) is slice and p == _WHOLE) for p in parts):
+        return parts.count(None)
+    return 0
+
+
+_WHOLE = slice(None)
+
+
 @dispatching
 def scatter_add(x: Any, shape: Shape, index: Any) -> Any:
     """Zeros of ``shape`` (``x``'s dtype) with ``x`` added at ``index``; repeats accumulate."""
     if foreign(x):  # no in-place writes or np.add.at on Dask/CuPy: a gathering form
         return _foreign.scatter(x, shape, index, accumulate=True)
     x = as_array(x)
+    inserted = _inserted_axes(index)
+    if inserted and x.ndim == len(shape) + inserted and x.size == math.prod(shape):
+        # ``m[:, None]``'s adjoint (a softmax's row statistic): the same numbers, reshaped;
+        # a copy, so the result stays a new array as the general path's is
+        return x.reshape(shape).copy()
     z = np.zeros(tuple(shape), dtype=x.dtype)
     if is_basic_index(index):
         z[index] += x

@@ -186,7 +186,12 @@ def picked(g: Any, picks: Any, axis: Any = None, keepdims: bool = False) -> Any:
     materialised at the input's shape; a mask needs one ``np.where`` and no product. An
     infinite ``g`` gives 0 where nothing was picked (``np.where``, never ``inf * 0``)."""
     if axis is not None and not keepdims:
-        g = np.expand_dims(g, _axes(axis, np.ndim(picks)))
+        a = _one_axis(axis, picks.ndim) if type(g) is np.ndarray else None
+        if a is not None and g.ndim == picks.ndim - 1:
+            # (a reshape: np.expand_dims's wrapper costs as much as the np.where, per call)
+            g = g.reshape(g.shape[:a] + (1,) + g.shape[a:])
+        else:
+            g = np.expand_dims(g, _axes(axis, np.ndim(picks)))
     if picks.dtype == bool:
         return np.where(picks, g, 0)
     # (the weights have the primal's dtype; the cotangent keeps its own)

@@ -23,6 +23,19 @@ def broadcast_shape(a: Shape, b: Shape) -> Shape:
     """``np.broadcast_shapes(a, b)``; ``a`` itself when they are equal (per call)."""
     if a == b:
         return a
+    if type(a) is tuple and type(b) is tuple:
+        # by hand: np.broadcast_shapes builds broadcast objects, 1.7 us (this runs per call)
+        n = len(a) - len(b)
+        left, right = ((1,) * -n + a, b) if n < 0 else (a, (1,) * n + b)
+        out = []
+        for x, y in zip(left, right):
+            if x == y or y == 1:
+                out.append(x)
+            elif x == 1:
+                out.append(y)
+            else:
+                return np.broadcast_shapes(a, b)  # (raises NumPy's own error)
+        return tuple(out)
     return np.broadcast_shapes(a, b)
 
 

@@ -27,3 +27,10 @@ each("broadcast_shape", [{"a": (10, 5), "b": (10, 5)}, {"a": (10, 1), "b": (1, 5
                          {"a": (5,), "b": (3, 1, 5)}, {"a": (), "b": (5, 1)}])
 each("reduced_shape", [{"shape": (10, 5), "axis": a, "keepdims": k}
                        for a in (None, 0, -1, (0, 1)) for k in (False, True)])
+# maximum/minimum's adjoint (rules/ties.py): larger_picks without ties (a mask), with ties
+# (weights), broadcast; taken of a mask and of weights, c broadcast against w
+each("larger_picks", [{"x": R((3, 4)), "y": 0.0}, {"x": _TIES, "y": 2.0},
+                      {"x": R((2, 3)), "y": R((3,))}, {"x": 1.5, "y": 1.5}])
+each("taken", [{"c": R((3, 4)), "w": R((3, 4)) > 0}, {"c": R((2, 3)), "w": np.array(
+    [[1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])}, {"c": R((3,)), "w": R((2, 3)) > 0},
+    {"c": 0.7, "w": R((2, 3)) > 0}], wrt=("c",))

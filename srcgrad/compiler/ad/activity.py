@@ -21,6 +21,7 @@ from srcgrad.errors import SrcGradError
 from srcgrad.rules import NONDIFF, Rule
 
 from ..ir.core import Block, Function, Op, Value
+from .shifts import cancelled_shifts
 from .soundness import check_sound
 from .tape import Tapes, pair_tapes, useful_through, varied_through
 
@@ -67,7 +68,7 @@ def varied_values(fn: Function, wrt: list[Value]) -> set[int]:
     """Ids of the values that depend differentiably on ``wrt`` (what forward mode needs)."""
     varied = {v.id for v in wrt if can_carry(v)}
     try:
-        _forward(fn.body, varied, pair_tapes(fn))
+        _forward(fn.body, varied, pair_tapes(fn), cancelled_shifts(fn))
     except SrcGradError as e:
         if e.filename is None:
             raise SrcGradError(e.message, filename=fn.filename, lineno=e.lineno,
@@ -101,7 +102,10 @@ def checked_varied_values(fn: Function, wrt: list[Value]) -> set[int]:
     return varied
 
 
-def _forward(block: Block, varied: set[int], tapes: Tapes) -> None:
+def _forward(block: Block, varied: set[int], tapes: Tapes,
+             constant: set[int] | frozenset[int] = frozenset()) -> None:
+    """Spread ``varied`` through ``block``; ``constant`` holds values whose derivative
+    provably reaches no result (:mod:`.shifts`), left unvaried."""
     for op in block.ops:
         if op.prim == "if":
             for r in op.regions:
@@ -137,7 +141,8 @@ def _forward(block: Block, varied: set[int], tapes: Tapes) -> None:
         else:
             _refuse_constant_slots(op, varied)
             if any(v.id in varied for _, v in _differentiable_inputs(op)):
-                varied.update(o.id for o in op.outputs if can_carry(o))
+                varied.update(o.id for o in op.outputs
+                              if can_carry(o) and o.id not in constant)
 
 
 def _refuse_constant_slots(op: Op, varied: set[int]) -> None:

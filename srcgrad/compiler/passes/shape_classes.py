@@ -18,7 +18,12 @@ from ..ir.types import FLOAT, NONE
 from .shape_facts import kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
-SHAPED_BY_ARG = ("unreduce", "matmul_adjoint_x", "matmul_adjoint_y")
+# matmul's adjoints: shaped by their ``shape`` argument; shapes.py also turns those of 2-d
+# operands into plain matmuls (named apart so a new shaped-by-argument helper is not taken
+# for one)
+MATMUL_ADJOINTS = ("matmul_adjoint_x", "matmul_adjoint_y")
+# helpers whose result has the shape their ``shape`` argument names
+SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
 
 
 def elementwise(op: Op) -> bool:
@@ -200,6 +205,12 @@ class Classes:
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
             if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
+                self.float64.add(op.out.id)
+        elif op.prim == "scatter_add":  # a gather's adjoint: zeros of shape, x's dtype
+            source = self.shape_source(op.args.get("shape"))
+            if source is not None:
+                self.rep[op.out.id] = self.of(source)
+            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
                 self.float64.add(op.out.id)
         elif op.prim in SHAPED_BY_ARG and len(op.outputs) == 1:
             source = self.shape_source(op.args.get("shape"))

@@ -49,7 +49,7 @@ from ..ir.types import FLOAT, NONE, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .rewrite import replace_uses
 from .shape_classes import (
-    SHAPED_BY_ARG,
+    MATMUL_ADJOINTS,
     Classes,
     elementwise,
     float64_array,
@@ -110,7 +110,7 @@ def _plain_matmul_adjoints(fn: Function) -> dict[int, Value]:
     shaped_like: dict[int, Value] = {}  # the new matmul's result -> the operand it matches
     for op in fn.body.ops:
         ops.append(op)
-        if op.prim not in SHAPED_BY_ARG[1:]:
+        if op.prim not in MATMUL_ADJOINTS:
             continue
         source = shape_source(op.args.get("shape"))
         plain = op.args["y"] if op.prim == "matmul_adjoint_x" else op.args["x"]

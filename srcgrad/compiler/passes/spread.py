@@ -20,7 +20,9 @@ op broadcasts into its result (``w`` fits inside ``w * z``). A number ``g`` stan
   and no work when ``w`` has all of ``P`` (the usual case);
 - through ``unbroadcast(., Q)`` with ``Q`` fitting inside ``P`` is summed ``copies(P, Q)``
   times: ``g * copies(P, Q)`` standing for ``Q`` (the count is 1 when nothing was
-  broadcast).
+  broadcast);
+- through ``unreduce(., S, axis)`` (the adjoint of a reduction over an axis, whose
+  cotangent has the reduced shape ``P``) stays the number, standing for ``S``.
 
 Anything else (a result, a loop or branch reading it, another primitive) leaves that
 ``unreduce`` as it is. So no shape fact is assumed that the program does not establish, and
@@ -116,6 +118,15 @@ def _fold(fn: Function, u: Op, stands: _Stands, classes: Classes, scalar: set[in
                 lazy[op.out.id] = _Stands(target, op.args["shape"])
             else:
                 return
+            continue
+        if op.prim == "unreduce" and op.args.get("x") in mine and len(mine) == 1:
+            # a reduction's adjoint over an axis (``np.sum(z * y, axis=1)`` under a mean):
+            # a number standing for the reduced shape spreads back to the whole one
+            target = classes.shape_source(op.args.get("shape"))
+            if target is None:
+                return
+            plan.append(("alias", op, first))
+            lazy[op.out.id] = _Stands(target, op.args["shape"])
             continue
         if not elementwise(op):
             return

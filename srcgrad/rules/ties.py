@@ -1,0 +1,63 @@
+"""``np.maximum``/``np.minimum``'s adjoint as a mask: where the larger input was taken.
+
+A tie ``x == y`` shares the gradient half and half (PyTorch; relu written
+``np.maximum(h, 0)`` has slope 1/2 at 0). Written as one expression,
+``np.where(x > y, g, np.where(x == y, g / 2, 0))`` makes five passes over the batch (two
+comparisons, a halving, two selections) though ties almost never occur. Here the adjoint
+is two primitives:
+
+- ``larger_picks(x, y)`` (zero derivative): the boolean mask ``x > y`` when nothing ties
+  (one more comparison finds out), else the weights 1 / 0.5 / 0;
+- ``taken(c, w)``: ``c`` where the weights ``w`` are not 0, times ``w`` (one ``np.where``
+  for a mask). It is elementwise and linear in ``c``, and broadcasts: in forward mode
+  ``c`` is a tangent that may be smaller than the weights (a scalar ``w`` in
+  ``np.maximum(w, u)``), and the engine sums its cotangent back to ``c``'s own shape as
+  for any broadcasting elementwise rule. Its input is not named ``g``, so no derivative
+  formula confuses it with the cotangent.
+
+The numbers equal the written-out rule's: ``c * 0.5`` is ``c / 2`` exactly, and an
+infinite ``c`` still gives 0 where the other input was taken (a selection, never
+``inf * 0``). Imports only rules modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .dispatch import as_array, dispatching, foreign
+from .registry import ELEMENTWISE, NONDIFF, defrule
+
+
+@dispatching
+def larger_picks(x: Any, y: Any) -> Any:
+    """Where ``np.maximum(x, y)`` takes ``x``: the mask ``x > y`` without ties, else the
+    weights ``1`` (``x > y``), ``0.5`` (``x == y``), ``0`` (shaped as ``x`` and ``y``
+    broadcast)."""
+    if not foreign(x) and not foreign(y):
+        ties = np.equal(x, y)
+        # (a value branch: ndarrays only; count_nonzero of a mask is cheaper than any())
+        if not np.count_nonzero(ties):
+            return np.asarray(np.greater(x, y))
+        return np.where(ties, 0.5, np.greater(x, y))
+    # a Dask/CuPy array: the weights, no branch on values (bool() would compute them)
+    x = as_array(x)
+    return np.where(x > y, 1.0, np.where(x == y, 0.5, 0.0))
+
+
+@dispatching
+def taken(c: Any, w: Any) -> Any:
+    """``c`` weighted by ``w`` (a mask or 1 / 0.5 / 0 weights), 0 where ``w`` is 0 even
+    for an infinite ``c``; ``c``'s dtype, broadcast against ``w``."""
+    w = as_array(w)
+    if w.dtype == bool:
+        return np.where(w, c, 0.0)
+    # (the weights are float64; the cotangent keeps its own dtype)
+    return (np.where(w != 0, c, 0) * w).astype(np.result_type(c), copy=False)
+
+
+defrule("larger_picks", larger_picks, inputs=("x", "y"), kind=NONDIFF)
+# diagonal and symmetric: its VJP is itself, and forward mode reuses it with the tangent
+defrule("taken", taken, inputs=("c", "w"), kind=ELEMENTWISE, broadcasts=True,
+        vjp={"c": lambda g, w: taken(g, w)})
