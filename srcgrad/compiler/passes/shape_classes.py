@@ -12,7 +12,7 @@ from typing import Any
 
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Function, Op, Value, const_value
-from ..ir.types import FLOAT, NONE
+from ..ir.types import FLOAT
 from .shape_facts import kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
@@ -162,7 +162,13 @@ class Classes:
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             if op.out.id in self.shaped_like:
                 self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
-            if all(self.is_float64(v) for v in op.operands() if v.type != NONE):
+            # (a transpose's axes are no operand of its dtype)
+            if all(self.is_float64(op.args[k]) for k in ("x", "y") if k in op.args):
+                self.float64.add(op.out.id)
+        elif op.prim in ("reshape", "swapaxes", "moveaxis") and len(op.outputs) == 1:
+            # a view's elements are its operand's: float64 stays float64 (so a cotangent
+            # reshaped for multi-head attention still needs no cast back by ``like``)
+            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
                 self.float64.add(op.out.id)
         elif stacked_shape(op) is not None:
             note_static(self, op.out, stacked_shape(op))
