@@ -462,6 +462,12 @@ class _Emitter:
             # more than the view (derivative code transposes per matmul adjoint). Only for
             # a value typed ndarray: the generic version keeps the dispatching function
             return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=gast.Load())
+        if op.prim in ("transpose", "reshape") and self._surely_ndarray(a.get("x")) \
+                and set(a) == {"x", "axes" if op.prim == "transpose" else "shape"}:
+            # the method, for the same reason: ``x.transpose((0, 2, 1))``, ``x.reshape(s)``
+            # (multi-head attention reshapes and transposes per head, forward and back)
+            method = gast.Attribute(value=self.expr(a["x"]), attr=op.prim, ctx=gast.Load())
+            return _call(method, [self.expr(a["axes" if op.prim == "transpose" else "shape"])])
         if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
             # (the same for np.shape: its wrapper runs once per shape the adjoints need)
             return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())

@@ -8,7 +8,7 @@ from srcgrad.rules.helpers import reduced_count, reduced_shape, unreduce
 def grad_methods(x):
     _t1 = x.shape
     # line 51: m = x.reshape(2, 3)
-    m = np.reshape(x, (2, 3))
+    m = x.reshape((2, 3))
     # line 52: return (m.T @ m).sum(axis=0).mean()
     _t2 = m.T @ m
     _t3 = _t2.shape
@@ -21,6 +21,6 @@ def grad_methods(x):
     _t4 = unreduce(unreduce(_t5, _t4), _t3, 0)
     dm = m @ _t4 + m @ _t4.T
     # line 51: m = x.reshape(2, 3)
-    dx = np.reshape(dm, _t1)
+    dx = dm.reshape(_t1)
     dx = like(dx, x)
     return dx
