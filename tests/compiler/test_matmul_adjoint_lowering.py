@@ -48,6 +48,11 @@ def transposed_product(m):
     return np.sum(np.sin((m.T @ m).T * m[0]))
 
 
+def projection_of_a_batch(w):
+    # a matrix applied to a batch: its cotangent folds the batch into rows (one 2-d product)
+    return np.sum(np.sin(X @ w) * (K @ w))
+
+
 def gram_in_a_loop(x):
     total = 0.0
     for b in range(X.shape[0]):
@@ -63,6 +68,7 @@ PROGRAMS = [
     (matrix_times_batch, rng.uniform(-1.0, 1.0, (3, 2))),
     (transposed_product, rng.uniform(-1.0, 1.0, (3, 3))),
     (gram_in_a_loop, rng.uniform(-1.0, 1.0, (2, 2))),
+    (projection_of_a_batch, rng.uniform(-1.0, 1.0, (2, 2))),
 ]
 
 
