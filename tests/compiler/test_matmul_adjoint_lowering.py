@@ -7,6 +7,8 @@ emitted code calls no matmul adjoint helper where the product form applies."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from allmodes import check_all_modes
@@ -104,3 +106,22 @@ def test_several_arguments_through_batched_scores_match_differences():
     for i, g in enumerate(got):
         assert_close(g, numeric_gradient(attention, [wq, wk], {}, i), rtol=1e-6, atol=1e-8,
                      what=f"argument {i}")
+
+
+def scores_in_a_loop(w):
+    total = 0.0
+    for b in range(X.shape[0]):
+        q = X[b] @ w
+        k = K[b] @ w
+        total = total + np.sum(np.tanh(q @ k.T))
+    return total
+
+
+def test_product_transposed_in_a_loop_body_is_swapped_only_where_it_saves_a_transpose():
+    x = rng.uniform(-1.0, 1.0, (2, 2))
+    check_all_modes(scores_in_a_loop, x)
+    text = sg.source(sg.grad(scores_in_a_loop), x)
+    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    # the forward keeps the user's k.T; the cotangent of k is mT(ds) @ q, not (q.T @ ds).T
+    assert "k.T" in code and "w.T @" not in code, text
+    assert not re.search(r"np\.transpose\([^()]*@", code) and ").T" not in code, text

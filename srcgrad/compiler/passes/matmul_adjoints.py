@@ -43,9 +43,10 @@ def plain_matmul_adjoints(fn: Function) -> dict[int, Value]:
     differentiated operand's (result id -> that operand), for the shape classes."""
     popped = popped_items(fn)
     shaped_like: dict[int, Value] = {}
-    _block(fn.body, popped, shaped_like)
+    ranks: dict[int, tuple[int, int]] = {}
+    _block(fn.body, popped, shaped_like, ranks)
     counts = fn.body.use_counts()
-    _swap_transposed_products(fn.body, counts)
+    _swap_transposed_products(fn.body, counts, ranks)
     return shaped_like
 
 
@@ -106,11 +107,14 @@ def _transposed(v: Value, n: int, ops: list[Op], line: int | None) -> Value:
     return flipped.out
 
 
-def _block(block: Block, popped: dict[int, Value], shaped_like: dict[int, Value]) -> None:
+def _block(block: Block, popped: dict[int, Value], shaped_like: dict[int, Value],
+           ranks: dict[int, tuple[int, int]]) -> None:
+    """``ranks``: the operands' ranks of each product made (a cotangent has no type, but
+    its rank is the product's, ``max(n, m)``)."""
     ops: list[Op] = []
     for op in block.ops:
         for region in op.regions:
-            _block(region, popped, shaped_like)
+            _block(region, popped, shaped_like, ranks)
         if op.prim not in _ADJOINTS:
             ops.append(op)
             continue
@@ -130,6 +134,7 @@ def _block(block: Block, popped: dict[int, Value], shaped_like: dict[int, Value]
         if exact:
             op.prim, op.args, op.attrs = "matmul", pair, {**op.attrs, "rule": RULES["matmul"]}
             shaped_like[op.out.id] = source
+            ranks[op.out.id] = (max(n, m), m) if is_x else (m, max(n, m))
             ops.append(op)
             continue
         product = Op("matmul", pair, [Value()], {"rule": RULES["matmul"]}, line=op.line)
@@ -140,12 +145,14 @@ def _block(block: Block, popped: dict[int, Value], shaped_like: dict[int, Value]
     block.ops = ops
 
 
-def _swap_transposed_products(block: Block, counts: dict[int, int]) -> None:
-    """``mT(a @ b)`` of a product read only there is ``mT(b) @ mT(a)``."""
+def _swap_transposed_products(block: Block, counts: dict[int, int],
+                              ranks: dict[int, tuple[int, int]]) -> None:
+    """``mT(a @ b)`` of a product read only there is ``mT(b) @ mT(a)``, where ``a`` or ``b``
+    is a transpose itself (so a transpose is saved, not moved)."""
     ops: list[Op] = []
     for op in block.ops:
         for region in op.regions:
-            _swap_transposed_products(region, counts)
+            _swap_transposed_products(region, counts, ranks)
         x = op.args.get("x") if op.prim in ("transpose", "swapaxes") else None
         product = x.op if isinstance(x, Value) else None
         if product is None or product.prim != "matmul" or counts.get(x.id) != 1 \
@@ -153,12 +160,13 @@ def _swap_transposed_products(block: Block, counts: dict[int, int]) -> None:
             ops.append(op)
             continue
         a, b = product.args["x"], product.args["y"]
-        ra, rb = _rank(a), _rank(b)
+        ra, rb = ranks.get(x.id, (_rank(a), _rank(b)))
         if ra is None or rb is None or ra < 2 or rb < 2:
             ops.append(op)
             continue
         n = max(ra, rb)
-        if not _swaps_last_two(op, n):
+        if not _swaps_last_two(op, n) or not (_swaps_last_two(a.op, ra)
+                                               or _swaps_last_two(b.op, rb)):
             ops.append(op)
             continue
         ops.remove(product)
