@@ -501,23 +501,28 @@ def _shape_example(v: Value, size: int, elements: int | None) -> tuple[int, ...]
 
 
 def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.AType:
-    t = _infer_on_shape_examples(rule, operands, size, None)
+    t = _infer_on_shape_examples(rule, operands, size, None, shapes=False)
     shaped = [k for k, v in operands.items() if _shape_tuple(v)]
     if t != T.ANY or not shaped:
+        return t
+    # a tuple of run-time ints the examples above could not use is read as a shape
+    t = _infer_on_shape_examples(rule, operands, size, None, shapes=True)
+    if t != T.ANY:
         return t
     # a run-time shape for an array of a given size (reshape): lengths that fit its examples
     arrays = [v for k, v in operands.items() if k not in shaped and isinstance(v, Value)
               and v.type is not None and v.type.kind == "array"]
     if len(arrays) != 1 or arrays[0].type.ndim is None:
         return t
-    return _infer_on_shape_examples(rule, operands, size, size ** arrays[0].type.ndim)
+    return _infer_on_shape_examples(rule, operands, size, size ** arrays[0].type.ndim,
+                                    shapes=True)
 
 
 def _infer_on_shape_examples(rule: Rule, operands: dict[str, Any], size: int,
-                             elements: int | None) -> T.AType:
+                             elements: int | None, shapes: bool) -> T.AType:
     env = {}
     for k, v in operands.items():
-        if _shape_tuple(v):
+        if shapes and _shape_tuple(v):
             env[k] = _shape_example(v, size, elements)
             continue
         ok, x = _example(v, size)
