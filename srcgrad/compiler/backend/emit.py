@@ -292,6 +292,13 @@ class _Emitter:
         if reuse is None and index is not None:
             reuse = self.reusable_name(op, out, index)
         accumulator = op.args.get(op.attrs.get("accumulate", ""))
+        if isinstance(accumulator, Value) and index is not None and out.id not in direct \
+                and accumulator.adjoint_of is not None and self.names.family(out) is None \
+                and accumulator.id in self.names.names \
+                and self.last_use.get(accumulator.id) == index:
+            # a temporary made from a cotangent that dies here (``ds / scale``) takes the
+            # cotangent's buffer and name (``ds /= scale``) rather than a new array
+            reuse = self.names.names[accumulator.id]
         if isinstance(accumulator, Value) and index is not None and reuse is not None \
                 and reuse == self.names.names.get(accumulator.id) \
                 and self.last_use.get(accumulator.id) == index:
@@ -300,7 +307,7 @@ class _Emitter:
             self.names.define(out, reuse)
             return gast.AugAssign(target=gast.Name(id=reuse, ctx=gast.Store(),
                                                    annotation=None, type_comment=None),
-                                  op=gast.Add(), value=self.expr(other))
+                                  op=_AUGMENTED[op.prim](), value=self.expr(other))
         value = self.call_expr(op)
         target = self.names.define(out, reuse)
         if floats.needs_guard(op):  # a fast Python spelling of a NumPy-semantics op
@@ -471,6 +478,15 @@ class _Emitter:
         if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
             # (the same for np.shape: its wrapper runs once per shape the adjoints need)
             return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
+        if op.prim in _REDUCTION_METHODS and self._surely_ndarray(a.get("x")) \
+                and op.attrs.get("callee", op.attrs["rule"].impl) is op.attrs["rule"].impl:
+            # ``x.sum(-1, keepdims=True)``: the method takes np.sum's arguments after x and
+            # skips its dispatching wrapper (~1 us per reduction; softmax adjoints have two)
+            call = self.rule_call(op, numpy=True)
+            if call.args:
+                call.func = gast.Attribute(value=call.args[0], attr=op.prim, ctx=gast.Load())
+                call.args = call.args[1:]
+            return call
         if op.prim == "make_tuple":
             return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
         if op.prim == "make_list":
@@ -491,6 +507,12 @@ class _Emitter:
         (``.T``, ``.shape``) can be read: typed so, and a parameter or a plain op's result
         (a 0-d result may be a NumPy scalar; a loop's or branch's result may hold the
         marker of a name bound on some paths only, whose read must raise as Python does)."""
+        if isinstance(v, Value) and v.op is not None and not v.op.regions \
+                and v.op.prim in ("reshape", "transpose") and (v.type is None
+                                                                 or v.type.kind == "any"):
+            # an untyped cotangent's view: ndarray.reshape/transpose give an ndarray (0-d
+            # too, never a NumPy scalar), so a chain of them stays methods
+            return self._surely_ndarray(v.op.args.get("x"))
         if not (isinstance(v, Value) and v.type is not None and v.type.kind == "array"
                 and v.type.ndim is not None and v.type.ndim >= 1):
             return False
@@ -535,6 +557,10 @@ class _Emitter:
 
 
 _REQUIRED = object()
+# the augmented assignment of each op the accumulate pass may mark (``dp -= t``)
+_AUGMENTED = {"add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div}
+# reductions whose ndarray method has the function's signature after ``x``
+_REDUCTION_METHODS = frozenset({"sum", "mean", "prod"})
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -136,13 +136,18 @@ class Classes:
                 if item is not None:
                     self.assume(o, item)
         elif elementwise(op):
+            # a value of a kept reduction's class (``g.sum(-1, keepdims=True) / z``) fits
+            # into the reduced array as the reduction itself does
+            fitted = [self.of(v) for v in op.operands()
+                      if not rank0(v) and self.of(v).id in self.fits]
             shaped = {self.of(v).id: self.of(v) for v in op.operands()
-                      if not rank0(v) and v.id not in self.fits}
+                      if not rank0(v) and self.of(v).id not in self.fits}
             if len(shaped) == 1:
                 rep = next(iter(shaped.values()))
-                if all(self.same(self.fits[v.id], rep) for v in op.operands()
-                       if v.id in self.fits):
+                if all(self.same(self.fits[f.id], rep) for f in fitted):
                     self.rep[op.out.id] = rep
+            elif not shaped and fitted and all(f is fitted[0] for f in fitted):
+                self.rep[op.out.id] = fitted[0]  # (reductions' results combined: one shape)
             elif shaped:
                 broadcast_static(self, op, shaped)
             # float64 with Python numbers (weakly typed under NEP 50) stays float64
