@@ -1,4 +1,4 @@
-"""A sum, mean or prod of a value known to be an ndarray is emitted as the array's own
+"""A sum, mean, prod, max or min of a value known to be an ndarray is emitted as the array's own
 method (``p.sum(-1, keepdims=True)``), as by hand: ``np.sum`` costs a dispatching wrapper
 per call, and a softmax takes two reductions forward and two back. The generic version,
 where a list may arrive, keeps the functions. Both differentiate against central
@@ -27,6 +27,18 @@ def test_reductions_of_typed_arrays_are_emitted_as_methods_and_differentiate():
     assert "e.sum(-1, keepdims=True)" in text, text
     assert ".mean(0)" in text and ".prod()" in text, text
     assert "= np.sum(e," not in text, text
+
+
+def peaks(x):
+    return np.sum(np.max(x, axis=0) * np.min(x * x, 1, keepdims=True)) + np.amax(x)
+
+
+def test_max_and_min_of_typed_arrays_are_emitted_as_methods_and_differentiate():
+    x = rng.uniform(-1.0, 1.0, (3, 4))  # distinct values: no ties
+    check_all_modes(peaks, x, second_order=False)
+    text = sg.source(sg.grad(peaks), x)
+    assert "x.max(0)" in text and ".min(1, keepdims=True)" in text, text
+    assert "= np.max(" not in text, text
 
 
 def test_generic_version_keeps_the_reduction_functions():

@@ -560,7 +560,7 @@ _REQUIRED = object()
 # the augmented assignment of each op the accumulate pass may mark (``dp -= t``)
 _AUGMENTED = {"add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div}
 # reductions whose ndarray method has the function's signature after ``x``
-_REDUCTION_METHODS = frozenset({"sum", "mean", "prod"})
+_REDUCTION_METHODS = frozenset({"sum", "mean", "prod", "max", "min"})
 
 
 def _same(a: Any, b: Any) -> bool:

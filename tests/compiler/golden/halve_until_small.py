@@ -13,7 +13,7 @@ def grad_halve_until_small(x):
         _t1 = np.logical_not(_break1)
         if _t1:
             # line 94: if np.max(np.abs(x)) < 1.0:
-            _t3 = np.max(np.absolute(x_1)) < 1.0
+            _t3 = np.absolute(x_1).max() < 1.0
             if _t3:
                 _break1_2 = True
             else:
