@@ -488,9 +488,72 @@ def _rank_of_examples_holds(rule: Rule, operands: dict[str, Any], t: T.AType) ->
     return t3.known_ndim is None or t3.known_ndim == t.known_ndim
 
 
+def _int_item(v: Any) -> bool:
+    """An int known only at run time (a length read from a shape, arithmetic on one)."""
+    if not isinstance(v, Value) or const_value(v)[0] or v.type is None:
+        return False
+    t = v.type
+    return t.kind == "int" or (t.kind == "scalar" and np.dtype(t.dtype).kind in "iu")
+
+
+def _shape_tuple(v: Any) -> bool:
+    """``(B, T, 2, D)``: a tuple of ints, some known only at run time (a shape to build)."""
+    if not (isinstance(v, Value) and v.op is not None and v.op.prim == "make_tuple"):
+        return False
+    items = v.op.args["items"]
+    return any(_int_item(x) for x in items) and all(
+        _int_item(x) or (const_value(x)[0] and type(const_value(x)[1]) is int) for x in items)
+
+
+def _shape_example(v: Value, size: int, elements: int | None) -> tuple[int, ...]:
+    """An example of shape tuple ``v``: each run-time length ``size``, or with ``elements``
+    lengths whose product with the constant ones is that many elements (``x.reshape(B, T,
+    2, D)`` of an example ``x`` of 8 elements: ``(2, 2, 2, 1)``). Only the tuple's length
+    decides the rank of what it shapes, and these examples keep that length."""
+    items = v.op.args["items"]
+    if elements is None:
+        return tuple(const_value(x)[1] if const_value(x)[0] else size for x in items)
+    fixed = math.prod(const_value(x)[1] for x in items if const_value(x)[0])
+    left = elements // fixed if fixed > 0 and elements % fixed == 0 else 0
+    out = []
+    for x in items:
+        if const_value(x)[0]:
+            out.append(const_value(x)[1])
+            continue
+        n = size if left % size == 0 and left >= size else 1
+        left = left // n if n else left
+        out.append(n)
+    free = [i for i, x in enumerate(items) if not const_value(x)[0]]
+    if left > 1 and free:  # (what the equal lengths left over goes to the last one)
+        out[free[-1]] *= left
+    return tuple(out)
+
+
 def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.AType:
+    t = _infer_on_shape_examples(rule, operands, size, None, shapes=False)
+    shaped = [k for k, v in operands.items() if _shape_tuple(v)]
+    if t != T.ANY or not shaped:
+        return t
+    # a tuple of run-time ints the examples above could not use is read as a shape
+    t = _infer_on_shape_examples(rule, operands, size, None, shapes=True)
+    if t != T.ANY:
+        return t
+    # a run-time shape for an array of a given size (reshape): lengths that fit its examples
+    arrays = [v for k, v in operands.items() if k not in shaped and isinstance(v, Value)
+              and v.type is not None and v.type.kind == "array"]
+    if len(arrays) != 1 or arrays[0].type.ndim is None:
+        return t
+    return _infer_on_shape_examples(rule, operands, size, size ** arrays[0].type.ndim,
+                                    shapes=True)
+
+
+def _infer_on_shape_examples(rule: Rule, operands: dict[str, Any], size: int,
+                             elements: int | None, shapes: bool) -> T.AType:
     env = {}
     for k, v in operands.items():
+        if shapes and _shape_tuple(v):
+            env[k] = _shape_example(v, size, elements)
+            continue
         ok, x = _example(v, size)
         if not ok:
             return T.ANY

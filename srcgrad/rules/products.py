@@ -57,13 +57,14 @@ def _matmul_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
 
 
 def _matmul_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
-    x = as_array(x)
-    c = _matmul_out_as_matrix(c, x.ndim, len(shape))
-    if len(shape) == 2 and x.ndim > 2 and type(x) is np.ndarray and type(c) is np.ndarray \
+    if type(x) is np.ndarray and type(c) is np.ndarray and len(shape) == 2 and x.ndim > 2 \
             and x.shape[:-1] == c.shape[:-1]:
         # a matrix y applied to a batch (``x @ W``): its cotangent sums x^T c over the batch,
-        # which is one 2-d product of the batch's rows, not a batched matmul and a sum
-        return (x.reshape(-1, x.shape[-1]).T @ c.reshape(-1, c.shape[-1])).reshape(shape)
+        # which is one 2-d product of the batch's rows, not a batched matmul and a sum.
+        # Tested first, before any conversion: attention's projections take it per weight
+        return x.reshape(-1, x.shape[-1]).T @ c.reshape(-1, c.shape[-1])
+    x = as_array(x)
+    c = _matmul_out_as_matrix(c, x.ndim, len(shape))
     x2 = x[None, :] if x.ndim == 1 else x
     gy = np.matmul(np.swapaxes(x2, -1, -2), c)
     promoted = (*shape, 1) if len(shape) == 1 else shape

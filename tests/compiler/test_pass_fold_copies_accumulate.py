@@ -52,7 +52,7 @@ def test_folding_keeps_python_number_types():
 def test_a_stopped_value_is_not_copied_to_a_new_name():
     x = np.array([0.3, 0.1, 0.7])
     text = _code(sg.source(sg.grad(stopped_scale), x))
-    assert "scale = np.max(x)" in text
+    assert "scale = x.max()" in text
     _same(stopped_scale, x, reference=lambda v: np.sum(v * np.max(x)))
 
 

@@ -313,6 +313,13 @@ class _Emitter:
         if reuse is None and index is not None:
             reuse = self.reusable_name(op, out, index)
         accumulator = op.args.get(op.attrs.get("accumulate", ""))
+        if isinstance(accumulator, Value) and index is not None and out.id not in direct \
+                and accumulator.adjoint_of is not None and self.names.family(out) is None \
+                and accumulator.id in self.names.names \
+                and self.last_use.get(accumulator.id) == index:
+            # a temporary made from a cotangent that dies here (``ds / scale``) takes the
+            # cotangent's buffer and name (``ds /= scale``) rather than a new array
+            reuse = self.names.names[accumulator.id]
         if isinstance(accumulator, Value) and index is not None and reuse is not None \
                 and reuse == self.names.names.get(accumulator.id) \
                 and self.last_use.get(accumulator.id) == index:
@@ -321,7 +328,7 @@ class _Emitter:
             self.names.define(out, reuse)
             return gast.AugAssign(target=gast.Name(id=reuse, ctx=gast.Store(),
                                                    annotation=None, type_comment=None),
-                                  op=gast.Add(), value=self.expr(other))
+                                  op=_AUGMENTED[op.prim](), value=self.expr(other))
         value = self.call_expr(op)
         target = self.names.define(out, reuse)
         if floats.needs_guard(op):  # a fast Python spelling of a NumPy-semantics op
@@ -483,9 +490,24 @@ class _Emitter:
             # more than the view (derivative code transposes per matmul adjoint). Only for
             # a value typed ndarray: the generic version keeps the dispatching function
             return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=gast.Load())
+        if op.prim in ("transpose", "reshape") and self._surely_ndarray(a.get("x")) \
+                and set(a) == {"x", "axes" if op.prim == "transpose" else "shape"}:
+            # the method, for the same reason: ``x.transpose((0, 2, 1))``, ``x.reshape(s)``
+            # (multi-head attention reshapes and transposes per head, forward and back)
+            method = gast.Attribute(value=self.expr(a["x"]), attr=op.prim, ctx=gast.Load())
+            return _call(method, [self.expr(a["axes" if op.prim == "transpose" else "shape"])])
         if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
             # (the same for np.shape: its wrapper runs once per shape the adjoints need)
             return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
+        if op.prim in _REDUCTION_METHODS and self._surely_ndarray(a.get("x")) \
+                and op.attrs.get("callee", op.attrs["rule"].impl) is op.attrs["rule"].impl:
+            # ``x.sum(-1, keepdims=True)``: the method takes np.sum's arguments after x and
+            # skips its dispatching wrapper (~1 us per reduction; softmax adjoints have two)
+            call = self.rule_call(op, numpy=True)
+            if call.args:
+                call.func = gast.Attribute(value=call.args[0], attr=op.prim, ctx=gast.Load())
+                call.args = call.args[1:]
+            return call
         if op.prim == "make_tuple":
             return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
         if op.prim == "make_list":
@@ -506,6 +528,12 @@ class _Emitter:
         (``.T``, ``.shape``) can be read: typed so, and a parameter or a plain op's result
         (a 0-d result may be a NumPy scalar; a loop's or branch's result may hold the
         marker of a name bound on some paths only, whose read must raise as Python does)."""
+        if isinstance(v, Value) and v.op is not None and not v.op.regions \
+                and v.op.prim in ("reshape", "transpose") and (v.type is None
+                                                                 or v.type.kind == "any"):
+            # an untyped cotangent's view: ndarray.reshape/transpose give an ndarray (0-d
+            # too, never a NumPy scalar), so a chain of them stays methods
+            return self._surely_ndarray(v.op.args.get("x"))
         if not (isinstance(v, Value) and v.type is not None and v.type.kind == "array"
                 and v.type.ndim is not None and v.type.ndim >= 1):
             return False
@@ -550,6 +578,10 @@ class _Emitter:
 
 
 _REQUIRED = object()
+# the augmented assignment of each op the accumulate pass may mark (``dp -= t``)
+_AUGMENTED = {"add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div}
+# reductions whose ndarray method has the function's signature after ``x``
+_REDUCTION_METHODS = frozenset({"sum", "mean", "prod", "max", "min"})
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -128,7 +128,7 @@ def _tests_nested(op: Op) -> bool:
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
     return (_can_read_nested(op) and op.prim not in _NEVER_NESTED
             and reads.get(op.out.id, 0) == 1
-            and op.out.id not in results and "accumulate" not in op.attrs
+            and op.out.id not in results and not _sums_in_place(op)
             and op.prim not in IN_PLACE_FORMS)  # (its own statement: maybe a write)
 
 
@@ -144,10 +144,17 @@ def _accumulator_of(v: Value, reader: Op) -> bool:
     if reader.prim in IN_PLACE_FORMS:  # the array it may write into keeps its name
         return reader.args.get("x") is v
     key = reader.attrs.get("accumulate")
-    if key is None or reader.args.get(key) is not v:
+    if key is None or not _sums_in_place(reader) or reader.args.get(key) is not v:
         return False
     other = reader.args.get("y" if key == "x" else "x")
     return isinstance(other, Value) and not _a_number(other)
+
+
+def _sums_in_place(op: Op) -> bool:
+    """An adjoint's sum marked for ``+=``: its own statement, its accumulator named. (A
+    ``-=``/``*=``/``/=`` mark yields to nesting: within one line ``dh * a * 1.5`` stays one
+    expression, whose temporaries NumPy itself reuses when large.)"""
+    return op.prim == "add" and "accumulate" in op.attrs
 
 
 def _numbers_only(op: Op) -> bool:

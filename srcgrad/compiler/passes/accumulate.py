@@ -1,4 +1,4 @@
-"""In-place adjoint accumulation: ``dx = dx + t`` may be emitted as ``dx += t``.
+"""In-place updates: ``dx = dx + t`` may be emitted as ``dx += t`` (and ``-=``, ``*=``, ``/=``).
 
 Runs last. It marks a top-level ``add`` with ``attrs["accumulate"]`` naming the operand
 that may be updated in place; the backend writes ``dx += t`` when that operand's name is
@@ -12,15 +12,24 @@ It is safe, so marked, only when the accumulator
 - is a fresh array the gradient owns: the result of an arithmetic op (never a parameter,
   a constant, a tape entry, ``np.broadcast_to``/``unreduce``, ``like`` or any view);
 - is read by nothing but this ``add`` (so no alias, tape push or view of it exists);
-- has the result's shape and dtype: float64, and the other operand a 0-d value or provably
-  the same shape (shape classes); ``+=`` never broadcasts the accumulator itself.
+- has the result's shape and dtype: float64, and the other operand a 0-d value, provably
+  the same shape (shape classes) or shaped like a keepdims reduction of an array of that
+  shape; ``+=`` never broadcasts the accumulator itself.
 A Python float accumulator keeps float semantics (``+=`` on a float rebinds).
+
+A ``subtract`` or ``divide`` (its left operand) and a ``multiply`` (either) are marked the
+same way when the array updated is known to be a float64 array with an axis (typed so,
+or a cotangent in the shape class of one): a softmax adjoint's
+``dp = dp - unbroadcast(dp_1 * p, s) / z`` then writes into the buffer ``dp_1 / z`` made,
+instead of allocating another full-size array (at attention's sizes a new buffer is a fresh
+mmap that page-faults). Numbers are left to their expressions (they own no memory).
 """
 
 from __future__ import annotations
 
 from ..ir.core import Function, Value
 from .shape_classes import Classes as _Classes
+from .shape_classes import float64_array as _float64_array
 from .shape_classes import plain_classes as _plain_classes
 from .shape_classes import rank0 as _rank0
 
@@ -31,14 +40,21 @@ def accumulate_in_place(fn: Function) -> None:
     params = {p.id for p in fn.params}
     for op in fn.body.ops:
         op.attrs.pop("accumulate", None)
-        if op.prim != "add" or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
+        keys = _UPDATED.get(op.prim)
+        if keys is None or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
             continue
-        for key, other in (("x", "y"), ("y", "x")):
-            acc, rest = op.args[key], op.args[other]
+        for key in keys:
+            acc, rest = op.args[key], op.args["y" if key == "x" else "x"]
             if isinstance(acc, Value) and isinstance(rest, Value) \
+                    and (op.prim == "add" or _float64_array(acc, classes)) \
                     and _owned(acc, params, uses) and _fits(acc, rest, classes):
                 op.attrs["accumulate"] = key
                 break
+
+
+# the operands an augmented assignment may update (``a -= b`` is ``a - b``, never ``b - a``)
+_UPDATED = {"add": ("x", "y"), "multiply": ("x", "y"), "subtract": ("x",), "divide": ("x",)}
+
 
 
 def _owned(v: Value, params: set[int], uses: dict[int, int]) -> bool:
@@ -53,4 +69,12 @@ def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
         return False
     if not (classes.is_weak(rest) or classes.is_float64(rest)):
         return False
-    return _rank0(rest) or classes.same(acc, rest)
+    return _rank0(rest) or classes.same(acc, rest) or _fits_into(rest, acc, classes)
+
+
+def _fits_into(rest: Value, acc: Value, classes: _Classes) -> bool:
+    # shaped like a keepdims reduction of an array of acc's shape (a softmax's row sums,
+    # ``g / z`` with ``z = e.sum(-1, keepdims=True)``): it broadcasts into acc, never acc
+    # into it, so the result keeps acc's shape
+    fitted = classes.fits.get(classes.of(rest).id)
+    return fitted is not None and classes.same(fitted, acc)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...rules.registry import ELEMENTWISE, RULES
 from ..ir.core import Function, Op, Value, const_value
-from ..ir.types import FLOAT, NONE
+from ..ir.types import FLOAT
 from .shape_facts import kept_reduction
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
@@ -154,13 +154,18 @@ class Classes:
                 if item is not None:
                     self.assume(o, item)
         elif elementwise(op) or elementwise_shaped(op):
+            # a value of a kept reduction's class (``g.sum(-1, keepdims=True) / z``) fits
+            # into the reduced array as the reduction itself does
+            fitted = [self.of(v) for v in op.operands()
+                      if not rank0(v) and self.of(v).id in self.fits]
             shaped = {self.of(v).id: self.of(v) for v in op.operands()
-                      if not rank0(v) and v.id not in self.fits}
+                      if not rank0(v) and self.of(v).id not in self.fits}
             if len(shaped) == 1:
                 rep = next(iter(shaped.values()))
-                if all(self.same(self.fits[v.id], rep) for v in op.operands()
-                       if v.id in self.fits):
+                if all(self.same(self.fits[f.id], rep) for f in fitted):
                     self.rep[op.out.id] = rep
+            elif not shaped and fitted and all(f is fitted[0] for f in fitted):
+                self.rep[op.out.id] = fitted[0]  # (reductions' results combined: one shape)
             elif shaped:
                 broadcast_static(self, op, shaped)
             if not elementwise(op):
@@ -182,7 +187,13 @@ class Classes:
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             if op.out.id in self.shaped_like:
                 self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
-            if all(self.is_float64(v) for v in op.operands() if v.type != NONE):
+            # (a transpose's axes are no operand of its dtype)
+            if all(self.is_float64(op.args[k]) for k in ("x", "y") if k in op.args):
+                self.float64.add(op.out.id)
+        elif op.prim in ("reshape", "swapaxes", "moveaxis") and len(op.outputs) == 1:
+            # a view's elements are its operand's: float64 stays float64 (so a cotangent
+            # reshaped for multi-head attention still needs no cast back by ``like``)
+            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
                 self.float64.add(op.out.id)
         elif stacked_shape(op) is not None:
             note_static(self, op.out, stacked_shape(op))

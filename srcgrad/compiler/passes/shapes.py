@@ -45,11 +45,11 @@ import numpy as np
 
 from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value
-from ..ir.types import FLOAT, NONE, STATIC, of_value
+from ..ir.types import FLOAT, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
+from .matmul_adjoints import plain_matmul_adjoints
 from .rewrite import replace_uses
 from .shape_classes import (
-    MATMUL_ADJOINTS,
     Classes,
     elementwise,
     float64_array,
@@ -64,7 +64,7 @@ _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new arra
 
 def shapes(fn: Function) -> None:
     classes = Classes()
-    classes.shaped_like = _plain_matmul_adjoints(fn)
+    classes.shaped_like = plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
     classes.written = {op.args["x"].id for op in fn.body.walk()
                        if op.prim == "setitem" and isinstance(op.args.get("x"), Value)}
@@ -101,32 +101,6 @@ def _number_rebroadcasts(block: Block, mapping: dict[Value, Value]) -> dict[Valu
         for region in op.regions:
             _number_rebroadcasts(region, mapping)
     return mapping
-
-
-def _plain_matmul_adjoints(fn: Function) -> dict[int, Value]:
-    """``matmul_adjoint_x(c, y, shape(x))`` of 2-d ``x`` and ``y`` is ``c @ y.T`` (and
-    ``matmul_adjoint_y(x, c, shape(y))`` is ``x.T @ c``): no reshaping helper call."""
-    ops: list[Op] = []
-    shaped_like: dict[int, Value] = {}  # the new matmul's result -> the operand it matches
-    for op in fn.body.ops:
-        ops.append(op)
-        if op.prim not in MATMUL_ADJOINTS:
-            continue
-        source = shape_source(op.args.get("shape"))
-        plain = op.args["y"] if op.prim == "matmul_adjoint_x" else op.args["x"]
-        if source is None or not all(v.type is not None and v.type.kind == "array"
-                                     and v.type.ndim == 2 for v in (source, plain)):
-            continue
-        none = Op("const", {}, [Value(type=NONE)], {"value": None}, line=op.line)
-        flipped = Op("transpose", {"x": plain, "axes": none.out}, [Value(type=plain.type)],
-                     {"rule": RULES["transpose"]}, line=op.line)
-        pair = ({"x": op.args["c"], "y": flipped.out} if op.prim == "matmul_adjoint_x"
-                else {"x": flipped.out, "y": op.args["c"]})
-        ops[-1:] = [none, flipped, op]
-        op.prim, op.args, op.attrs = "matmul", pair, {**op.attrs, "rule": RULES["matmul"]}
-        shaped_like[op.out.id] = source
-    fn.body.ops = ops
-    return shaped_like
 
 
 def _shapes_early(fn: Function) -> None:

@@ -12,7 +12,7 @@ def grad_data_fit(w):
     DATA = _golden_programs.DATA
     TARGETS = _golden_programs.TARGETS
     # line 125: loss = DECAY * np.sum(w * w)
-    loss = DECAY * np.sum(w * w)
+    loss = DECAY * (w * w).sum()
     # line 126: for row, t in zip(DATA, TARGETS):
     _t2 = np.minimum(len(DATA), len(TARGETS))
     tape = []

@@ -17,12 +17,12 @@ def grad_first_large_row(a):
         _t3 = not _return1
         if _t3:
             # line 87: if np.sum(row) > 1.0:
-            _t5 = np.sum(row) > 1.0
+            _t5 = row.sum() > 1.0
             if _t5:
                 # line 88: return np.sum(row * row)
                 _t7 = row * row
                 _t6 = row.shape
-                _returned1_2 = np.sum(_t7)
+                _returned1_2 = _t7.sum()
                 _return1_2 = True
             else:
                 _return1_2, _returned1_2, _t6 = _return1, _returned1, None
@@ -36,7 +36,7 @@ def grad_first_large_row(a):
         _t8 = _returned1
     else:
         # line 89: return np.sum(a)
-        _t8 = np.sum(a)
+        _t8 = a.sum()
     _t8 = seed_one(_t8)
     # line 86: for row in a:
     if _return1:

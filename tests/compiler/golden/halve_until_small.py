@@ -11,7 +11,7 @@ def grad_halve_until_small(x):
     _break1 = False
     while not _break1:
         # line 94: if np.max(np.abs(x)) < 1.0:
-        if np.max(np.absolute(x_1)) < 1.0:
+        if np.absolute(x_1).max() < 1.0:
             _break1 = True
         else:
             _break1 = False

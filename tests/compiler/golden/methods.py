@@ -8,20 +8,19 @@ from srcgrad.rules.helpers import reduced_count, reduced_shape, unreduce
 def grad_methods(x):
     _t1 = x.shape
     # line 51: m = x.reshape(2, 3)
-    m = np.reshape(x, (2, 3))
+    m = x.reshape((2, 3))
     # line 52: return (m.T @ m).sum(axis=0).mean()
-    _t2 = m.T
-    _t3 = _t2 @ m
-    _t4 = _t3.shape
-    _t5 = reduced_shape(_t4, 0)
-    _t6 = reduced_count(_t5)
+    _t2 = m.T @ m
+    _t3 = _t2.shape
+    _t4 = reduced_shape(_t3, 0)
+    _t5 = reduced_count(_t4)
     try:
-        _t6 = 1.0 / _t6
+        _t5 = 1.0 / _t5
     except (ArithmeticError, ValueError):
-        _t6 = as_python(np.divide(1.0, _t6), 1.0, _t6)
-    _t5 = unreduce(unreduce(_t6, _t5), _t4, 0)
-    dm = _t2.T @ _t5 + (_t5 @ _t2).T
+        _t5 = as_python(np.divide(1.0, _t5), 1.0, _t5)
+    _t4 = unreduce(unreduce(_t5, _t4), _t3, 0)
+    dm = m @ _t4 + m @ _t4.T
     # line 51: m = x.reshape(2, 3)
-    dx = np.reshape(dm, _t1)
+    dx = dm.reshape(_t1)
     dx = like(dx, x)
     return dx

@@ -21,8 +21,8 @@ def grad_mlp_loss(w, b, x):
         _t5 = as_python(np.divide(1.0, _t5), 1.0, _t5)
     dh = _t5 * 2 * h
     # line 25: h = np.tanh(x @ w + b)
-    _t6 = dh * (1 - h * h)
-    _t7 = unbroadcast(_t6, _t3)
-    db = unbroadcast(_t6, _t1)
-    dw = x.T @ _t7
+    dh *= 1 - h * h
+    _t6 = unbroadcast(dh, _t3)
+    db = unbroadcast(dh, _t1)
+    dw = x.T @ _t6
     return dw, db
