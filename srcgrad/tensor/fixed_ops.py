@@ -32,7 +32,6 @@ from .spec import spec_for, with_defaults
 
 _ndarray = np.ndarray
 _asarray = np.asarray
-_new = object.__new__
 _ONE = (True,)
 
 
@@ -87,12 +86,7 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         if out.dtype is not dt and spec.float_result and out.dtype.kind == "f" \
                 and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion: a float input keeps its dtype)
-        result = _new(_ops._Tensor)
-        result._data = out
-        result._vc = [0]
-        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
-        result._rg = False
-        result._output_nr = 0
+        result = _ops._Tensor._wrap(out)  # (a call is cheap beside a reduction)
         if (self._rg or self._base is not None and view_requires(self)) and STATE.enabled:
             attach(spec, (self,), (x,), result, _ONE, full)
         return result
@@ -160,12 +154,7 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         if out.dtype is not dt and (spec.float_result or spec.elementwise) \
                 and out.dtype.kind == "f" and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion to the inputs' one float dtype)
-        result = _new(tensor)
-        result._data = out
-        result._vc = [0]
-        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
-        result._rg = False
-        result._output_nr = 0
+        result = tensor._wrap(out)
         ra = a._rg or a._base is not None and view_requires(a)
         rb = b._rg or b._base is not None and view_requires(b)
         if (ra or rb) and STATE.enabled:
