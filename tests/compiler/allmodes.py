@@ -18,6 +18,17 @@ import srcgrad as sg
 MARKER = "# <- error"
 
 
+def split_parameters(p, sizes):
+    """The flat parameter vector ``p`` as arrays of the shapes ``sizes``, in order (the
+    MLP tests' differentiated functions call it: srcgrad inlines it from here)."""
+    out, at = [], 0
+    for shape in sizes:
+        n = int(np.prod(shape))
+        out.append(np.reshape(p[at:at + n], shape))
+        at += n
+    return out
+
+
 def _directions(x):
     rng = np.random.default_rng(7)
     if isinstance(x, float):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from allmodes import check_all_modes
+from allmodes import check_all_modes, split_parameters
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
@@ -59,12 +59,7 @@ SIZES = ((3, 8), (8,), (8, 5), (5,))
 
 
 def unpack(p):
-    out, at = [], 0
-    for shape in SIZES:
-        n = int(np.prod(shape))
-        out.append(np.reshape(p[at:at + n], shape))
-        at += n
-    return out
+    return split_parameters(p, SIZES)
 
 
 def softmax_xent_flat(p):

@@ -8,7 +8,7 @@ and forward mode and at second order, on a variant unlike the benchmark's progra
 from __future__ import annotations
 
 import numpy as np
-from allmodes import check_all_modes
+from allmodes import check_all_modes, split_parameters
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
@@ -20,12 +20,7 @@ SIZES = ((3, 5), (1, 5), (4, 5), (1, 4))
 
 
 def unpack(p):
-    out, at = [], 0
-    for shape in SIZES:
-        n = int(np.prod(shape))
-        out.append(np.reshape(p[at:at + n], shape))
-        at += n
-    return out
+    return split_parameters(p, SIZES)
 
 
 def relu_xent(W1, b1, W2, b2, x, y):

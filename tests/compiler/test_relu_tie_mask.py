@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from allmodes import check_all_modes
+from allmodes import check_all_modes, split_parameters
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
@@ -88,12 +88,7 @@ SIZES = ((3, 7), (7,), (7, 4), (4,))
 
 
 def unpack(p):
-    out, at = [], 0
-    for shape in SIZES:
-        n = int(np.prod(shape))
-        out.append(np.reshape(p[at:at + n], shape))
-        at += n
-    return out
+    return split_parameters(p, SIZES)
 
 
 def relu_mlp(W1, b1, W2, b2, x, y):
