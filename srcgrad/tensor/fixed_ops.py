@@ -20,9 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.fp_errors import IGNORE as _IGNORE
-from ..autograd.fp_errors import quiet as _quiet
-from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule
 from ..rules.registry import NONDIFF
@@ -31,7 +28,6 @@ from .nodes import attach, view_requires, zero_grad
 from .spec import spec_for, with_defaults
 
 _ndarray = np.ndarray
-_asarray = np.asarray
 _ONE = (True,)
 
 
@@ -73,16 +69,9 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         if not fixed:
             return general(self)
         spec, before, after, kwargs, full = fixed
-        token = _quiet(_IGNORE)
-        try:
-            # (a dispatching primitive's own function for an ndarray: see ops.unary_op)
-            out = (direct if type(x) is _ndarray else spec.impl)(*before, x, *after, **kwargs)
-        except ValueError as e:  # NumPy's complaint, raised as the runtime's error
-            raise RuntimeError(f"{rule.name}(): {e}") from None
-        finally:
-            _restore(token)
-        if type(out) is not _ndarray:
-            out = _asarray(out)
+        # (a dispatching primitive's own function for an ndarray: see ops.unary_op)
+        out = _ops.computed(rule, direct if type(x) is _ndarray else spec.impl, *before, x,
+                            *after, **kwargs)
         if out.dtype is not dt and spec.float_result and out.dtype.kind == "f" \
                 and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion: a float input keeps its dtype)
@@ -142,15 +131,7 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         if not fixed:
             return general(a, b)
         spec = fixed[0]
-        token = _quiet(_IGNORE)
-        try:
-            out = spec.impl(x, y)
-        except ValueError as e:  # NumPy's complaint, raised as the runtime's error
-            raise RuntimeError(f"{rule.name}(): {e}") from None
-        finally:
-            _restore(token)
-        if type(out) is not _ndarray:
-            out = _asarray(out)
+        out = _ops.computed(rule, spec.impl, x, y)
         if out.dtype is not dt and (spec.float_result or spec.elementwise) \
                 and out.dtype.kind == "f" and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion to the inputs' one float dtype)

@@ -40,7 +40,7 @@ _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _new = object.__new__
 
-__all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "edge",
+__all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "computed", "edge",
            "elementwise_specs", "floats_default", "make_view", "promote", "record",
            "requires", "spec_for", "unary", "unary_op", "with_defaults"]
 
@@ -281,15 +281,7 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
         arrays_t = promote(spec, arrays_t)
     env = dict(zip(rule.inputs, arrays_t))
     env.update(params)
-    token = _quiet(_IGNORE)
-    try:
-        out = rule.apply(env)
-    except ValueError as e:  # NumPy's complaint, raised as the runtime's error
-        raise RuntimeError(f"{rule.name}(): {e}") from None
-    finally:
-        _restore(token)
-    if type(out) is not _ndarray:
-        out = _asarray(out)
+    out = computed(rule, rule.apply, env)
     if out.dtype.kind == "f" and params.get("dtype") is None:
         if promoted:  # Python numbers alone (``where(c, 1.0, 0.0)``) get float32 too
             target = target_dtype(spec, originals)
@@ -312,6 +304,21 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
                                "sg.defvjp, or pass a tensor.detach()")
         attach(spec, tuple(inputs), originals, result, tuple(req), params)
     return result
+
+
+def computed(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` as an ndarray, computed as every recorded op is: floating-point
+    errors are values, not warnings (:mod:`..autograd.fp_errors`), and NumPy's complaint
+    (a ``ValueError``) is raised as the runtime's ``RuntimeError`` naming ``rule``. (The
+    elementwise fast paths write this out: they are the runtime's hot path.)"""
+    token = _quiet(_IGNORE)
+    try:
+        out = fn(*args, **kwargs)
+    except ValueError as e:
+        raise RuntimeError(f"{rule.name}(): {e}") from None
+    finally:
+        _restore(token)
+    return out if type(out) is _ndarray else _asarray(out)
 
 
 def make_view(result: Any, source: Any, step: Callable[[Any], Any]) -> None:
