@@ -1,6 +1,8 @@
 """Programs and checks the loop tests share, written once (``test_while_tests_once.py``,
 ``test_forward_loop_code.py``, ``test_pass_loops.py``, ``test_element_adjoints.py``,
-``test_static_shapes.py``, ``test_pass_shapes_in_loops.py`` import them).
+``test_static_shapes.py``, ``test_pass_shapes_in_loops.py``, ``test_scalar_loop_code.py``,
+``test_scalar_constants.py``, ``test_element_adjoints_carried.py``,
+``test_invariant_carries.py`` import them).
 
 ``newton`` is the W4 workload (``benchmarks/sgbench/workloads.py``): a ``while`` loop with a
 data-dependent trip count and a test of two operands. The checks compare srcgrad's
@@ -38,6 +40,22 @@ def loop_lines(text: str) -> str:
     """The code inside loops (lines indented twice or more), comments left out."""
     return "\n".join(line for line in text.splitlines()
                      if line.startswith("        ") and not line.lstrip().startswith("#"))
+
+
+def pendulum(a, w, g, c):
+    return w, -g * np.sin(a) - c * w
+
+
+def euler_on_two_floats(theta, s0, steps):
+    """A pendulum stepped by explicit Euler on two floats read from an array, a loss
+    joining a Python float and NumPy scalars: element reads of the parameters in a loop."""
+    a, w = s0[0], s0[1]
+    loss = 0.0
+    for _ in range(steps):
+        da, dw = pendulum(a, w, theta[0], theta[1])
+        a, w = a + 0.05 * da, w + 0.05 * dw
+        loss = loss + a * a + w * w
+    return loss
 
 
 def assert_gradients_match_differences(fn: Callable[..., Any], args: Sequence[Any],

@@ -11,22 +11,9 @@ import pytest
 import srcgrad as sg
 from tests.compiler.loop_programs import (
     assert_forward_and_second_order_match_differences,
+    euler_on_two_floats,
 )
 from tests.fd import directional_derivative, numeric_gradient
-
-
-def pendulum(a, w, g, c):
-    return w, -g * np.sin(a) - c * w
-
-
-def euler_on_two_floats(theta, s0, steps):
-    a, w = s0[0], s0[1]
-    loss = 0.0
-    for _ in range(steps):
-        da, dw = pendulum(a, w, theta[0], theta[1])
-        a, w = a + 0.05 * da, w + 0.05 * dw
-        loss = loss + a * a + w * w
-    return loss
 
 
 def while_with_parameters(p, x0, n):

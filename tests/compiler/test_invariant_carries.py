@@ -13,22 +13,9 @@ import srcgrad as sg
 from srcgrad.compiler.support import seed_one
 from tests.compiler.loop_programs import (
     assert_forward_and_second_order_match_differences,
+    euler_on_two_floats,
 )
 from tests.fd import numeric_gradient
-
-
-def pendulum(a, w, g, c):
-    return w, -g * np.sin(a) - c * w
-
-
-def euler_trajectory_loss(theta, s0, steps):  # loss joins a float and NumPy scalars
-    a, w = s0[0], s0[1]
-    loss = 0.0
-    for _ in range(steps):
-        da, dw = pendulum(a, w, theta[0], theta[1])
-        a, w = a + 0.05 * da, w + 0.05 * dw
-        loss = loss + a * a + w * w
-    return loss
 
 
 def while_accumulator(x, n):
@@ -47,7 +34,7 @@ def _reverse_loop(text: str) -> str:
 
 
 PROGRAMS = [
-    (euler_trajectory_loss, (np.array([4.0, 0.3]), np.array([1.0, 0.0]), 6)),
+    (euler_on_two_floats, (np.array([4.0, 0.3]), np.array([1.0, 0.0]), 6)),
     (while_accumulator, (np.linspace(-0.5, 0.9, 4), 3)),
 ]
 IDS = ["for_loop", "while_loop"]
@@ -69,7 +56,7 @@ def test_invariant_carries_stay_right_forward_and_at_second_order(fn, args):
 
 def test_a_loop_that_runs_no_iteration_passes_the_seed_through():
     args = (np.array([4.0, 0.3]), np.array([1.0, 0.0]), 0)
-    g = sg.grad(euler_trajectory_loss)(*args)
+    g = sg.grad(euler_on_two_floats)(*args)
     assert g.shape == (2,) and not np.any(g)
     x = np.linspace(-0.5, 0.9, 4)
     assert not np.any(sg.grad(while_accumulator)(x, 0))

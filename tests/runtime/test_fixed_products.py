@@ -16,6 +16,7 @@ from srcgrad.autograd.rule_node import set_specialized
 from srcgrad.rules import rule_named
 from srcgrad.tensor import ops
 from tests.fd import numeric_gradient
+from tests.runtime.recorded_alike import assert_recorded_alike, backward_with_one_seed
 
 
 @pytest.fixture(params=["specialized", "generic"])
@@ -27,11 +28,6 @@ def mode(request):
 
 SHAPES = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)),
           ((2, 3, 4), (4, 2)), ((2, 3, 4), (2, 4, 5))]
-
-
-def _saved(node):
-    return {k: (v.numpy(force=True) if isinstance(v, sg.Tensor) else
-                v[0] if k == "out" else v) for k, v in node.saved_values().items()}
 
 
 @pytest.mark.parametrize("dtype", [sg.float32, sg.float64])
@@ -47,18 +43,10 @@ def test_matmul_of_float_tensors_records_what_the_general_path_records(mode, dty
     slow_in = [t * 1.0 for t in leaves[1]]
     fast = fast_in[0] @ fast_in[1]
     slow = ops.record(rule_named("matmul"), tuple(slow_in))
-    assert fast.dtype == slow.dtype == dtype
-    np.testing.assert_array_equal(fast.numpy(force=True), slow.numpy(force=True))
-    assert type(fast.grad_fn) is type(slow.grad_fn)
+    assert_recorded_alike(fast, slow, dtype)
     assert [n is None for n, _ in fast.grad_fn.next_functions] == \
         [n is None for n, _ in slow.grad_fn.next_functions] == [not r for r in needs]
-    a, b = _saved(fast.grad_fn), _saved(slow.grad_fn)
-    assert sorted(a) == sorted(b)
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k])
-    seed = np.random.default_rng(1).standard_normal(fast.shape)
-    fast.backward(sg.tensor(seed, dtype=dtype))
-    slow.backward(sg.tensor(seed, dtype=dtype))
+    backward_with_one_seed(fast, slow, dtype)
     for f, s in zip(*leaves):
         if f.requires_grad:
             np.testing.assert_array_equal(f.grad.numpy(), s.grad.numpy())

@@ -13,6 +13,7 @@ from srcgrad.autograd.rule_node import set_specialized
 from srcgrad.rules import rule_named
 from srcgrad.tensor import ops
 from tests.fd import numeric_gradient
+from tests.runtime.recorded_alike import assert_recorded_alike, backward_with_one_seed
 
 
 @pytest.fixture(params=["specialized", "generic"])
@@ -35,12 +36,6 @@ CASES = [  # (method, kwargs, the rule and params record would get)
 ]
 
 
-def _saved(node):
-    """Saved values as arrays (the result is kept as its data, counter and version)."""
-    return {k: (v.numpy(force=True) if isinstance(v, sg.Tensor) else
-                v[0] if k == "out" else v) for k, v in node.saved_values().items()}
-
-
 @pytest.mark.parametrize("dtype", [sg.float32, sg.float64])
 @pytest.mark.parametrize("method, kwargs, rule, params", CASES)
 def test_fixed_axis_reduction_records_what_the_general_path_records(mode, dtype, method,
@@ -50,18 +45,10 @@ def test_fixed_axis_reduction_records_what_the_general_path_records(mode, dtype,
     slow_x = sg.tensor(x0, dtype=dtype, requires_grad=True)
     fast = getattr(fast_x * 1.0, method)(**kwargs)
     slow = ops.record(rule_named(rule), (slow_x * 1.0,), dict(params))
-    assert fast.dtype == slow.dtype == dtype
-    np.testing.assert_array_equal(fast.numpy(force=True), slow.numpy(force=True))
-    assert type(fast.grad_fn) is type(slow.grad_fn)
+    assert_recorded_alike(fast, slow, dtype)
     assert [type(n).__name__ for n, _ in fast.grad_fn.next_functions] == \
         [type(n).__name__ for n, _ in slow.grad_fn.next_functions]
-    a, b = _saved(fast.grad_fn), _saved(slow.grad_fn)
-    assert sorted(a) == sorted(b)
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k])
-    seed = np.random.default_rng(1).standard_normal(fast.shape)
-    fast.backward(sg.tensor(seed, dtype=dtype))
-    slow.backward(sg.tensor(seed, dtype=dtype))
+    backward_with_one_seed(fast, slow, dtype)
     np.testing.assert_array_equal(fast_x.grad.numpy(), slow_x.grad.numpy())
 
 
