@@ -15,19 +15,19 @@ ops; calls on plain values alone run at trace time (static data).
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from srcgrad.errors import SrcGradError
-from srcgrad.rules import ELEMENTWISE, Rule, rule_for, rule_named
+from srcgrad.rules import Rule, rule_for, rule_named
 
 from .ir import types as T
 from .ir.builder import current
 from .ir.core import PYTHON_SPELLING, Value, const_value
+from .spelling import _spelling
+from .type_inference import infer_type
 
 
 class Sym:
@@ -206,38 +206,6 @@ def static_or_sym(v: Value) -> Any:
 
 # --- recording ---------------------------------------------------------------------------
 
-# Ops the user spelled with Python's float semantics (an operator or a ``math.*`` call) are
-# marked PYTHON_SPELLING: on Python floats they may raise (``1.0 / 0.0``), as the user's code
-# would. Every other op (``np.*`` calls, all derivative code) keeps NumPy's semantics
-# (inf/nan) even where the backend prints a fast Python spelling for it.
-_spelling: list[str] = [""]
-
-
-@contextmanager
-def python_spelling(kind: str = "operator") -> Iterator[None]:
-    """Ops recorded inside are the user's operators (``kind`` "operator") or ``math.*``
-    calls ("math"), see above."""
-    saved = _spelling[0]
-    _spelling[0] = kind
-    try:
-        yield
-    finally:
-        _spelling[0] = saved
-
-
-def has_python_spelling(attrs: dict[str, Any]) -> bool:
-    return bool(attrs.get(PYTHON_SPELLING))
-
-
-def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Any:
-    """The context to trace the derivative of an op in: the derivative of a user's
-    Python-spelled op keeps that spelling when the rule says its formulas cannot raise
-    where the primal did not (``Rule.safe_python_derivative``: no NumPy fallback needed)."""
-    if has_python_spelling(attrs) and rule.safe_python_derivative:
-        return python_spelling()  # (its operators and math twins, as the rule writes them)
-    return nullcontext()
-
-
 def record_call(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Record ``fn(*args, **kwargs)`` as the op of ``fn``'s rule; a Sym."""
     rule = rule_for(fn)
@@ -360,218 +328,3 @@ def _constant_array(v: list[Any] | tuple[Any, ...]) -> Any:
     except (ValueError, TypeError):
         return v
     return array if array.dtype.kind in "biuf" else v
-
-
-def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
-    """A concrete stand-in for operand ``v`` (its constant, or an example of its type)."""
-    if isinstance(v, tuple):
-        parts = [_example(x, size) for x in v]
-        return all(ok for ok, _ in parts), [x for _, x in parts]
-    is_const, c = const_value(v)
-    if is_const:
-        return True, c
-    t = v.type or T.ANY
-    if t.kind == "static" and v.op is not None and v.op.prim == "shape":
-        # the shape of a value of known rank: a tuple of that many ints, so ``x.shape[-1]``
-        # is typed an int and ``s / np.sqrt(x.shape[-1])`` keeps ``s``'s array type
-        x = v.op.args.get("x")
-        ndim = x.type.known_ndim if isinstance(x, Value) and x.type is not None else None
-        if ndim is not None:
-            return True, (size,) * ndim
-    if t.kind == "static" and v.op is not None and v.op.prim == "make_tuple":
-        # a tuple built at run time (``z[np.arange(n), labels]``'s index): a tuple of its
-        # items' examples, so the gather is typed (its rank follows from theirs) and what
-        # reads it keeps array types
-        ok, items = _example(tuple(v.op.args["items"]), size)
-        return ok, tuple(items)  # (a tuple: as a list it would index one axis)
-    if t.kind in ("any", "static"):
-        return False, None
-    return True, T.example(t, size)
-
-
-# Example arrays larger than this many elements are not worth a type.
-_MAX_EXAMPLE_ELEMENTS = 1 << 16
-
-
-def _fitting_size(operands: dict[str, Any], divisible: bool = False) -> int | None:
-    """An example size every constant int of ``operands`` is a valid index for (``W[-1, 2]``
-    needs 3 along each axis), or with ``divisible`` one each positive int also divides
-    (their least common multiple, at least that index size), or None when those examples
-    would be too large."""
-    ints: list[int] = []
-    ndims: list[int] = [0]
-
-    def walk(obj: Any) -> None:
-        if isinstance(obj, Value):
-            is_const, c = const_value(obj)
-            if is_const:
-                walk(c)
-            elif obj.type is not None and obj.type.kind == "array":
-                ndims.append(obj.type.ndim or 0)
-        elif isinstance(obj, (tuple, list)):
-            for o in obj:
-                walk(o)
-        elif isinstance(obj, slice):
-            walk([obj.start, obj.stop, obj.step])
-        elif isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
-            ints.append(int(obj))
-
-    walk(list(operands.values()))
-    size = max([n + 1 if n >= 0 else -n for n in ints], default=0)
-    if divisible:
-        lcm = math.lcm(*(n for n in ints if n > 0)) if any(n > 0 for n in ints) else 1
-        size = lcm * -(-max(size, 1) // lcm)
-    if size <= 2 or size ** max(ndims) > _MAX_EXAMPLE_ELEMENTS:
-        return None
-    return size
-
-
-def uses_math_spelling(rule: Rule, operands: dict[str, Any],
-                       python_spelled: bool = False) -> Any:
-    """The ``math`` twin of ``rule`` if every input is a Python number, else None.
-
-    ``python_spelled``: the op is the user's own ``math.*`` call (or its derivative, which
-    keeps that spelling): then a float64 NumPy scalar input also takes the twin, as in the
-    user's code (``math.sin(np.float64(0.5))`` is a Python float; ``np.sin`` on a NumPy
-    scalar costs twenty times more, per step of a scalar loop)."""
-    twin = next((a for a in rule.aliases if T.is_math_function(a)), None)
-    if twin is None:
-        return None
-    for k in rule.inputs:
-        v = operands.get(k)
-        if v is None or not isinstance(v, Value):
-            continue
-        t = v.type
-        if t is None or not (t.is_python_number or (python_spelled and _float64_scalar(t))):
-            return None
-    return twin
-
-
-def _float64_scalar(t: T.AType) -> bool:
-    return t.kind == "scalar" and t.dtype is not None and np.dtype(t.dtype) == np.float64
-
-
-def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
-    """The result type, by running the primitive on example values of the operand types.
-
-    The examples have 2 elements per axis; when the primitive fails on them, it is run once
-    more on examples large enough for the constant ints among the operands, so an index
-    such as ``W[-1, 2]`` still gets its type (a NumPy scalar, not a view: the aliasing rule
-    relies on that); and once on examples of 1 element per axis, which broadcast against a
-    constant array of any size (``x * W`` with a captured W of 4 rows).
-    """
-    t = _infer_on_examples(rule, operands, 2)
-    if t.known_ndim is not None and rule.kind != ELEMENTWISE and not _rank_of_examples_holds(
-            rule, operands, t):
-        return T.ANY
-    if t == T.ANY:
-        size = _fitting_size(operands)
-        if size is not None:
-            t = _infer_on_examples(rule, operands, size)
-    if t == T.ANY:
-        # a constant int may also need to divide a length (np.split(x, 3) splits 6, not 4)
-        size = _fitting_size(operands, divisible=True)
-        if size is not None:
-            t = _infer_on_examples(rule, operands, size)
-    if t.kind == "any" and rule.broadcasts and any(
-            isinstance(c, np.ndarray) and c.ndim for ok, c in
-            (const_value(v) for v in operands.values() if isinstance(v, Value)) if ok):
-        t = _infer_on_examples(rule, operands, 1)
-    return t
-
-
-def _rank_of_examples_holds(rule: Rule, operands: dict[str, Any], t: T.AType) -> bool:
-    """Whether examples of 3 elements per axis give the rank examples of 2 gave: a
-    primitive whose result rank depends on an axis length (``np.cross`` of 2-vectors is a
-    scalar, of 3-vectors a vector) has a rank the types cannot know, so it stays unknown."""
-    t3 = _infer_on_examples(rule, operands, 3)
-    return t3.known_ndim is None or t3.known_ndim == t.known_ndim
-
-
-def _int_item(v: Any) -> bool:
-    """An int known only at run time (a length read from a shape, arithmetic on one)."""
-    if not isinstance(v, Value) or const_value(v)[0] or v.type is None:
-        return False
-    t = v.type
-    return t.kind == "int" or (t.kind == "scalar" and np.dtype(t.dtype).kind in "iu")
-
-
-def _shape_tuple(v: Any) -> bool:
-    """``(B, T, 2, D)``: a tuple of ints, some known only at run time (a shape to build)."""
-    if not (isinstance(v, Value) and v.op is not None and v.op.prim == "make_tuple"):
-        return False
-    items = v.op.args["items"]
-    return any(_int_item(x) for x in items) and all(
-        _int_item(x) or (const_value(x)[0] and type(const_value(x)[1]) is int) for x in items)
-
-
-def _shape_example(v: Value, size: int, elements: int | None) -> tuple[int, ...]:
-    """An example of shape tuple ``v``: each run-time length ``size``, or with ``elements``
-    lengths whose product with the constant ones is that many elements (``x.reshape(B, T,
-    2, D)`` of an example ``x`` of 8 elements: ``(2, 2, 2, 1)``). Only the tuple's length
-    decides the rank of what it shapes, and these examples keep that length."""
-    items = v.op.args["items"]
-    if elements is None:
-        return tuple(const_value(x)[1] if const_value(x)[0] else size for x in items)
-    fixed = math.prod(const_value(x)[1] for x in items if const_value(x)[0])
-    left = elements // fixed if fixed > 0 and elements % fixed == 0 else 0
-    out = []
-    for x in items:
-        if const_value(x)[0]:
-            out.append(const_value(x)[1])
-            continue
-        n = size if left % size == 0 and left >= size else 1
-        left = left // n if n else left
-        out.append(n)
-    free = [i for i, x in enumerate(items) if not const_value(x)[0]]
-    if left > 1 and free:  # (what the equal lengths left over goes to the last one)
-        out[free[-1]] *= left
-    return tuple(out)
-
-
-def _infer_on_examples(rule: Rule, operands: dict[str, Any], size: int) -> T.AType:
-    t = _infer_on_shape_examples(rule, operands, size, None, shapes=False)
-    shaped = [k for k, v in operands.items() if _shape_tuple(v)]
-    if t != T.ANY or not shaped:
-        return t
-    # a tuple of run-time ints the examples above could not use is read as a shape
-    t = _infer_on_shape_examples(rule, operands, size, None, shapes=True)
-    if t != T.ANY:
-        return t
-    # a run-time shape for an array of a given size (reshape): lengths that fit its examples
-    arrays = [v for k, v in operands.items() if k not in shaped and isinstance(v, Value)
-              and v.type is not None and v.type.kind == "array"]
-    if len(arrays) != 1 or arrays[0].type.ndim is None:
-        return t
-    return _infer_on_shape_examples(rule, operands, size, size ** arrays[0].type.ndim,
-                                    shapes=True)
-
-
-def _infer_on_shape_examples(rule: Rule, operands: dict[str, Any], size: int,
-                             elements: int | None, shapes: bool) -> T.AType:
-    env = {}
-    for k, v in operands.items():
-        if shapes and _shape_tuple(v):
-            env[k] = _shape_example(v, size, elements)
-            continue
-        ok, x = _example(v, size)
-        if not ok:
-            return T.ANY
-        env[k] = x
-    twin = uses_math_spelling(rule, operands, bool(_spelling[0]))
-    impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
-    if impl is not None:
-        return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})
-    if twin is not None:
-        return T.infer(lambda: twin(*(env[n] for n in rule.inputs)), [], {})
-    return T.infer(lambda: rule.apply(env), [], {})
-
-
-# Arithmetic whose result type on Python numbers is the operator's (``2 * 3`` is an int),
-# by the rule's operator spelling and arity (comparisons, ``//`` and ``%`` keep NumPy's)
-_OPERATORS: dict[tuple[str | None, int], Any] = {
-    ("+", 2): lambda x, y: x + y, ("-", 2): lambda x, y: x - y,
-    ("*", 2): lambda x, y: x * y, ("/", 2): lambda x, y: x / y,
-    ("**", 2): lambda x, y: x ** y, ("@", 2): lambda x, y: x @ y,
-    ("-", 1): lambda x: -x,
-}

@@ -1,6 +1,6 @@
 """A shape built from lengths read at run time, ``np.ones((n, n))`` or ``x.reshape(B, T, H,
 D)``, gives its result a known rank (the tuple's length): type inference gives the tuple
-examples of that length (``symbolic.py``), fitted to the array it reshapes. The causal
+examples of that length (``type_inference.py``), fitted to the array it reshapes. The causal
 mask and the multi-head reshape of attention then keep their array types, so the
 derivative code reads ``.shape`` and drops ``unbroadcast`` on equal shapes instead of
 calling ``np.shape`` and the helpers after every operation. Each program differentiates in

@@ -26,8 +26,9 @@ from ..ir.builder import Builder, clone_function, current
 from ..ir.core import JVP_PAIR, Block, Function, Op, Value, const_value
 from ..passes.rewrite import replace_uses
 from ..rows import ROW_RULES
+from ..spelling import derivative_spelling
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, derivative_spelling, record_rule, to_value
+from ..symbolic import Sym, record_rule, to_value
 from .accumulate_rows import add_rows_in_place
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
 from .batching import rows_tangent

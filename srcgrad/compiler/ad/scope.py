@@ -36,8 +36,9 @@ from ..ir.core import (
     Value,
     const_value,
 )
+from ..spelling import derivative_spelling
 from ..structural import STRUCTURAL
-from ..symbolic import Sym, derivative_spelling, record_rule, to_value
+from ..symbolic import Sym, record_rule, to_value
 from .activity import rule_of
 
 

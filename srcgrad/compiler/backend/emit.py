@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
-from ..symbolic import has_python_spelling, uses_math_spelling
+from ..spelling import has_python_spelling, uses_math_spelling
 from . import conditions, control, floats, inplace, packing, reads
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions

@@ -29,8 +29,8 @@ from typing import Any
 import gast
 
 from ..ir.core import PYTHON_SPELLING, Op, Value
+from ..spelling import has_python_spelling, uses_math_spelling
 from ..support import as_python
-from ..symbolic import has_python_spelling, uses_math_spelling
 from .syntax import dotted, load
 
 # Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.

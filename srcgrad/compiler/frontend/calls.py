@@ -30,9 +30,10 @@ from srcgrad.rules.multi import declared_tuple, multi_for
 from .. import support
 from ..ir import types as T
 from ..primitives import Checkpointed, checkpoint, stop_gradient
+from ..spelling import python_spelling
 from ..structural import STRUCTURAL
 from ..structure import is_plain_object
-from ..symbolic import Sym, as_array, is_symbolic, python_spelling, record_rule, to_value
+from ..symbolic import Sym, as_array, is_symbolic, record_rule, to_value
 from . import (
     builtin_calls,
     checkpoints,

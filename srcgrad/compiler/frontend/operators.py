@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import gast
 import numpy as np
 
-from ..symbolic import Sym, as_array, is_symbolic, python_not, python_spelling
+from ..spelling import python_spelling
+from ..symbolic import Sym, as_array, is_symbolic, python_not
 from . import branches, calls, multicalls
 from .context import Context
 from .identity import is_identity

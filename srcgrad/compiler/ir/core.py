@@ -130,7 +130,7 @@ class Function:
 
 # An op attribute: the user spelled this op with Python's float semantics (an operator or a
 # ``math.*`` call), so on Python floats it may raise as the user's code would. Set by the
-# frontend (``symbolic.python_spelling``), read by the backend's choice of spelling.
+# frontend (``spelling.python_spelling``), read by the backend's choice of spelling.
 PYTHON_SPELLING = "python_spelling"
 
 

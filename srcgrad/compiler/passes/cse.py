@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import PYTHON_SPELLING, Block, Function, Value
-from ..symbolic import has_python_spelling
+from ..spelling import has_python_spelling
 from .rewrite import is_pure, replace_uses
 
 

@@ -24,7 +24,7 @@ outer body first and from there further out when they are invariant there too.
 from __future__ import annotations
 
 from ..ir.core import Block, Function, Op, Value
-from ..symbolic import has_python_spelling
+from ..spelling import has_python_spelling
 
 _LOOPS = ("for_range", "while")
 _ARITHMETIC = frozenset({"negative", "add", "subtract", "multiply"})

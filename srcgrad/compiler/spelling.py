@@ -1,0 +1,78 @@
+"""Which semantics a recorded op has: Python's floats or NumPy's (and the ``math`` twin).
+
+The tracer (:mod:`.symbolic`) marks the ops the user spelled with Python operators or
+``math.*`` calls while :func:`python_spelling` is active (the frontend enters it around the
+user's operators); the AD transforms trace a derivative in :func:`derivative_spelling`;
+the backend and passes read the mark (:func:`has_python_spelling`) and the ``math`` twin a
+rule may print as (:func:`uses_math_spelling`), and type inference (:mod:`.type_inference`)
+types an op the way its spelling computes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any
+
+import numpy as np
+
+from srcgrad.rules import Rule
+
+from .ir import types as T
+from .ir.core import PYTHON_SPELLING, Value
+
+# Ops the user spelled with Python's float semantics (an operator or a ``math.*`` call) are
+# marked PYTHON_SPELLING: on Python floats they may raise (``1.0 / 0.0``), as the user's code
+# would. Every other op (``np.*`` calls, all derivative code) keeps NumPy's semantics
+# (inf/nan) even where the backend prints a fast Python spelling for it.
+_spelling: list[str] = [""]
+
+
+@contextmanager
+def python_spelling(kind: str = "operator") -> Iterator[None]:
+    """Ops recorded inside are the user's operators (``kind`` "operator") or ``math.*``
+    calls ("math"), see above."""
+    saved = _spelling[0]
+    _spelling[0] = kind
+    try:
+        yield
+    finally:
+        _spelling[0] = saved
+
+
+def has_python_spelling(attrs: dict[str, Any]) -> bool:
+    return bool(attrs.get(PYTHON_SPELLING))
+
+
+def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Any:
+    """The context to trace the derivative of an op in: the derivative of a user's
+    Python-spelled op keeps that spelling when the rule says its formulas cannot raise
+    where the primal did not (``Rule.safe_python_derivative``: no NumPy fallback needed)."""
+    if has_python_spelling(attrs) and rule.safe_python_derivative:
+        return python_spelling()  # (its operators and math twins, as the rule writes them)
+    return nullcontext()
+
+
+def uses_math_spelling(rule: Rule, operands: dict[str, Any],
+                       python_spelled: bool = False) -> Any:
+    """The ``math`` twin of ``rule`` if every input is a Python number, else None.
+
+    ``python_spelled``: the op is the user's own ``math.*`` call (or its derivative, which
+    keeps that spelling): then a float64 NumPy scalar input also takes the twin, as in the
+    user's code (``math.sin(np.float64(0.5))`` is a Python float; ``np.sin`` on a NumPy
+    scalar costs twenty times more, per step of a scalar loop)."""
+    twin = next((a for a in rule.aliases if T.is_math_function(a)), None)
+    if twin is None:
+        return None
+    for k in rule.inputs:
+        v = operands.get(k)
+        if v is None or not isinstance(v, Value):
+            continue
+        t = v.type
+        if t is None or not (t.is_python_number or (python_spelled and _float64_scalar(t))):
+            return None
+    return twin
+
+
+def _float64_scalar(t: T.AType) -> bool:
+    return t.kind == "scalar" and t.dtype is not None and np.dtype(t.dtype) == np.float64
