@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .compiler.structure import split_top
+from .compiler.tree_text import split_top
 from .errors import SrcGradError
 
 EXIT_USAGE = 2

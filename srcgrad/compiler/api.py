@@ -23,7 +23,6 @@ from typing import Any
 from srcgrad.errors import SrcGradError
 
 from . import cache, varargs
-from . import structure as S
 from .ad.forward import JVP, JVP_ROWS
 from .ad.reverse import GRAD, VALUE_AND_GRAD, VJP
 from .backend.annotate import annotate
@@ -35,6 +34,7 @@ from .jacobians import jacobian_of
 from .kind_check import check_ranks
 from .primitives import Checkpointed, checkpoint, stop_gradient
 from .signature import types_of
+from .tree_text import parse_kind, split_top
 from .trees import tree_leaves, tree_map
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "source", "render",
@@ -347,8 +347,8 @@ def render(f: Any, *, wrt: Any = None, mode: str | None = None, optimize: bool =
     if types is not None:
         try:
             if isinstance(types, str):
-                types = S.split_top(types)
-            arg_types = [S.parse_kind(t) for t in types]
+                types = split_top(types)
+            arg_types = [parse_kind(t) for t in types]
         except ValueError as e:
             raise SrcGradError(str(e)) from None
         arg_types = _complete_types(d.f, arg_types, d.param_names)

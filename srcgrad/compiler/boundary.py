@@ -24,6 +24,8 @@ from srcgrad.errors import SrcGradError
 
 from . import structure as S
 from .ir import types as T
+from .result_trees import rebuild_result
+from .tree_text import describe_tree
 
 Bind = Callable[[Any], str]  # an object -> the name the generated code reads it by
 
@@ -103,13 +105,13 @@ class Boundary:
         for name, kind in zip(names, self.kinds):
             if is_tree(kind):
                 leaves = [S.leaf_name(name, p) for p, t in S.leaf_paths(kind) if t[0] == "leaf"]
-                lines.append(f"# {name}: {S.describe_tree(kind)} -> "
+                lines.append(f"# {name}: {describe_tree(kind)} -> "
                              f"{', '.join(leaves) or 'no run-time leaves'}")
         if self.rebuilds and self.transform != "jvp":
             lines.append("# the gradients are rebuilt into the same containers (None for "
                          "int, bool, str and None leaves)")
         if self.result is not None:
-            lines.append(f"# the result {S.describe_tree(self.result)} is returned as its "
+            lines.append(f"# the result {describe_tree(self.result)} is returned as its "
                          "leaves, rebuilt by the caller")
         return "".join(line + "\n" for line in lines)
 
@@ -184,16 +186,16 @@ class Boundary:
             if not _holds(self.tangent_checks("t", bind_here), env):
                 raise SrcGradError(
                     "the tangent of a structured argument must have the argument's structure "
-                    f"({', '.join(S.describe_tree(self.kinds[i]) for i in self.wrt)}); got "
-                    f"{S.describe_tree(S.describe(extra[0]))}.",
+                    f"({', '.join(describe_tree(self.kinds[i]) for i in self.wrt)}); got "
+                    f"{describe_tree(S.describe(extra[0]))}.",
                     advice="Build it with sg.tree_map(np.zeros_like, arg) and fill it in.")
             extra = [self.flat_tangent(extra[0])]
         if self.transform == "vjp" and self.result is not None:
             extra = [_seed_tuples(extra[0], self.result)]
         out = fn(*flat, *extra)
         if self.transform == "jvp" and self.result is not None:
-            return (S.rebuild_result(self.result, out[0]),
-                    S.rebuild_result(self.result, out[1], True))
+            return (rebuild_result(self.result, out[0]),
+                    rebuild_result(self.result, out[1], True))
         if self.transform == "jvp" or not self.rebuilds:
             return out
         namespace: dict[str, Any] = {}
@@ -211,7 +213,7 @@ class Boundary:
         """Source of ``def _r(r)`` turning the emitted result into the user's structures
         (None: nothing to rebuild)."""
         if self.transform == "jvp" and self.result is not None:
-            restore, tree = bind(S.rebuild_result), bind(self.result)
+            restore, tree = bind(rebuild_result), bind(self.result)
             return (f"def _r(r):\n    return {restore}({tree}, r[0]), "
                     f"{restore}({tree}, r[1], True)\n")
         if self.transform == "jvp" or not self.rebuilds:
@@ -237,7 +239,7 @@ def _seed_tuples(seed: Any, tree: S.Tree) -> Any:
         return tuple(S.leaves_of(tree, seed))
     except (LookupError, TypeError, AttributeError):
         raise SrcGradError(
-            f"the seed must be structured like the result ({S.describe_tree(tree)}); got "
+            f"the seed must be structured like the result ({describe_tree(tree)}); got "
             f"a {type(seed).__name__}.", advice="Pass a seed with the result's keys and "
             "fields, e.g. sg.tree_map(np.ones_like, f(*args)).") from None
 

@@ -40,6 +40,7 @@ from .passes.pipeline import for_emission
 from .passes.pipeline import optimize as run_passes
 from .rows import Unbatchable
 from .signature import key_of, types_of
+from .tree_text import describe_tree
 from .user_lines import point_to_user_line, refuse_real_only
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
@@ -166,7 +167,7 @@ class Derivation:
                 if not any(not leaf.is_integral for leaf in S.leaf_types(t)):
                     raise SrcGradError(
                         f"cannot differentiate with respect to `{self.param_names[i]}`: the "
-                        f"{S.describe_tree(t)} has no float or array leaf.",
+                        f"{describe_tree(t)} has no float or array leaf.",
                         advice="Put float values (e.g. 2.0) or float arrays in it, or leave "
                         "it out of wrt.")
                 continue

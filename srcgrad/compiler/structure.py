@@ -12,15 +12,15 @@ rebuilt from the same tree with the argument's own container types.
     {"W": array(2x3), "act": "tanh"}  ->  ("dict", ("W", "act"), (("leaf", array[2,float64]),
                                                                  ("static", "tanh")))
 
-The same walk serves ``sg.tree_leaves`` and ``sg.tree_map`` (:mod:`.trees`). This module
-sits below the frontend and the dispatcher (it imports only the IR's types).
+The same walk serves ``sg.tree_leaves`` and ``sg.tree_map`` (:mod:`.trees`); a tree as text
+is :mod:`.tree_text`, a structured result :mod:`.result_trees`. This module sits below the
+frontend and the dispatcher (it imports only the IR's types).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import reprlib
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -267,142 +267,3 @@ def make_dataclass(cls: type, names: tuple[str, ...], values: list[Any]) -> Any:
     for n, v in zip(names, values):
         object.__setattr__(obj, n, v)
     return obj
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxstring = _SHORT.maxother = 40
-_MAX_PARTS = 8  # a message names a few items of a long container, then counts the rest
-
-
-def short_repr(value: Any) -> str:
-    """A repr for messages that stays short: an array by its shape and dtype, long strings
-    and containers cut (a message must never print a whole data set)."""
-    if isinstance(value, np.ndarray):
-        return f"array of shape {value.shape} and dtype {value.dtype}"
-    if isinstance(value, _Static):
-        value = value.value
-    return _SHORT.repr(value)
-
-
-def describe_tree(tree: Tree) -> str:
-    """A short text of a tree for messages and ``srcgrad show``."""
-    kind = tree[0]
-    if kind == "leaf":
-        return str(tree[1])
-    if kind == "static":
-        return short_repr(tree[1])
-    children = tree[-1]
-    keys = node_keys(tree) if kind in ("dict", "dataclass") else None
-    parts = [describe_tree(c) for c in children[:_MAX_PARTS]]
-    if keys is not None:
-        parts = [f"{k}={p}" for k, p in zip(keys, parts)]
-    if len(children) > _MAX_PARTS:
-        parts.append(f"... {len(children)} items in all")
-    name = {"tuple": "tuple", "list": "list", "dict": "dict"}.get(kind) or tree[1].__name__
-    return f"{name}({', '.join(parts)})"
-
-
-# --- structured results: dicts, namedtuples, dataclasses as flat tuples inside ---------
-
-def result_structure(value: Any, is_run_time: Callable[[Any], bool]) -> Tree | None:
-    """The tree of a result holding a dict, namedtuple or dataclass, or None when it holds
-    only tuples and lists (which the IR returns as they are). Its ``leaf`` nodes are the
-    run-time values (``is_run_time``) and numbers, in order: the IR returns them as one flat
-    tuple; other leaves (a str, None, an int) are ``static``, kept in the tree."""
-    def tree(v: Any) -> Tree:
-        if is_container(v) or (is_plain_object(v) and not callable(v)):
-            t = describe_shallow(v)
-            return (*t[:-1], tuple(tree(c) for _, c in children_of(v)))
-        if is_run_time(v) or (isinstance(v, (float, np.floating, np.ndarray))):
-            return ("leaf", T.ANY)
-        return ("static", _Static(v))
-
-    def special(t: Tree) -> bool:
-        return t[0] in ("dict", "namedtuple", "dataclass") or any(
-            special(c) for c in node_children(t))
-    t = tree(value)
-    return t if special(t) else None
-
-
-def describe_shallow(value: Any) -> Tree:
-    """The container node of ``value`` with an empty child tuple (filled in by callers)."""
-    t = type(value)
-    if t is tuple or t is list:
-        return (t.__name__, ())
-    if t is dict:
-        return ("dict", tuple(value), ())
-    if is_namedtuple(t):
-        return ("namedtuple", t, ())
-    names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
-    return ("dataclass", t, names, ())
-
-
-def children_of(value: Any) -> list[tuple[Any, Any]]:
-    if _is_dataclass_instance(value) or is_plain_object(value):
-        names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
-        return [(n, getattr(value, n)) for n in names]
-    return children(value)
-
-
-def rebuild_result(tree: Tree, flat: Any, tangent: bool = False) -> Any:
-    """The result's own containers around the tuple of its run-time leaves; static leaves
-    are the values in the tree (a tangent's are None). The leaves may come nested in tuples
-    (forward mode returns a tuple result's value and tangent nested like the IR's own
-    result): a run-time leaf is never a tuple or list, so nesting is flattened first."""
-    return build(tree, iter(_flattened(flat)), (lambda v: None) if tangent else (lambda v: v))
-
-
-def _flattened(items: Any) -> list[Any]:
-    if type(items) not in (tuple, list):
-        return [items]
-    return [leaf for item in items for leaf in _flattened(item)]
-
-
-# --- kinds written as text (``srcgrad show --types``) ------------------------------------
-
-def split_top(text: str) -> list[str]:
-    """Split on the commas outside brackets and parentheses (``float,array[2,float32]`` ->
-    2 kinds). Raises ValueError on unbalanced brackets or an empty kind."""
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
-        if depth < 0:
-            raise ValueError(f"unbalanced ']' or ')' in {text!r}")
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    parts.append(current.strip())
-    if depth != 0:
-        raise ValueError(f"unbalanced '[' or '(' in {text!r}")
-    if not all(parts):
-        raise ValueError(f"empty kind in {text!r}")
-    return parts
-
-
-def parse_kind(text: str) -> Any:
-    """``dict(W=array[2],b=float)``, ``list(array[2],float)``, ``tuple(...)`` (nested) as a
-    :data:`Tree`; anything else is one leaf kind (:func:`.ir.types.parse`). Raises
-    ValueError."""
-    s = text.strip()
-    for kind in ("dict", "list", "tuple"):
-        if s.startswith(kind + "(") and s.endswith(")"):
-            inner = s[len(kind) + 1:-1].strip()
-            items = split_top(inner) if inner else []
-            if kind != "dict":
-                return (kind, tuple(_as_tree(parse_kind(i)) for i in items))
-            keys, children = [], []
-            for item in items:
-                key, eq, value = item.partition("=")
-                if not eq or not key.strip().isidentifier():
-                    raise ValueError(f"bad dict item {item!r} in {text!r}; expected "
-                                     "name=kind, e.g. dict(W=array[2],b=float)")
-                keys.append(key.strip())
-                children.append(_as_tree(parse_kind(value)))
-            return ("dict", tuple(keys), tuple(children))
-    return T.parse(s)
-
-
-def _as_tree(kind: Any) -> Tree:
-    return kind if isinstance(kind, tuple) else ("leaf", kind)

@@ -19,13 +19,13 @@ import numpy as np
 from .structure import (
     children,
     describe,
-    describe_tree,
     is_leaf_value,
     is_namedtuple,
     is_plain_object,
     is_structured,
     make_dataclass,
 )
+from .tree_text import describe_tree
 
 __all__ = ["tree_leaves", "tree_map"]
 

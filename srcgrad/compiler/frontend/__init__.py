@@ -20,6 +20,7 @@ from .. import structure as S
 from ..ir import types as T
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Value
+from ..result_trees import result_structure
 from ..structure import is_plain_object
 from ..symbolic import Sym, is_symbolic, to_value
 from . import captured, recursion
@@ -127,7 +128,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
             # a separate result the transforms can seed and differentiate
             # a dict, namedtuple or dataclass in the result: its leaves returned as one
             # flat tuple, rebuilt at the boundary (see ..boundary) from its tree
-            structure = S.result_structure(result, is_symbolic)
+            structure = result_structure(result, is_symbolic)
             if structure is not None:
                 result = tuple(S.leaves_of(structure, result))
                 ir.meta["result_structure"] = structure

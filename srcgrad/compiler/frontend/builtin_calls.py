@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..ir import types as T
-from ..structure import short_repr
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
+from ..tree_text import short_repr
 from . import calls, sorted_builtin
 from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import structure as S
 from ..ir import types as T
+from ..result_trees import rebuild_result
 from ..symbolic import Sym
 
 
@@ -52,12 +53,12 @@ def rebuilt(boundary: Any, result: Any) -> Any:
         if boundary.result is None:
             return result
         value, tangent = result
-        return (S.rebuild_result(boundary.result, value),
-                S.rebuild_result(boundary.result, tangent, True))
+        return (rebuild_result(boundary.result, value),
+                rebuild_result(boundary.result, tangent, True))
     if not boundary.rebuilds:
         return result
     tree = boundary.gradient_tree()
     if boundary.transform == "value_and_grad":
         value, grads = result
-        return value, S.rebuild_result(tree, grads if boundary.tuple_wrt else (grads,))
-    return S.rebuild_result(tree, result if isinstance(result, tuple) else (result,))
+        return value, rebuild_result(tree, grads if boundary.tuple_wrt else (grads,))
+    return rebuild_result(tree, result if isinstance(result, tuple) else (result,))
