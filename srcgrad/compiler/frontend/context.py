@@ -29,6 +29,7 @@ class Context:
     argument_containers: dict[int, Any] = field(default_factory=dict)
     depth: int = 0
     call_line: int | None = None  # when inlining: the caller's line, stamped on ops
+    call_file: str | None = None  # ... and the file that line is in (the user's)
     helpers: list[Any] = field(default_factory=list)  # derived functions called (for source)
     # per enclosing loop being lowered: {"break": flag name, ...} for a run-time loop,
     # None for a loop being unrolled (its break/continue are decided at compile time)

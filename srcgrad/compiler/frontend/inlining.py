@@ -11,6 +11,8 @@ by :data:`.policy.POLICY`.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import gast
@@ -67,7 +69,8 @@ def _bind_local(fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
 def inline_local(lw: Lowerer, fn: LocalFunction, args: list[Any], kwargs: dict[str, Any],
                  node: Any) -> Any:
     env = _bind_local(fn, args, kwargs, lw, node)
-    return _inline(lw, fn.parsed, fn.node, fn.scope, env, fn.envs, node)
+    with _refused_at_call(lw, node, fn.name):
+        return _inline(lw, fn.parsed, fn.node, fn.scope, env, fn.envs, node)
 
 
 def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -79,6 +82,12 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
                      "be read (defined in a REPL, by exec, or in C).",
                      f"Register its derivative with sg.defvjp({name}, ...), or define it in a "
                      ".py file.") from None
+    with _refused_at_call(lw, node, _qualified(fn)):
+        return _inline_user(lw, fn, parsed, args, kwargs, node)
+
+
+def _inline_user(lw: Lowerer, fn: Any, parsed: Parsed, args: list[Any],
+                 kwargs: dict[str, Any], node: Any) -> Any:
     bound = bind_call(lw, inspect.signature(fn), fn.__qualname__, args, kwargs, node)
     given = set(bound.arguments)
     bound.apply_defaults()
@@ -110,7 +119,8 @@ def inline_user(lw: Lowerer, fn: Any, args: list[Any], kwargs: dict[str, Any], n
     if lw.ctx.builder.block is block:
         added = Block()
         added.ops = block.ops[start:]
-        recursion.check_recomputable(fn, added.walk(), parsed.filename)
+        # (its ops carry the line of the call that inlined it, in that line's file)
+        recursion.check_recomputable(fn, added.walk(), lw.ctx.call_file or lw.parsed.filename)
         recursion.check_one_result(fn, added.walk(), out, parsed.filename,
                                    parsed.file_line(parsed.node))
     return out
@@ -125,8 +135,9 @@ def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str
     if not inline:
         raise lw.err(node, f"{inline.reason}.",
                      "Recurse on an int argument that reaches its base case, or use a loop.")
-    saved_line = ctx.call_line
+    saved_line, saved_file = ctx.call_line, ctx.call_file
     ctx.call_line = saved_line if saved_line is not None else lw.line_of(node)
+    ctx.call_file = saved_file if saved_line is not None else lw.parsed.filename
     ctx.depth += 1
     try:
         sub = Lowerer(ctx, parsed, scope, env, enclosing)
@@ -135,4 +146,42 @@ def _inline(lw: Lowerer, parsed: Parsed, fnode: Any, scope: Scope, env: dict[str
         return sub.run_body(fnode.body)
     finally:
         ctx.depth -= 1
-        ctx.call_line = saved_line
+        ctx.call_line, ctx.call_file = saved_line, saved_file
+
+
+@contextmanager
+def _refused_at_call(lw: Lowerer, node: Any, name: str) -> Iterator[None]:
+    """A refusal raised in another file while inlining a call (a library function such as
+    ``copy.copy``, a helper from another module) made at the caller's call: the user reads
+    their own file:line first; where it was raised goes into the message as a note. Each
+    level of inlining does this, so the note names every call between the library's line
+    and the user's (``at copy.py:78 in copy.copy, called at helpers.py:5 in
+    helpers.wrap``)."""
+    try:
+        yield
+    except SrcGradError as e:
+        here = lw.parsed.filename
+        if e.filename is None or e.lineno is None or e.filename == here:
+            raise
+        raise _moved(e, here, lw.parsed.file_line(node), name) from e.__cause__
+
+
+def _moved(e: SrcGradError, filename: str, lineno: int | None, name: str) -> SrcGradError:
+    """``e`` (of its own class, its attributes kept) at ``filename:lineno``, where ``name``
+    was called; the place it was raised added to the chain of calls its message ends with."""
+    message, chain = getattr(e, "inlined_from", (e.message, ()))
+    chain = (*chain, (name, e.filename, e.lineno))  # innermost first
+    calls = ", called ".join(f"at {f}:{k} in {n}" for n, f, k in chain)
+    moved = type(e).__new__(type(e))
+    moved.__dict__.update(e.__dict__)
+    SrcGradError.__init__(moved, f"{message.rstrip('.')} (raised {calls}; srcgrad inlines "
+                          "that call into this line).", filename=filename, lineno=lineno,
+                          advice=e.advice)
+    moved.inlined_from = (message, chain)  # type: ignore[attr-defined]
+    return moved
+
+
+def _qualified(fn: Any) -> str:
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    return f"{module}.{name}" if module else name
