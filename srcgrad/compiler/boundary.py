@@ -17,12 +17,14 @@ a call pays only a few attribute reads and index operations::
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from srcgrad.errors import SrcGradError
 
 from . import structure as S
+from .closures import same_function
 from .ir import types as T
 from .result_trees import rebuild_result
 from .tree_text import describe_tree
@@ -314,6 +316,10 @@ def guards(tree: S.Tree, expr: str, leaf_guard: Callable[[str, T.AType], str | N
             return [f"{expr} is None"]
         if type(value) in (str, bytes):
             return [f"{expr} == {value!r}"]
+        if type(value) is types.FunctionType and not tree[1].exact:  # or a new lambda
+            # standing for it (.closures)
+            return [f"({expr} is {bind(value)} or {bind(same_function)}({expr}, "
+                    f"{bind(value)}))"]
         return [f"{expr} is {bind(value)}"]
     checks: list[str] = []
     if kind in ("tuple", "list"):

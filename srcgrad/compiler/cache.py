@@ -27,6 +27,10 @@ class Entry:
     deps: list[Dependency] = field(default_factory=list)
     generation: int = 0
     boundary: Any = None  # a .boundary.Boundary when some argument is structured
+    # the argument kinds it was compiled for: its static leaves are the objects its code
+    # reads (a function argument's cells), so the dispatcher guards on these, not on an
+    # equal key of a later call (.closures)
+    signature: Any = None
 
     def valid(self) -> bool:
         return self.generation == generation() and all(d.still_valid() for d in self.deps)

@@ -26,6 +26,7 @@ from .ad.tangent_grad import tangent_grad
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
 from .boundary import Boundary, is_tree
+from .closures import observed_in
 from .dispatcher import Dispatcher
 from .frontend import lower, parameter_names
 from .frontend.recursion import call_directly
@@ -145,7 +146,8 @@ class Derivation:
         entry = cache.lookup(self.f, self.cache_key(self.key(primal)))
         if entry is None:
             entry = self.entry_for(primal)
-        self.dispatcher.add(self.key(primal), entry)
+        key = entry.signature if entry.signature is not None else self.key(primal)
+        self.dispatcher.add(key, entry)
         try:
             if entry.boundary is not None:
                 return entry.boundary.call(entry.fn, args)
@@ -185,7 +187,12 @@ class Derivation:
                     "(np.real(z), np.imag(z)) and build the complex value from them outside "
                     "the differentiated function.")
         entry = self.compile(arg_types)
-        cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
+        entry.signature = self.key(primal_args)
+        for kind in entry.signature:  # a function argument the compilation also met in
+            # the environment stands for itself only (.closures)
+            for leaf in S.static_leaves(kind) if is_tree(kind) else ():
+                leaf.exact = leaf.exact or observed_in(leaf.value, entry.deps)
+        cache.store(self.f, self.cache_key(entry.signature), entry)
         return entry
 
     def entry(self, arg_types: list[T.AType] | None) -> cache.Entry:

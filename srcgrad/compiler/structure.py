@@ -30,6 +30,7 @@ import numpy as np
 
 from srcgrad.errors import SrcGradError
 
+from .closures import function_key, same_function
 from .ir import types as T
 
 _NOT_USERS = frozenset(sys.stdlib_module_names) | {"numpy", "srcgrad", "builtins"}
@@ -156,21 +157,30 @@ def _literal(key: Any) -> bool:
 
 
 class _Static:
-    """A static leaf in a tree: equal by value when hashable, else by identity."""
+    """A static leaf in a tree: equal by value when hashable, else by identity; a plain
+    function also equals a new one of the same code and closure (:mod:`.closures`) unless
+    ``exact`` (a version compiled for it may have decided on its identity)."""
 
-    __slots__ = ("value", "_key")
+    __slots__ = ("value", "_key", "exact")
 
     def __init__(self, value: Any) -> None:
         self.value = value
+        self.exact = False
+        if type(value) is types.FunctionType:
+            self._key: Any = function_key(value)
+            return
         try:
             hash(value)
-            self._key: Any = (type(value), value)
+            self._key = (type(value), value)
         except TypeError:
             self._key = ("id", id(value))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Static) and self._key == other._key and (
-            self._key[0] != "id" or self.value is other.value)
+        if not (isinstance(other, _Static) and self._key == other._key):
+            return False
+        if self._key[0] == "function" and not (self.exact or other.exact):
+            return same_function(other.value, self.value)
+        return self._key[0] not in ("id", "function") or self.value is other.value
 
     def __hash__(self) -> int:
         return hash(self._key)
@@ -180,6 +190,11 @@ class _Static:
 
 
 NONE_LEAF = _Static(None)  # a static None leaf (a gradient with nothing to say)
+
+
+def static_leaves(tree: Tree) -> list[_Static]:
+    """The static leaves of ``tree``, in order."""
+    return [t[1] for _, t in leaf_paths(tree) if t[0] == "static"]
 
 
 def node_children(tree: Tree) -> tuple[Tree, ...]:
