@@ -12,8 +12,9 @@ same object, or an equal immutable constant (``2.0`` made twice). The version ke
 reading the first function's cells, which then hold the same values: a captured array must
 be the same object, since another array would be read from the first function's cell (a
 call with a new one compiles its own version, as before). A version whose compilation
-also met the function in the function's environment (:func:`observed_in`: ``act is relu``
-with ``relu`` a global) may have decided on its identity: it stands for that object only.
+also met the function elsewhere (in the function's environment: ``act is relu`` with
+``relu`` a global; or as another argument, :func:`identity_bound`) may have decided on its
+identity: it stands for that object only.
 Sits below the dispatcher and the structure walk; imports only the rule table.
 """
 
@@ -50,6 +51,20 @@ def same_function(new: Any, compiled: Any) -> bool:
 
 def _names(fn: types.FunctionType) -> tuple[str, str, str]:
     return fn.__name__, fn.__qualname__, fn.__module__
+
+
+def identity_bound(statics: list[Any], deps: Any) -> set[int]:
+    """The ids of the functions among ``statics`` (the static values of one signature) a
+    compile-time decision may have rested on the identity of: met in the environment too
+    (:func:`observed_in`), or given twice (``df(x, act, act)`` decided ``a is b``)."""
+    functions = [v for v in statics if type(v) is types.FunctionType]
+    seen: set[int] = set()
+    bound: set[int] = set()
+    for fn in functions:
+        if id(fn) in seen or observed_in(fn, deps):
+            bound.add(id(fn))
+        seen.add(id(fn))
+    return bound
 
 
 def observed_in(fn: Any, deps: Any) -> bool:

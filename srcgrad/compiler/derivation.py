@@ -26,7 +26,7 @@ from .ad.tangent_grad import tangent_grad
 from .backend.compile import compile_module
 from .backend.emit import emit_function, module_text
 from .boundary import Boundary, is_tree
-from .closures import observed_in
+from .closures import identity_bound
 from .dispatcher import Dispatcher
 from .frontend import lower, parameter_names
 from .frontend.recursion import call_directly
@@ -188,10 +188,11 @@ class Derivation:
                     "the differentiated function.")
         entry = self.compile(arg_types)
         entry.signature = self.key(primal_args)
-        for kind in entry.signature:  # a function argument the compilation also met in
-            # the environment stands for itself only (.closures)
-            for leaf in S.static_leaves(kind) if is_tree(kind) else ():
-                leaf.exact = leaf.exact or observed_in(leaf.value, entry.deps)
+        # a function argument the compilation also met elsewhere stands for itself only
+        leaves = [s for kind in entry.signature if is_tree(kind) for s in S.static_leaves(kind)]
+        bound = identity_bound([s.value for s in leaves], entry.deps)
+        for leaf in leaves:
+            leaf.exact = leaf.exact or id(leaf.value) in bound
         cache.store(self.f, self.cache_key(entry.signature), entry)
         return entry
 

@@ -173,3 +173,16 @@ def test_a_closure_with_a_registered_rule_is_not_stood_in_for_by_one_without():
         assert_close(df(X, with_rule), 2.0 * with_rule(X) * 10.0)
     finally:
         restore(state)
+
+
+def same_or_not(x, a, b):
+    if a is b:  # a decision on two arguments' identity
+        return np.sum(a(x))
+    return np.sum(a(x) * b(x))
+
+
+def test_a_function_given_twice_stands_for_itself_only():
+    df = sg.grad(same_or_not)
+    first = scaled_sine(2.0)
+    for a, b in ((first, first), (scaled_sine(2.0), first), (first, first)):
+        assert_close(df(X, a, b), numeric_gradient(same_or_not, [X, a, b], None, 0))
