@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +28,23 @@ from .policy import POLICY
 
 if TYPE_CHECKING:
     from .lower import Lowerer
+
+
+def _fold(lw: Lowerer, name: str, items: Any, start: Any, unit: int,
+          combine: Callable[[Any, Any], Any], node: Any) -> Any:
+    """Python's ``sum`` / ``math.prod`` (NumPy's ``name``): ``start`` combined with each item
+    from the left, an int ``start`` equal to ``unit`` left out (``sum([a, b])`` is ``a +
+    b``, of the items' own type, as Python's is); an array's items: NumPy's reduction over
+    its first axis, then ``start`` when it is not a number equal to ``unit``."""
+    if isinstance(items, Sym):
+        total = calls.call_numpy_name(lw, name, [items], {"axis": 0}, node)
+        plain_unit = isinstance(start, (int, float)) and start == unit
+        return total if plain_unit else combine(total, start)
+    result, first = start, isinstance(start, int) and start == unit
+    for item in items:
+        result = item if first else combine(result, item)
+        first = False
+    return result
 
 
 def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -51,28 +70,12 @@ def call_builtin(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]
         return _extreme(lw, name, args, kwargs, node)
     if func is sorted:
         return sorted_builtin.lower(lw, args, kwargs, node)
-    if func is math.prod:  # Python's left-to-right products, like sum below
-        items = args[0]
+    if func is math.prod:
         start = args[1] if len(args) > 1 else kwargs.get("start", 1)
-        if isinstance(items, Sym):
-            total = calls.call_numpy_name(lw, "prod", [items], {"axis": 0}, node)
-            return total if type(start) is int and start == 1 else total * start
-        result, first = start, type(start) is int and start == 1
-        for item in items:
-            result = item if first else result * item
-            first = False
-        return result
+        return _fold(lw, "prod", args[0], start, 1, operator.mul, node)
     if name == "sum":
-        items = args[0]
         start = args[1] if len(args) > 1 else kwargs.get("start", 0)
-        if isinstance(items, Sym):
-            total = calls.call_numpy_name(lw, "sum", [items], {"axis": 0}, node)
-            return total if start == 0 else total + start
-        result, first = start, isinstance(start, int) and start == 0
-        for item in items:
-            result = item if first else result + item
-            first = False
-        return result
+        return _fold(lw, "sum", args[0], start, 0, operator.add, node)
     if name == "range":
         parts = list(args)
         if len(parts) == 1:
