@@ -15,13 +15,13 @@ import numpy as np
 
 from .ir import types as T
 from .structure import (
+    Static,
     Tree,
-    _fields,
-    _is_dataclass_instance,
-    _Static,
+    attribute_names,
     build,
     children,
     is_container,
+    is_dataclass_instance,
     is_namedtuple,
     is_plain_object,
     node_children,
@@ -39,7 +39,7 @@ def result_structure(value: Any, is_run_time: Callable[[Any], bool]) -> Tree | N
             return (*t[:-1], tuple(tree(c) for _, c in children_of(v)))
         if is_run_time(v) or (isinstance(v, (float, np.floating, np.ndarray))):
             return ("leaf", T.ANY)
-        return ("static", _Static(v))
+        return ("static", Static(v))
 
     def special(t: Tree) -> bool:
         return t[0] in ("dict", "namedtuple", "dataclass") or any(
@@ -57,13 +57,13 @@ def describe_shallow(value: Any) -> Tree:
         return ("dict", tuple(value), ())
     if is_namedtuple(t):
         return ("namedtuple", t, ())
-    names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
+    names = attribute_names(value)
     return ("dataclass", t, names, ())
 
 
 def children_of(value: Any) -> list[tuple[Any, Any]]:
-    if _is_dataclass_instance(value) or is_plain_object(value):
-        names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
+    if is_dataclass_instance(value) or is_plain_object(value):
+        names = attribute_names(value)
         return [(n, getattr(value, n)) for n in names]
     return children(value)
 

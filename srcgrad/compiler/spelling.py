@@ -40,6 +40,11 @@ def python_spelling(kind: str = "operator") -> Iterator[None]:
         _spelling[0] = saved
 
 
+def spelling_now() -> str:
+    """The spelling of the ops recorded now: "operator", "math", or "" (NumPy's)."""
+    return _spelling[0]
+
+
 def has_python_spelling(attrs: dict[str, Any]) -> bool:
     return bool(attrs.get(PYTHON_SPELLING))
 

@@ -61,7 +61,7 @@ def is_plain_object(value: Any) -> bool:
 def is_user_dataclass(value: Any) -> bool:
     """An instance of a dataclass the user defined (not one of srcgrad's own, which the
     frontend uses for its compile-time objects, nor a library's)."""
-    return _is_dataclass_instance(value) and (
+    return is_dataclass_instance(value) and (
         getattr(type(value), "__module__", "") or "").partition(".")[0] not in _NOT_USERS
 
 
@@ -73,14 +73,14 @@ def is_structured(value: Any) -> bool:
 
 def is_container(value: Any) -> bool:
     t = type(value)
-    return t in (tuple, list, dict) or is_namedtuple(t) or _is_dataclass_instance(value)
+    return t in (tuple, list, dict) or is_namedtuple(t) or is_dataclass_instance(value)
 
 
 def is_namedtuple(t: type) -> bool:
     return issubclass(t, tuple) and hasattr(t, "_fields")
 
 
-def _is_dataclass_instance(value: Any) -> bool:
+def is_dataclass_instance(value: Any) -> bool:
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
@@ -88,12 +88,17 @@ def _fields(value: Any) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(value))
 
 
+def attribute_names(value: Any) -> tuple[str, ...]:
+    """A dataclass instance's fields; an object of a user's class: its attributes."""
+    return _fields(value) if is_dataclass_instance(value) else tuple(vars(value))
+
+
 def children(value: Any) -> list[tuple[Any, Any]]:
     """(key, child) pairs of a container: index, dict key, field or attribute name."""
     t = type(value)
     if t is dict:
         return list(value.items())
-    if _is_dataclass_instance(value):
+    if is_dataclass_instance(value):
         return [(n, getattr(value, n)) for n in _fields(value)]
     if is_plain_object(value):
         return list(vars(value).items())
@@ -138,14 +143,14 @@ def describe(value: Any, leaf_kind: Callable[[Any], T.AType | None] | None = Non
         return ("dict", tuple(value), tuple(sub(v) for v in value.values()))
     if is_namedtuple(t):
         return ("namedtuple", t, tuple(sub(v) for v in value))
-    if _is_dataclass_instance(value) or is_plain_object(value):
+    if is_dataclass_instance(value) or is_plain_object(value):
         # a dataclass's fields; an object of a user's class (`self`): its attributes
-        names = _fields(value) if _is_dataclass_instance(value) else tuple(vars(value))
+        names = attribute_names(value)
         return ("dataclass", t, names, tuple(sub(getattr(value, n)) for n in names))
     if is_leaf_value(value):
         kind = T.of_value(value)
         return ("leaf", kind if kind.kind != "static" else T.ANY)
-    return ("static", _Static(value))
+    return ("static", Static(value))
 
 
 def _literal(key: Any) -> bool:
@@ -156,7 +161,7 @@ def _literal(key: Any) -> bool:
         type(key) is float and key == key and key not in (float("inf"), float("-inf")))
 
 
-class _Static:
+class Static:
     """A static leaf in a tree: equal by value when hashable, else by identity; a plain
     function also equals a new one of the same code and closure (:mod:`.closures`) unless
     ``exact`` (a version compiled for it may have decided on its identity)."""
@@ -176,7 +181,7 @@ class _Static:
             self._key = ("id", id(value))
 
     def __eq__(self, other: object) -> bool:
-        if not (isinstance(other, _Static) and self._key == other._key):
+        if not (isinstance(other, Static) and self._key == other._key):
             return False
         if self._key[0] == "function" and not (self.exact or other.exact):
             return same_function(other.value, self.value)
@@ -189,10 +194,10 @@ class _Static:
         return repr(self.value)
 
 
-NONE_LEAF = _Static(None)  # a static None leaf (a gradient with nothing to say)
+NONE_LEAF = Static(None)  # a static None leaf (a gradient with nothing to say)
 
 
-def static_leaves(tree: Tree) -> list[_Static]:
+def static_leaves(tree: Tree) -> list[Static]:
     """The static leaves of ``tree``, in order."""
     return [t[1] for _, t in leaf_paths(tree) if t[0] == "static"]
 

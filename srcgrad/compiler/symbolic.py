@@ -6,7 +6,9 @@ dispatch the same way, see ``srcgrad.rules.dispatch``) called on Syms append one
 primitive to the active :class:`~.ir.builder.Builder`. That is how a rule's VJP body
 becomes IR: the reverse transform calls it on Syms, so derivative math is never written
 in the compiler. Plain Python values mixed in (``2 * x``, ``axis=0``) become ``const``
-ops; calls on plain values alone run at trace time (static data).
+ops; calls on plain values alone run at trace time (static data). Each op's result type
+comes from :mod:`.type_inference`, its semantics (Python's floats or NumPy's) from
+:mod:`.spelling`.
 
     with Builder(block):
         y = np.cos(Sym(x)) * 2      # records cos(x=%x); multiply(x=%0, y=2)
@@ -26,7 +28,7 @@ from srcgrad.rules import Rule, rule_for, rule_named
 from .ir import types as T
 from .ir.builder import current
 from .ir.core import PYTHON_SPELLING, Value, const_value
-from .spelling import _spelling
+from .spelling import spelling_now
 from .type_inference import infer_type
 
 
@@ -234,8 +236,9 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     attrs: dict[str, Any] = {"rule": rule}
     if rule.user and fn is not None:
         attrs["callee"] = fn
-    if _spelling[0]:
-        attrs[PYTHON_SPELLING] = _spelling[0]
+    spelled = spelling_now()
+    if spelled:
+        attrs[PYTHON_SPELLING] = spelled
     op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .ir import types as T
-from .structure import Tree, _Static, node_keys
+from .structure import Static, Tree, node_keys
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 40
@@ -25,7 +25,7 @@ def short_repr(value: Any) -> str:
     and containers cut (a message must never print a whole data set)."""
     if isinstance(value, np.ndarray):
         return f"array of shape {value.shape} and dtype {value.dtype}"
-    if isinstance(value, _Static):
+    if isinstance(value, Static):
         value = value.value
     return _SHORT.repr(value)
 

@@ -18,7 +18,7 @@ from srcgrad.rules import ELEMENTWISE, Rule
 
 from .ir import types as T
 from .ir.core import Value, const_value
-from .spelling import _spelling, uses_math_spelling
+from .spelling import spelling_now, uses_math_spelling
 
 
 def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
@@ -193,7 +193,7 @@ def _infer_on_shape_examples(rule: Rule, operands: dict[str, Any], size: int,
         if not ok:
             return T.ANY
         env[k] = x
-    twin = uses_math_spelling(rule, operands, bool(_spelling[0]))
+    twin = uses_math_spelling(rule, operands, bool(spelling_now()))
     impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
     if impl is not None:
         return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})
