@@ -47,8 +47,9 @@ def types_of(args: Sequence[Any]) -> list[T.AType]:
 def _is_static(a: Any) -> bool:
     """A function given as an argument (``f(x, act=np.tanh)``, a defaulted
     ``_r=np.sum``): a compile-time value the version specialises on (its tree is one
-    static leaf, guarded by identity), so a call of it lowers to the function's rule
-    rather than to an opaque run-time value."""
+    static leaf, guarded by identity, or for a plain function by the same code and closure:
+    a new lambda per call, :mod:`.closures`), so a call of it lowers to the function's rule
+    or body rather than to an opaque run-time value."""
     return callable(a) and not is_leaf_value(a) and not isinstance(a, type)
 
 
