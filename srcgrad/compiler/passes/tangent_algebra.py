@@ -61,7 +61,6 @@ from .rewrite import replace_uses
 
 _SUMS = ("add", "subtract", "negative")
 _ARITHMETIC = ("add", "subtract", "negative", "multiply", "divide", "power")
-_FLOAT64 = T.AType("scalar", 0, "float64")
 # (``**`` runs NumPy's or libm's pow: a call, not an instruction)
 _COST = {"add": 1, "subtract": 1, "negative": 1, "multiply": 1, "divide": 2, "power": 3}
 
@@ -130,11 +129,16 @@ def _tangent_arithmetic(op: Op) -> bool:
         and len(op.outputs) == 1 and all(isinstance(a, Value) for a in op.args.values())
 
 
-def _number(v: Value) -> bool:
-    """A Python float or int, or a float64 NumPy scalar (never an array)."""
+def _number(v: Value, depth: int = 0) -> bool:
+    """A Python float or int, a float64 NumPy scalar or either (never an array): by its
+    type, or, for tangent arithmetic typed before its seed was known, by its operands'."""
     t = v.type
-    return t is not None and (t.kind in ("float", "int") or (
-        t.kind == "scalar" and t.dtype == "float64"))
+    if t is not None and (t.kind in ("float", "int") or t == T.NUMBER or (
+            t.kind == "scalar" and t.dtype == "float64")):
+        return True
+    op = v.op
+    return op is not None and depth < 8 and _tangent_arithmetic(op) and all(
+        _number(w, depth + 1) for w in op.operands())
 
 
 def _constant(v: Value) -> float | None:
@@ -282,14 +286,17 @@ def _factored(terms: list[_Term]) -> list[_Term]:
 
 class _Builder:
     """Writes terms back as ops (appended to ``made``): a Python float where both
-    operands are Python numbers, else a float64 NumPy scalar."""
+    operands are Python numbers, else ``NUMBER`` (a float or a float64 NumPy scalar)."""
 
     def __init__(self, made: list[Op], spelling: Any, line: int | None) -> None:
         self.made, self.spelling, self.line = made, spelling, line
 
     def _op(self, prim: str, args: dict[str, Value], spelling: Any = None) -> Value:
+        # (NUMBER, not a NumPy scalar, where not both are Python numbers: a tangent typed
+        # np.float64 by its rule's examples may be a Python float, whose division by zero
+        # raises; a value of unknown kind keeps the emitted division guarded)
         out_type = T.FLOAT if all(a.type is not None and a.type.is_python_number
-                                  for a in args.values()) else _FLOAT64
+                                  for a in args.values()) else T.NUMBER
         attrs: dict[str, Any] = {"rule": rule_named(prim)}
         if spelling is not None:
             attrs[PYTHON_SPELLING] = spelling
