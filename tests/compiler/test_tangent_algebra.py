@@ -132,3 +132,9 @@ def test_the_users_power_still_raises_where_python_raises():
     with pytest.raises(OverflowError):
         sg.grad(blows_up)(1e200)
     assert_close(sg.grad(blows_up)(0.7), numeric_gradient(blows_up, (0.7,), {}, 0))
+
+
+def test_constant_multiples_of_one_tangent_become_one_constant_multiple():
+    loop = _loop_text(two_carried, (0.4, 50))
+    # p - 0.01 * sin(q) - 0.02 * p: dp - 0.02 * dp is one multiplication, dp * 0.98
+    assert re.search(r"dp = dp \* 0\.98 - ", loop), loop

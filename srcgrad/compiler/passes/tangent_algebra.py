@@ -266,9 +266,12 @@ def _factored(terms: list[_Term]) -> list[_Term]:
         return terms
     f = best[1]
     sharing = [t for t in terms if any(g is f for g in t.factors)]
-    # each term but a plain +-f loses one multiplication; taking f out costs one
-    if sum(1 for t in sharing if len(t.factors) > 1 or t.divisor is not None
-           or abs(t.coef) != 1.0) <= 1:
+    # each term but a plain +-f loses one multiplication; taking f out costs one. Terms
+    # that are constants times f alone become one constant: ``dw - 0.01 * dw`` is
+    # ``dw * 0.99``, one multiplication for a multiplication and a subtraction
+    constants_only = all(len(t.factors) == 1 and t.divisor is None for t in sharing)
+    if not constants_only and sum(1 for t in sharing if len(t.factors) > 1 or t.divisor
+                                  is not None or abs(t.coef) != 1.0) <= 1:
         return terms
     rests = []
     for t in sharing:
