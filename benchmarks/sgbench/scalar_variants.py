@@ -251,6 +251,221 @@ def secant_cubic_tangent(a):
     return dx
 
 
+# --- more W1-like bodies: powers, log, abs, min/max ------------------------------------
+
+def loop_cube(x, steps):
+    y = 0.0
+    for _ in range(steps):
+        y = x - 0.1 * y ** 3
+    return y
+
+
+def loop_cube_tangent(x, steps):
+    # (the value as the user wrote it: ``y ** 3`` is not always ``y * y * y`` to the bit)
+    y, dy = 0.0, 0.0
+    for _ in range(steps):
+        y, dy = x - 0.1 * y ** 3, 1.0 - 0.3 * y * y * dy
+    return dy
+
+
+def loop_square_as_written(x, steps):
+    y = 0.0
+    for _ in range(steps):
+        y = x - 0.3 * y ** 2
+    return y
+
+
+def loop_square_as_written_tangent(x, steps):
+    # the value as the user wrote it (``y ** 2`` raises OverflowError where ``y * y`` is
+    # inf): the baseline for a derivative that keeps the user's arithmetic
+    y, dy = 0.0, 0.0
+    for _ in range(steps):
+        y, dy = x - 0.3 * y ** 2, 1.0 - 0.6 * y * dy
+    return dy
+
+
+def loop_root(x, steps):
+    y = 1.0
+    for _ in range(steps):
+        y = (y + x) ** 0.5
+    return y
+
+
+def loop_root_tangent(x, steps):
+    y, dy = 1.0, 0.0
+    for _ in range(steps):
+        y = (y + x) ** 0.5
+        dy = (dy + 1.0) * 0.5 / y
+    return dy
+
+
+def loop_log(x, steps):
+    y = x
+    for _ in range(steps):
+        y = math.log(2.0 + x * y) - 0.2 * y
+    return y
+
+
+def loop_log_tangent(x, steps):
+    y, dy = x, 1.0
+    for _ in range(steps):
+        u = 2.0 + x * y
+        y, dy = math.log(u) - 0.2 * y, (y + x * dy) / u - 0.2 * dy
+    return dy
+
+
+def loop_abs(x, steps):
+    y = x
+    for _ in range(steps):
+        y = x * math.cos(y) - 0.5 * abs(y)
+    return y
+
+
+def loop_abs_tangent(x, steps):
+    y, dy = x, 1.0
+    for _ in range(steps):
+        s = 1.0 if y > 0 else -1.0 if y < 0 else 0.0
+        y, dy = x * math.cos(y) - 0.5 * abs(y), math.cos(y) - x * math.sin(y) * dy - 0.5 * s * dy
+    return dy
+
+
+def loop_clamp(x, steps):
+    y = x
+    for _ in range(steps):
+        y = min(max(x * y + 0.3, -1.0), 0.9) * 0.8 + 0.1 * math.sin(y)
+    return y
+
+
+def loop_clamp_tangent(x, steps):
+    y, dy = x, 1.0
+    for _ in range(steps):
+        z = x * y + 0.3
+        dz = y + x * dy
+        if z < -1.0 or z > 0.9:
+            z, dz = (-1.0 if z < -1.0 else 0.9), 0.0
+        y, dy = z * 0.8 + 0.1 * math.sin(y), 0.8 * dz + 0.1 * math.cos(y) * dy
+    return dy
+
+
+def loop_pendulum(x, steps):
+    theta = x
+    omega = 0.0
+    for _ in range(steps):
+        omega = omega - 0.05 * math.sin(theta) - 0.01 * omega
+        theta = theta + 0.05 * omega
+    return theta
+
+
+def loop_pendulum_tangent(x, steps):
+    theta, dtheta, omega, domega = x, 1.0, 0.0, 0.0
+    for _ in range(steps):
+        omega, domega = (omega - 0.05 * math.sin(theta) - 0.01 * omega,
+                         0.99 * domega - 0.05 * math.cos(theta) * dtheta)
+        theta, dtheta = theta + 0.05 * omega, dtheta + 0.05 * domega
+    return dtheta
+
+
+def loop_logistic(x, steps):
+    y = 0.3
+    for _ in range(steps):
+        y = x * y * (1.0 - y) / (1.0 + 0.1 * y)
+    return y
+
+
+def loop_logistic_tangent(x, steps):
+    y, dy = 0.3, 0.0
+    for _ in range(steps):
+        n = x * y * (1.0 - y)
+        dn = y * (1.0 - y) + x * (1.0 - 2.0 * y) * dy
+        d = 1.0 + 0.1 * y
+        q = n / d
+        y, dy = q, (dn - q * 0.1 * dy) / d
+    return dy
+
+
+# --- more W4-like while loops ------------------------------------------------------------
+
+def newton_log(a):
+    y = 1.0
+    while True:
+        e = math.exp(y)
+        step = (e - a) / e
+        y = y - step
+        if abs(step) < 1e-13:
+            break
+    return y
+
+
+def newton_log_tangent(a):
+    y, dy = 1.0, 0.0
+    while True:
+        e = math.exp(y)
+        step = (e - a) / e
+        # step = 1 - a / e: d step = (a * dy - 1) / e
+        dstep = (a * dy - 1.0) / e
+        y, dy = y - step, dy - dstep
+        if abs(step) < 1e-13:
+            break
+    return dy
+
+
+def newton_cube_root(a):
+    x = a
+    count = 0
+    while count < 50:
+        nxt = (2.0 * x + a / (x * x)) / 3.0
+        if abs(nxt - x) <= 1e-14 * abs(x):
+            x = nxt
+            break
+        x = nxt
+        count += 1
+    return x
+
+
+def newton_cube_root_tangent(a):
+    x, dx = a, 1.0
+    count = 0
+    while count < 50:
+        xx = x * x
+        q = a / xx
+        nxt = (2.0 * x + q) / 3.0
+        dnxt = (2.0 * dx + (1.0 - 2.0 * q * x * dx) / xx) / 3.0
+        if abs(nxt - x) <= 1e-14 * abs(x):
+            x, dx = nxt, dnxt
+            break
+        x, dx = nxt, dnxt
+        count += 1
+    return dx
+
+
+def halley_kepler(m):
+    e = 0.3
+    big = m
+    delta = 1.0
+    while abs(delta) > 1e-13:
+        f = big - e * math.sin(big) - m
+        fp = 1.0 - e * math.cos(big)
+        delta = f / fp
+        big = big - delta
+    return big
+
+
+def halley_kepler_tangent(m):
+    e = 0.3
+    big, dbig = m, 1.0
+    delta = 1.0
+    while abs(delta) > 1e-13:
+        s, c = math.sin(big), math.cos(big)
+        f = big - e * s - m
+        fp = 1.0 - e * c
+        df = (1.0 - e * c) * dbig - 1.0
+        dfp = e * s * dbig
+        delta = f / fp
+        ddelta = (df - delta * dfp) / fp
+        big, dbig = big - delta, dbig - ddelta
+    return dbig
+
+
 Variant = tuple[str, Callable[..., Any], Callable[..., Any], tuple[Any, ...]]
 
 
@@ -273,5 +488,18 @@ def variants() -> list[Variant]:
         ("newton lambert", newton_lambert, newton_lambert_tangent, (3.0,)),
         ("fixed point cos", fixed_point_cos, fixed_point_cos_tangent, (0.7,)),
         ("bisect+newton cube", secant_cubic, secant_cubic_tangent, (3.0,)),
+        ("cube/200", loop_cube, loop_cube_tangent, (0.7, 200)),
+        ("square as written/200", loop_square_as_written, loop_square_as_written_tangent,
+         (0.9, 200)),
+        ("root/100", loop_root, loop_root_tangent, (2.0, 100)),
+        ("log/200", loop_log, loop_log_tangent, (0.3, 200)),
+        ("abs/200", loop_abs, loop_abs_tangent, (0.8, 200)),
+        ("min max/200", loop_clamp, loop_clamp_tangent, (0.6, 200)),
+        ("pendulum/500", loop_pendulum, loop_pendulum_tangent, (0.5, 500)),
+        ("logistic/np.float64", loop_logistic, loop_logistic_tangent, (np.float64(2.9), 200)),
+        ("div/1000", loop_div, loop_div_tangent, (2.0, 1000)),
+        ("newton log", newton_log, newton_log_tangent, (5.0,)),
+        ("newton cube root", newton_cube_root, newton_cube_root_tangent, (10.0,)),
+        ("kepler", halley_kepler, halley_kepler_tangent, (1.2,)),
     ]
     return out

@@ -44,6 +44,12 @@ def as_python(result: Any, *args: Any) -> Any:
     return result
 
 
+def number_sign(x: float) -> float:
+    """``np.sign`` of a Python float, as a Python float (0.0 for either zero, NaN for NaN):
+    the emitted spelling where the argument is an expression, not a name."""
+    return 1.0 if x > 0.0 else -1.0 if x < 0.0 else 0.0 if x == 0.0 else x
+
+
 def seed_one(out: Any) -> Any:
     """``1`` shaped like the one-element ``out``; SrcGradError if it has more elements."""
     if type(out) is float:

@@ -43,7 +43,7 @@ def _example(v: Any, size: int = 2) -> tuple[bool, Any]:
         # reads it keeps array types
         ok, items = _example(tuple(v.op.args["items"]), size)
         return ok, tuple(items)  # (a tuple: as a list it would index one axis)
-    if t.kind in ("any", "static"):
+    if t.kind in ("any", "static") and t != T.NUMBER:
         return False, None
     return True, T.example(t, size)
 
@@ -96,6 +96,9 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     constant array of any size (``x * W`` with a captured W of 4 rows).
     """
     t = _infer_on_examples(rule, operands, 2)
+    if t.kind == "scalar" and t.dtype == "float64" and any(
+            isinstance(v, Value) and v.type == T.NUMBER for v in operands.values()):
+        return T.NUMBER  # (its example was a NumPy scalar; at run time it may be a float)
     if t.known_ndim is not None and rule.kind != ELEMENTWISE and not _rank_of_examples_holds(
             rule, operands, t):
         return T.ANY

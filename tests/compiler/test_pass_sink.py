@@ -21,7 +21,8 @@ def _body(text: str) -> list[str]:
 def test_the_forward_tangent_loop_assigns_the_loop_variables_directly():
     text = sg.source(sg.grad(scalar_loop), 0.5, 20)
     body = _body(text)
-    assert body == ["dy = dy * x + y + dy * math.cos(y)", "y = y * x + math.sin(y)"], text
+    # (dy's common factor taken out once: passes/tangent_algebra.py)
+    assert body == ["dy = dy * (x + math.cos(y)) + y", "y = y * x + math.sin(y)"], text
     for x in (0.3, 0.5, 0.9):
         assert sg.grad(scalar_loop)(x, 20) == pytest.approx(
             float(numeric_gradient(scalar_loop, (x, 20), {}, 0)), rel=1e-6)

@@ -23,7 +23,7 @@ from srcgrad.rules import NoDerivativeError, forward_tangent, rule_named
 
 from ..ir import types as T
 from ..ir.builder import Builder, clone_function, current
-from ..ir.core import JVP_PAIR, Block, Function, Op, Value, const_value
+from ..ir.core import JVP_PAIR, TANGENT_CODE, Block, Function, Op, Value, const_value
 from ..passes.rewrite import replace_uses
 from ..rows import ROW_RULES
 from ..spelling import derivative_spelling
@@ -196,9 +196,12 @@ def _block(fn: Function, block: Block, dirs: list[dict[int, Value]]) -> None:
                 if _pair(op, dirs[0]):
                     continue
         block.ops.append(op)
+        start = len(block.ops)
         with Builder(block, line=op.line):
             for d, tangents in enumerate(dirs):
                 _op(fn, op, tangents, d)
+        for made in block.ops[start:]:  # (marked so their arithmetic may be regrouped)
+            made.attrs[TANGENT_CODE] = True
 
 
 def _op(fn: Function, op: Op, tangents: dict[int, Value], direction: int = 0) -> None:

@@ -556,6 +556,9 @@ class _Emitter:
                                                                      ctx=gast.Load())
             else:
                 env[name] = self.expr(v)
+        python_sign = None if numpy else floats.sign_of_a_float(op, env.get("x"), self.refs)
+        if python_sign is not None:
+            return python_sign
         if twin is not None:  # a star input (math.hypot's coordinates) is spread
             return _call(dotted(self.refs.ref(twin)),
                          [a for n in rule.inputs

@@ -20,6 +20,14 @@ to the Python type the fast spelling gives::
 
 A power is printed ``math.pow(x, y)`` (it raises where ``**`` would go complex), as is
 the user's own ``math.pow``.
+
+A tangent's ``np.sign`` of a Python float (``abs``'s derivative) is printed as the
+comparisons giving its number, as a Python float: ``np.sign`` would cost a NumPy call and
+turn the tangent of a scalar loop into a NumPy scalar for every later operation::
+
+    (1.0 if y > 0.0 else -1.0 if y < 0.0 else 0.0 if y == 0.0 else y)
+
+(``number_sign(e)`` when its argument is an expression, so it is computed once).
 """
 
 from __future__ import annotations
@@ -28,9 +36,9 @@ from typing import Any
 
 import gast
 
-from ..ir.core import PYTHON_SPELLING, Op, Value
+from ..ir.core import NUMBER_SIGN, PYTHON_SPELLING, Op, Value
 from ..spelling import has_python_spelling, uses_math_spelling
-from ..support import as_python
+from ..support import as_python, number_sign
 from .syntax import dotted, load
 
 # Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.
@@ -99,3 +107,18 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
     handler = gast.ExceptHandler(type=errors, name=None, body=[fallback])
     return gast.Try(body=[assign], handlers=[handler], orelse=[], finalbody=[])
 
+
+
+def sign_of_a_float(op: Op, arg: Any, refs: Any) -> Any:
+    """A tangent's ``np.sign(x)`` of a Python float ``x`` (printed as ``arg``) written with
+    Python's comparisons, or None for any other op."""
+    if op.prim != "sign" or not op.attrs.get(NUMBER_SIGN):
+        return None
+    if not isinstance(arg, gast.Name):
+        return gast.Call(func=dotted(refs.ref(number_sign)), args=[arg], keywords=[])
+
+    def compare(op_: Any, then: float, other: Any) -> Any:
+        test = gast.Compare(left=arg, ops=[op_], comparators=[gast.Constant(0.0, None)])
+        return gast.IfExp(test=test, body=gast.Constant(then, None), orelse=other)
+
+    return compare(gast.Gt(), 1.0, compare(gast.Lt(), -1.0, compare(gast.Eq(), 0.0, arg)))

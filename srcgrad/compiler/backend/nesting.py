@@ -164,7 +164,7 @@ def _numbers_only(op: Op) -> bool:
 
 def _a_number(v: Value, depth: int = 0) -> bool:
     t = v.type
-    if t is not None and t.kind != "any":
+    if t is not None and (t.kind != "any" or t.known_ndim == 0):
         return t.is_python_number or t.kind == "scalar" or t.known_ndim == 0
     # arithmetic on numbers is a number: forward mode's tangents of a float argument are
     # derived from a seed of unknown kind, so only their operands' types say so

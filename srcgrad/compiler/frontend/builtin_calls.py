@@ -20,7 +20,7 @@ import numpy as np
 from ..ir import types as T
 from ..symbolic import Sym, is_symbolic, record_rule, to_value
 from ..tree_text import short_repr
-from . import calls, sorted_builtin
+from . import calls, number_extremes, sorted_builtin
 from .control import SymEnumerate, SymRange, SymZip
 from .identity import is_instance
 from .inlining import bind_call
@@ -113,6 +113,8 @@ def _extreme(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, Any], no
         if "default" in kwargs:
             return kwargs["default"]
         raise lw.err(node, f"{name}() of an empty sequence.")
+    if key is None and number_extremes.python_numbers(items):
+        return number_extremes.lower(lw, name, items, node)
     if key is None:
         fn = np.maximum if name == "max" else np.minimum
         result = items[0]

@@ -156,7 +156,13 @@ def join_types(a: T.AType | None, b: T.AType | None) -> T.AType:
         return a
     if {a.kind, b.kind} <= {"int", "float", "bool"}:
         return T.FLOAT if "float" in (a.kind, b.kind) else T.INT
+    if _float_number(a) and _float_number(b):  # a Python float or a float64 NumPy scalar
+        return T.NUMBER
     return T.ANY
+
+
+def _float_number(t: T.AType) -> bool:
+    return t.kind == "float" or t == T.NUMBER or (t.kind == "scalar" and t.dtype == "float64")
 
 
 def flatten(value: Any) -> tuple[list[Any], Any]:

@@ -185,3 +185,12 @@ TAKES_TREES = "takes_trees"
 # (``ad/scope.py``); ``PAIR_FORWARD`` marks the ops that rewrite puts in the forward sweep.
 REVERSE_PAIR = "reverse_pair"
 PAIR_FORWARD = "pair_forward"
+# An op attribute: forward mode made this op to compute a tangent (srcgrad's derivative
+# code, never the user's arithmetic). ``passes/tangent_algebra.py`` may regroup such
+# arithmetic (its rounding is srcgrad's choice, not the user's), then removes the mark.
+TANGENT_CODE = "tangent_code"
+# An op attribute on a tangent's ``sign(x)`` of a Python float x (``abs``'s derivative):
+# the backend writes it with Python's comparisons, a Python float (``backend/floats.py``).
+# Set by ``passes/tangent_algebra.py``; a user's own ``np.sign`` keeps NumPy's result type
+# (the attribute also keeps CSE from merging the two).
+NUMBER_SIGN = "number_sign"

@@ -42,7 +42,7 @@ class AType:
         """The number of dimensions, if known (Python and NumPy scalars have 0)."""
         if self.kind in ("float", "int", "bool", "scalar"):
             return 0
-        return self.ndim if self.kind == "array" else None
+        return self.ndim if self.kind == "array" or self.kind == "any" else None
 
     @property
     def is_python_number(self) -> bool:
@@ -67,6 +67,11 @@ INT = AType("int")
 BOOL = AType("bool")
 NONE = AType("none")
 STATIC = AType("static")  # a compile-time Python object: shape tuple, dtype, slice
+# One number, a Python float or a float64 NumPy scalar, not known which: a loop-carried
+# value that starts as a Python float and becomes a NumPy scalar on the next trip
+# (``y = 0.0`` then ``y = x * y`` with ``x`` an np.float64). Unknown in kind (so nothing
+# chooses a spelling by it) but known to be 0-d (so no shape work is done for it).
+NUMBER = AType("any", 0, "float64")
 
 
 def of_value(value: Any) -> AType:
@@ -100,7 +105,7 @@ def example(t: AType, size: int = 2) -> Any:
         return 1  # a valid index into the size-2 example arrays
     if t.kind == "bool":
         return True
-    if t.kind == "scalar":
+    if t.kind == "scalar" or t == NUMBER:
         return np.dtype(t.dtype).type(0.5)
     if t.kind == "array":
         return np.full((size,) * t.ndim, 0.5, dtype=t.dtype)
@@ -117,7 +122,7 @@ def infer(impl: Callable[..., Any], inputs: Sequence[tuple[AType, Any]],
         t, c = arg
         if t.kind in ("static", "none") or c is not None:
             return True, c
-        if t.kind == "any":
+        if t.kind == "any" and t != NUMBER:
             return False, None
         return True, example(t)
 

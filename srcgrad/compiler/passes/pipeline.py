@@ -27,6 +27,7 @@ from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .sink import sink_loop_results
 from .sum_factors import take_factors_out_of_sums
+from .tangent_algebra import regroup_tangents
 from .tape import dedupe_tape
 
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
@@ -36,6 +37,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("fold_constants", fold_constants),
     ("fold_negations", fold_negations),
     ("propagate_copies", propagate_copies),
+    ("regroup_tangents", regroup_tangents),
     ("scalar_factors", scalar_factors),
     ("cse", cse),
     ("dce", dce),
