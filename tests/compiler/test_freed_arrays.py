@@ -32,6 +32,15 @@ def chain_with_rebound_names(x):
     return np.sum(z * y)
 
 
+def transposed_then_read(x):
+    # v2 = v1.T is written inside the statement reading it (``np.cos(v1.T)``): v1 lives on
+    # until that statement, not only until the transpose's own position
+    v1 = np.sin(x)
+    v2 = v1.T
+    acc = np.cos(v2) * 0.5
+    return np.sum(acc * acc) + np.sum(np.stack([x, x * 2.0]) ** 2)
+
+
 def _peak(fn, *args):
     tracemalloc.start()
     try:
@@ -64,6 +73,7 @@ def test_dead_arrays_are_deleted_and_the_peak_memory_of_a_gradient_falls():
 @pytest.mark.parametrize("f, args", [
     (attention_scores, (rng.standard_normal((3, 3)), rng.standard_normal((2, 4, 3)))),
     (chain_with_rebound_names, (rng.standard_normal(5),)),
+    (transposed_then_read, (rng.standard_normal((3, 2)),)),
 ])
 def test_gradients_with_freed_arrays_differentiate_in_every_mode(f, args):
     if len(args) == 1:

@@ -233,9 +233,16 @@ class _Emitter:
         self.slot_of.update(direct)  # (an ``if`` among them names its outputs so)
         saved = self.block_state
         self.block_state = (block, _last_reads(block, appended, self.plan))
+        deferred: list[int] = []  # ops whose dying arrays are not freed yet
         for i, op in enumerate(block.ops):
             if top and i:
-                self.free(i - 1, lines, indent)
+                deferred.append(i - 1)
+                if self.written(block.ops[i - 1]):
+                    # (after a statement: an op written inside a later one, a literal or an
+                    # inlined transpose read by the next statement frees nothing yet)
+                    for j in deferred:
+                        self.free(j, lines, indent)
+                    deferred = []
             if op.prim == "const" or (len(op.outputs) == 1 and op.out.id in self.plan):
                 continue  # a literal, or written inside the expression that reads it
             if op.line is not None and op.line != self.current_line:
@@ -338,6 +345,13 @@ class _Emitter:
             return floats.guard(_assign(target, value), target,
                                 self.rule_call(op, numpy=True), op, self.refs)
         return _assign(target, value)
+
+    def written(self, op: Op) -> bool:
+        """``op`` was emitted as a statement of its own."""
+        if op.prim == "const":
+            return False
+        return not (len(op.outputs) == 1 and (op.out.id in self.plan
+                                              or op.out.id in self.inline))
 
     def free(self, index: int, lines: list[str], indent: str) -> None:
         """``del`` the arrays top-level statement ``index`` read last (see :mod:`.frees`)."""
