@@ -7,6 +7,8 @@ differentiates against central differences in reverse, forward and second order.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from allmodes import check_all_modes
 
@@ -26,8 +28,11 @@ def test_softmax_cotangents_are_updated_in_place_and_differentiate():
     x = rng.uniform(-1.0, 1.0, (4, 3))
     check_all_modes(softmax_scores, x)
     text = sg.source(sg.grad(softmax_scores), x)
-    # p = e / z: the cotangent of e is dp / z - sum(dp * p) / z, written into dp / z's array
-    assert "de -= " in text, text
+    # p = e / z: the cotangent of e is (dp - sum(dp * p)) / z, and its product with e is
+    # (dp - sum(dp * p)) * p (passes/quotients.py): one full-size array, no division, and
+    # the product accumulated into ds in place
+    assert re.search(r"de = dp - unbroadcast\(dp \* p, _t\d+\)", text), text
+    assert "ds += de * p" in text, text
     assert " /= " in text, text
 
 

@@ -109,7 +109,7 @@ def _forward(block: Block, varied: set[int], tapes: Tapes,
     for op in block.ops:
         if op.prim == "if":
             for r in op.regions:
-                _forward(r, varied, tapes)
+                _forward(r, varied, tapes, constant)
             for k, o in enumerate(op.outputs):
                 if can_carry(o) and any(r.results[k].id in varied for r in op.regions):
                     varied.add(o.id)
@@ -124,7 +124,7 @@ def _forward(block: Block, varied: set[int], tapes: Tapes,
                                              or body.results[k].id in varied):
                             varied.add(p.id)
                 for r in op.regions:
-                    _forward(r, varied, tapes)
+                    _forward(r, varied, tapes, constant)
                 if len(varied) == before:
                     break
             for k, o in enumerate(op.outputs):  # carried, then collected (no init)

@@ -27,14 +27,20 @@ class also names its frame: *kept* (rank ``n``, ``c`` broadcast along the axis, 
 misaligns the axes); a reduction along the axis goes from kept to reduced (or stays kept
 with ``keepdims``), ``m[:, None]`` (an index that only inserts the axis) from reduced to
 kept. No value that still depends on ``c`` may be a result, reach a region (loop or
-branch body) or any other operation. Only the function's top-level block is read.
+branch body) or any other operation.
+
+Every block is read, loop and branch bodies too: within a body the proof is the same, the
+body's results (a loop's carried and collected values, a branch's outputs) standing for
+the function's. A softmax computed per iteration of a loop over sequences then drops its
+maximum's adjoint as the batched one does (in the reverse loop that adjoint was a
+comparison, a selection and a subtraction per iteration, on full-size arrays).
 """
 
 from __future__ import annotations
 
 from srcgrad.rules import Rule
 
-from ..ir.core import Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value, const_value
 
 ADD, MUL = "add", "mul"
 KEPT, REDUCED = "kept", "reduced"
@@ -84,16 +90,23 @@ def _inserting(axis: int, ndim: int) -> tuple[object, ...]:
 
 
 def cancelled_shifts(fn: Function) -> set[int]:
-    """Ids of the top-level max/min results that no result of ``fn`` depends on."""
-    ops = fn.body.ops
+    """Ids of the max/min results (in any block) that no result of their block, hence of
+    ``fn``, depends on."""
+    found: set[int] = set()
+    _block_shifts(fn.body, found)
+    return found
+
+
+def _block_shifts(block: Block, found: set[int]) -> None:
+    ops = block.ops
     # values read inside a region (a loop or branch body): never classified
     in_regions: set[int] = set()
     for op in ops:
         for region in op.regions:
+            _block_shifts(region, found)
             for inner in region.walk():
                 in_regions.update(v.id for v in inner.operands())
             in_regions.update(v.id for v in region.results if isinstance(v, Value))
-    found: set[int] = set()
     for at, op in enumerate(ops):
         if op.prim not in _SHIFTS or _rule(op) is None or len(op.outputs) != 1:
             continue
@@ -102,15 +115,14 @@ def cancelled_shifts(fn: Function) -> set[int]:
         if along is None or _ndim(op.out) != ndim - (0 if along[1] else 1):
             continue
         start: Class = (ADD, 1, KEPT if along[1] else REDUCED)
-        if _cancels(fn, at, start, along[0], ndim, in_regions):
+        if _cancels(block, at, start, along[0], ndim, in_regions):
             found.add(op.out.id)
-    return found
 
 
-def _cancels(fn: Function, at: int, start: Class, axis: int, ndim: int,
+def _cancels(block: Block, at: int, start: Class, axis: int, ndim: int,
              in_regions: set[int]) -> bool:
-    """Does nothing ``fn`` returns depend on the shift ``fn.body.ops[at]`` computes?"""
-    ops = fn.body.ops
+    """Does nothing ``block`` yields depend on the shift ``block.ops[at]`` computes?"""
+    ops = block.ops
     classes: dict[int, Class] = {ops[at].out.id: start}
     for op in ops[at + 1:]:
         if not any(v.id in classes for v in op.operands()):
@@ -124,7 +136,7 @@ def _cancels(fn: Function, at: int, start: Class, axis: int, ndim: int,
             classes[op.out.id] = got
     if any(v in in_regions for v in classes):
         return False
-    return not any(isinstance(r, Value) and r.id in classes for r in fn.body.results)
+    return not any(isinstance(r, Value) and r.id in classes for r in block.results)
 
 
 def _through(op: Op, classes: dict[int, Class], axis: int, ndim: int) -> Class | None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..spelling import has_python_spelling, uses_math_spelling
-from . import conditions, control, floats, inplace, packing, reads
+from . import conditions, control, floats, frees, inplace, packing, reads
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
 from .syntax import dotted, load
@@ -170,6 +170,7 @@ class _Emitter:
         self.plan.update(conditions.test_plan(fn))  # loop tests as one expression
         self.break_tests = conditions.break_tests(fn, self.plan)
         self.last_use = self._last_uses()
+        self.dying = frees.dying_by_statement(fn, self.last_use)
         self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
         self.inline: dict[int, Any] = {}  # value id -> the expression written in its place
@@ -232,7 +233,16 @@ class _Emitter:
         self.slot_of.update(direct)  # (an ``if`` among them names its outputs so)
         saved = self.block_state
         self.block_state = (block, _last_reads(block, appended, self.plan))
+        deferred: list[int] = []  # ops whose dying arrays are not freed yet
         for i, op in enumerate(block.ops):
+            if top and i:
+                deferred.append(i - 1)
+                if self.written(block.ops[i - 1]):
+                    # (after a statement: an op written inside a later one, a literal or an
+                    # inlined transpose read by the next statement frees nothing yet)
+                    for j in deferred:
+                        self.free(j, lines, indent)
+                    deferred = []
             if op.prim == "const" or (len(op.outputs) == 1 and op.out.id in self.plan):
                 continue  # a literal, or written inside the expression that reads it
             if op.line is not None and op.line != self.current_line:
@@ -335,6 +345,19 @@ class _Emitter:
             return floats.guard(_assign(target, value), target,
                                 self.rule_call(op, numpy=True), op, self.refs)
         return _assign(target, value)
+
+    def written(self, op: Op) -> bool:
+        """``op`` was emitted as a statement of its own."""
+        if op.prim == "const":
+            return False
+        return not (len(op.outputs) == 1 and (op.out.id in self.plan
+                                              or op.out.id in self.inline))
+
+    def free(self, index: int, lines: list[str], indent: str) -> None:
+        """``del`` the arrays top-level statement ``index`` read last (see :mod:`.frees`)."""
+        names = frees.deletable(self.dying.get(index, []), self.names.names, self.names.holder)
+        if names:
+            lines.append(f"{indent}del {', '.join(names)}")
 
     def in_place(self, op: Op, direct: dict[int, str]) -> bool:
         block, last_read = self.block_state

@@ -29,6 +29,7 @@ class ValueNames:
         self.imported: set[str] = imported if imported is not None else set()
         self.names: dict[int, str] = {}
         self.base: dict[str, str] = {}  # emitted name -> its family (user name or d+name)
+        self.holder: dict[str, int] = {}  # emitted name -> id of the value last bound to it
         self.temps = 0
 
     def family(self, v: Value) -> str | None:
@@ -63,6 +64,7 @@ class ValueNames:
             name = self.fresh(family)
         self.names[v.id] = name
         self.base[name] = family or name
+        self.holder[name] = v.id
         return name
 
     def __getitem__(self, v: Value) -> str:

@@ -21,6 +21,7 @@ from .elements import element_adjoints, has_element_scatters
 from .fold import fold_constants
 from .hoist import hoist_invariants
 from .negation import fold_negations
+from .quotients import combine_quotients
 from .recompute import store_or_recompute
 from .shape_only import shapes_without_values
 from .shapes import shapes
@@ -36,6 +37,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("take_factors_out_of_sums", take_factors_out_of_sums),
     ("fold_constants", fold_constants),
     ("fold_negations", fold_negations),
+    ("combine_quotients", combine_quotients),
     ("propagate_copies", propagate_copies),
     ("regroup_tangents", regroup_tangents),
     ("scalar_factors", scalar_factors),

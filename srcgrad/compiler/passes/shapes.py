@@ -188,20 +188,31 @@ def _known_rank(v: Value) -> bool:
 
 
 def _lazy_unreduce(fn: Function, classes: Classes) -> set[int]:
-    """Replace a full reduction's broadcast adjoint by the scalar itself where safe; the
-    values that became numbers."""
+    """Replace a full reduction's broadcast adjoint by the scalar itself where safe, in
+    every block (a reverse loop's ``unreduce`` of a popped shape too); the values that
+    became numbers."""
+    mapping: dict[Value, Value] = {}
+    lazy: set[int] = set()
+    _lazy_block(fn.body, classes, mapping, lazy)
+    replace_uses(fn, mapping)
+    return lazy
+
+
+def _lazy_block(block: Block, classes: Classes, mapping: dict[Value, Value],
+                lazy: set[int]) -> None:
+    """:func:`_lazy_unreduce` in ``block``: its uses are its own ops' (what it defines is
+    read nowhere else, but by its regions and as its results, which stop the fold)."""
     users: dict[int, list[Op]] = {}
-    results = {r.id for r in fn.body.results}  # and, below, anything a region reads
-    for op in fn.body.ops:
+    results = {r.id for r in block.results}  # and, below, anything a region reads
+    for op in block.ops:
         for v in op.operands():
             users.setdefault(v.id, []).append(op)
         for region in op.regions:
+            _lazy_block(region, classes, mapping, lazy)
             results.update(read_inside(region))
-    mapping: dict[Value, Value] = {}
     # Decided one at a time: a value already made lazy no longer gives a sum its full
     # shape, so two adjoints ``a + b`` are never both made lazy on each other's account.
-    lazy: set[int] = set()
-    for op in list(fn.body.ops):
+    for op in list(block.ops):
         if op.prim != "unreduce" or op.out.id not in classes.rep:
             continue
         g = op.args["x"]
@@ -211,7 +222,10 @@ def _lazy_unreduce(fn: Function, classes: Classes) -> set[int]:
                 continue
             if g.type.kind not in ("float", "scalar"):
                 continue
-        chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy)
+        # a kept-axes cotangent is an array of the result's rank and dtype: broadcasting
+        # it by the partner changes no dtype, so any full-shaped partner will do
+        chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy,
+                            any_dtype=kept is not None and kept[1])
         if chain is None:
             continue
         lazy |= chain
@@ -220,11 +234,9 @@ def _lazy_unreduce(fn: Function, classes: Classes) -> set[int]:
         else:  # the reduced axes back as length 1 (``g[:, None]``): a view broadcasting
             # stretches; a basic index, cheaper than np.expand_dims's wrapper
             index = Op("const", {}, [Value(type=STATIC)], {"value": kept[0]}, line=op.line)
-            fn.body.ops.insert(fn.body.ops.index(op), index)
+            block.ops.insert(block.ops.index(op), index)
             op.prim, op.args = "getitem", {"x": g, "index": index.out}
             op.attrs = {**op.attrs, "rule": RULES["getitem"]}
-    replace_uses(fn, mapping)
-    return lazy
 
 
 def _kept_axes(op: Op, classes: Classes) -> tuple[Any, bool] | None:
@@ -239,7 +251,8 @@ def _kept_axes(op: Op, classes: Classes) -> tuple[Any, bool] | None:
 
 
 def _stays_lazy(u: Value, cls: Value, classes: Classes, users: dict[int, list[Op]],
-                results: set[int], lazy_before: set[int]) -> set[int] | None:
+                results: set[int], lazy_before: set[int], *,
+                any_dtype: bool = False) -> set[int] | None:
     """The values that turn scalar when ``u`` does, if every use of ``u`` (through
     scalar-only elementwise ops) meets a full-shaped float64 ``cls``; else None. Values in
     ``lazy_before`` are scalars already (earlier decisions), never a full-shaped partner."""
@@ -255,7 +268,7 @@ def _stays_lazy(u: Value, cls: Value, classes: Classes, users: dict[int, list[Op
             partners = [w for w in op.operands() if w.id not in lazy]
             shaped = [w for w in partners if not rank0(w) and w.id not in lazy_before]
             if shaped:
-                if not all(classes.same(w, cls) and float64_array(w, classes)
+                if not all(classes.same(w, cls) and (any_dtype or float64_array(w, classes))
                            for w in shaped):
                     return None
                 continue  # the partner gives the result its full shape

@@ -15,38 +15,47 @@ to every element before it::
 
 (two full-sized passes fewer; ``fold_negations`` then turns ``a + -u`` into ``a - u``).
 A negation comes out of any sum (the sum is linear, a sign flip exact); ``y`` only when
-the rest of the product provably has the shape ``y`` was reduced from (its shape class
-is the reduced value's), so the sum of the rest is exactly that reduction's shape. Each
-op the rewrite passes through must be read only by the next one.
+the rest of the product provably has the shape ``y`` was reduced from (an operand of the
+reduced value's shape class), so ``y`` is constant along every axis summed. Each op the
+rewrite passes through must be read only by the next one. Every block is rewritten: in
+a reverse loop body ``y`` and its shape are popped from the tape, standing for the values
+the forward iteration pushed (so a softmax per sequence in a loop gets the same adjoint).
 """
 
 from __future__ import annotations
 
 from ...rules.registry import RULES
-from ..ir.core import Function, Op, Value
+from ..ir.core import Block, Function, Op, Value
+from .blocks import popped_items, walk
 from .rewrite import replace_uses
 from .shape_classes import Classes as _Classes
 from .shape_classes import elementwise as _elementwise
-from .shape_classes import plain_classes as _plain_classes
 from .shape_classes import rank0 as _rank0
 from .simplify import _floating
 
 
 def take_factors_out_of_sums(fn: Function) -> None:
-    classes = _plain_classes(fn)
+    classes = _Classes()
+    classes.popped = popped_items(fn)
+    walk(fn, classes, lambda op, _visible: classes.visit(op))
     uses = fn.body.use_counts()
     mapping: dict[Value, Value] = {}
-    ops: list[Op] = []
-    for op in fn.body.ops:
-        made = _rewrite(op, classes, uses) if op.prim == "unbroadcast" else None
-        if made is None:
-            ops.append(op)
-            continue
-        ops.append(op)  # (dead now; dce drops it)
-        ops.extend(made)
-        mapping[op.out] = made[-1].out
-    fn.body.ops = ops
+    _block(fn.body, classes, uses, mapping)
     replace_uses(fn, mapping)
+
+
+def _block(block: Block, classes: _Classes, uses: dict[int, int],
+           mapping: dict[Value, Value]) -> None:
+    ops: list[Op] = []
+    for op in block.ops:
+        for region in op.regions:
+            _block(region, classes, uses, mapping)
+        made = _rewrite(op, classes, uses) if op.prim == "unbroadcast" else None
+        ops.append(op)  # (when rewritten, dead now; dce drops it)
+        if made is not None:
+            ops.extend(made)
+            mapping[op.out] = made[-1].out
+    block.ops = ops
 
 
 def _once(v: Value, uses: dict[int, int]) -> bool:
@@ -60,21 +69,25 @@ def _new(prim: str, args: dict[str, Value], like: Value, line: int | None) -> Op
 
 def _rewrite(op: Op, classes: _Classes, uses: dict[int, int]) -> list[Op] | None:
     s, core = op.args.get("shape"), op.args.get("x")
-    if not isinstance(core, Value) or not _floating(core):
+    if not isinstance(core, Value) or not _floats(core, classes):
         return None
-    w = s.op.args.get("x") if isinstance(s, Value) and s.op is not None and \
-        s.op.prim == "shape" else None
+    # the reduction whose shape the sum goes to (in a reverse loop, its shape and the
+    # divisor are popped from the tape: both stand for the forward values pushed)
+    w = classes.shape_source(s)
     full = classes.fits.get(w.id) if isinstance(w, Value) else None
     negated, divisors, factors = False, 0, 0
+    divisor: Value | None = None  # w as read here (itself, or popped)
     made: list[Op] = []
     while _once(core, uses):
         prim, a = core.op.prim, core.op.args
         if prim == "negative":
             negated, core = not negated, a["x"]
-        elif prim == "divide" and full is not None and a["y"] is w:
-            divisors, core = divisors + 1, a["x"]
-        elif prim == "multiply" and full is not None and w in (a["x"], a["y"]):
-            factors, core = factors + 1, a["y"] if a["x"] is w else a["x"]
+        elif prim == "divide" and full is not None and _is_w(a["y"], w, divisor, classes):
+            divisors, core, divisor = divisors + 1, a["x"], a["y"]
+        elif prim == "multiply" and full is not None and _is_w(a["x"], w, divisor, classes):
+            factors, core, divisor = factors + 1, a["y"], a["x"]
+        elif prim == "multiply" and full is not None and _is_w(a["y"], w, divisor, classes):
+            factors, core, divisor = factors + 1, a["x"], a["y"]
         elif prim in ("multiply", "divide") and _negated_operand(core, uses) is not None:
             # -u * v, u * -v, -u / v: the sign leaves the product
             name = _negated_operand(core, uses)
@@ -89,12 +102,34 @@ def _rewrite(op: Op, classes: _Classes, uses: dict[int, int]) -> list[Op] | None
         return None
     made.append(_new("unbroadcast", {"x": core, "shape": s}, op.out, op.line))
     for _ in range(divisors):
-        made.append(_new("divide", {"x": made[-1].out, "y": w}, op.out, op.line))
+        made.append(_new("divide", {"x": made[-1].out, "y": divisor}, op.out, op.line))
     for _ in range(factors):
-        made.append(_new("multiply", {"x": made[-1].out, "y": w}, op.out, op.line))
+        made.append(_new("multiply", {"x": made[-1].out, "y": divisor}, op.out, op.line))
     if negated:
         made.append(_new("negative", {"x": made[-1].out}, op.out, op.line))
     return made
+
+
+def _floats(v: Value, classes: _Classes, depth: int = 4) -> bool:
+    """Holds floating point numbers: known so, or an arithmetic op with such an operand
+    (NumPy promotes the result to a float; a popped value is the value pushed)."""
+    v = classes.popped.get(v.id, v)
+    if _floating(v):
+        return True
+    op = v.op
+    if depth == 0 or op is None or op.prim not in _ARITHMETIC:
+        return False
+    return any(_floats(u, classes, depth - 1) for u in op.operands())
+
+
+_ARITHMETIC = ("add", "subtract", "multiply", "divide", "negative")
+
+
+def _is_w(v: object, w: Value | None, divisor: Value | None, classes: _Classes) -> bool:
+    """``v`` is the reduction ``w`` (or a popped copy of it: the same one as before)."""
+    if not isinstance(v, Value) or w is None or classes.popped.get(v.id, v) is not w:
+        return False
+    return divisor is None or v is divisor
 
 
 def _negated_operand(v: Value, uses: dict[int, int]) -> str | None:
@@ -118,5 +153,9 @@ def _shaped_like(v: Value, full: Value | None, classes: _Classes, depth: int = 4
     op = v.op
     if depth == 0 or op is None or not _elementwise(op):
         return False
-    shaped = [u for u in op.operands() if not _rank0(u)]
-    return bool(shaped) and all(_shaped_like(u, full, classes, depth - 1) for u in shaped)
+    # one operand of ``full``'s shape is enough: the sum's target (``full`` with the
+    # reduced axes of length 1) then has no more axes than the product, and the factor,
+    # of the target's shape, is constant along every axis the sum runs over whatever
+    # the other operands broadcast to
+    return any(_shaped_like(u, full, classes, depth - 1) for u in op.operands()
+               if not _rank0(u))

@@ -14,10 +14,13 @@ def grad_compile_time_control(x):
     # line 141: h = h * h
     h_1 = h * h
     dh = (h_1 + h_1) * h
+    del h, h_1
     dh = dh + dh
     # line 138: h = np.tanh(h * scale) + k
     dh = dh * (1 - _t3 * _t3) * 1.5
+    del _t3
     dh = dh * (1 - _t2 * _t2) * 2.0
+    del _t2
     dx = dh * (1 - _t1 * _t1) * 0.5
     # line 143: if NORMALIZE:  (folded at compile time: the condition is False while compiling)
     return dx

@@ -19,6 +19,7 @@ def grad_loop_passes(x, k, n):
         _t5 = np.cos(y)
         y = y + _t4 * _t5 + _t2
         tape.append((_t5, _t4, _t3))
+    del _t2
     # line 177: return np.sum(y * y)
     dy = y + y
     # line 175: for _ in range(n):
@@ -39,6 +40,7 @@ def grad_loop_passes(x, k, n):
         # line 175: for _ in range(n):
         dx = dx - dx_1
         dk = dk - _t12
+    del _t6
     dx = dx + dy
     dx = like(dx, x)
     dk = like(dk, k)

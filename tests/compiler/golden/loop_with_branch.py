@@ -40,6 +40,7 @@ def grad_loop_with_branch(x, n):
         # line 69: for i in range(n):
         dx_1 = dx_1 + dx_2
         dacc = dacc_1
+    del dx
     dx_3 = dx_1 + dacc
     dx_3 = like(dx_3, x)
     return dx_3

@@ -13,6 +13,7 @@ def grad_mlp_loss(w, b, x):
     _t2 = _t2 + b
     _t4 = _t2.shape
     h = np.tanh(_t2)
+    del _t2
     # line 26: return np.mean(h ** 2)
     _t5 = reduced_count(_t4)
     try:
@@ -22,7 +23,9 @@ def grad_mlp_loss(w, b, x):
     dh = _t5 * 2 * h
     # line 25: h = np.tanh(x @ w + b)
     dh *= 1 - h * h
+    del h
     _t6 = unbroadcast(dh, _t3)
     db = unbroadcast(dh, _t1)
+    del dh
     dw = x.T @ _t6
     return dw, db

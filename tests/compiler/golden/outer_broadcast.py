@@ -13,9 +13,12 @@ def grad_outer_broadcast(x, y):
     table = _t3 * y
     # line 31: return np.sum(table * table)
     dtable = table + table
+    del table
     # line 30: table = x[:, None] * y
     _t5 = unbroadcast(dtable * y, _t4)
     dy = unbroadcast(dtable * _t3, _t2)
+    del dtable
     dx = scatter_add(_t5, _t1, (slice(None, None, None), None))
+    del _t5
     dx = like(dx, x)
     return dx, dy

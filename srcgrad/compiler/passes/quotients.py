@@ -1,0 +1,143 @@
+"""Quotients by one divisor combined: ``a/b - c/b`` is ``(a - c)/b``, and ``(a/b) * e`` is
+``a * y`` where the function already has ``y = e/b``.
+
+Runs in the pipeline after ``fold_negations`` (which makes ``a + -u`` a subtraction), in
+every block. The adjoint of a normalisation ``y = e / b`` (``b`` a ``keepdims`` sum of ``e``:
+a softmax) reaches ``e`` as two quotients by ``b``, the division's own ``g / b`` and the
+sum's broadcast ``sum(g * y) / b``; the exponential before it then multiplies by ``e``::
+
+    %22 = divide(x=%g, y=%b)                   %40 = subtract(x=%g, y=%S)
+    %25 = divide(x=%S, y=%b)              ->   %27 = multiply(x=%40, y=%y)
+    %26 = subtract(x=%22, y=%25)               # %y = divide(x=%e, y=%b), the forward's
+    %27 = multiply(x=%26, y=%e)
+
+which is the hand-written softmax adjoint ``y * (g - sum(g * y))``: two full-size
+divisions fewer, and ``e`` no longer read by the reverse sweep (in a loop it is then not
+saved on the tape per iteration). In a reverse loop body the operands are values popped
+from the tape; a popped value stands for the forward value pushed at its position
+(``blocks.popped_items``), so ``y`` is found there too, popped by the same pop as ``e``
+and ``b`` (one iteration's values, never another's).
+
+The divisor must be a NumPy array (Python numbers keep their own semantics: a division
+by zero raises). Each rewritten quotient must be read only by the op rewritten (no other
+reader keeps it alive, so no op is added). Both are identities of real arithmetic that
+change rounding only: broadcasting gives the same shape either way (``(a - c)/b`` and
+``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``), and the result dtype is the same.
+"""
+
+from __future__ import annotations
+
+from ...rules.registry import RULES
+from ..ir.core import Block, Function, Op, Value
+from .blocks import popped_items
+from .rewrite import replace_uses
+
+
+def combine_quotients(fn: Function) -> None:
+    popped = popped_items(fn)
+    uses = fn.body.use_counts()
+    quotients: dict[tuple[int, int], Value] = {}  # (e, b) -> y = e / b (forward values)
+    for op in fn.body.walk():
+        if _is(op, "divide") and all(isinstance(op.args[k], Value) for k in ("x", "y")):
+            key = (_canon(op.args["x"], popped).id, _canon(op.args["y"], popped).id)
+            quotients.setdefault(key, op.out)
+    mapping: dict[Value, Value] = {}
+    _block(fn.body, {}, quotients, popped, uses, mapping)
+    replace_uses(fn, mapping)
+
+
+def _is(op: Op | None, name: str) -> bool:
+    if op is None or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
+        return False
+    rule = op.attrs.get("rule")
+    return rule is not None and rule.name == name
+
+
+def _canon(v: Value, popped: dict[int, Value]) -> Value:
+    return popped.get(v.id, v)
+
+
+def _quotient(v: object, uses: dict[int, int]) -> Op | None:
+    """The ``divide`` making ``v``, when nothing else reads ``v``."""
+    if not isinstance(v, Value) or uses.get(v.id) != 1 or not _is(v.op, "divide"):
+        return None
+    op = v.op
+    return op if all(isinstance(op.args[k], Value) for k in ("x", "y")) else None
+
+
+def _array(v: Value, popped: dict[int, Value]) -> bool:
+    """Known to be a NumPy array (so the arithmetic is NumPy's: a Python float's division
+    raises on zero, and its spelling and guards are the backend's business)."""
+    t = _canon(v, popped).type
+    return t is not None and t.kind == "array"
+
+
+def _new(prim: str, x: Value, y: Value, like: Op) -> Op:
+    out = like.out
+    return Op(prim, {"x": x, "y": y}, [Value(type=out.type, adjoint_of=out.adjoint_of)],
+              {"rule": RULES[prim]}, line=like.line)
+
+
+def _block(block: Block, visible: dict[int, Value], quotients: dict[tuple[int, int], Value],
+           popped: dict[int, Value], uses: dict[int, int],
+           mapping: dict[Value, Value]) -> None:
+    """``visible``: forward value id -> a value standing for it here (itself, or popped)."""
+    visible = dict(visible)
+    ops: list[Op] = []
+    for op in block.ops:
+        for region in op.regions:
+            _block(region, visible, quotients, popped, uses, mapping)
+        # (a rewrite just made may feed this op: read it now, not after the pass)
+        op.args = {k: mapping.get(a, a) if isinstance(a, Value) else a
+                   for k, a in op.args.items()}
+        made: list[Op] | None = None
+        if _is(op, "subtract") or _is(op, "add"):
+            made = _common_divisor(op, uses, popped)
+        elif _is(op, "multiply"):
+            product = _times_known_quotient(op, visible, quotients, popped, uses)
+            made = None if product is None else [product]
+        ops.append(op)  # (when rewritten, dead now: dce drops it)
+        if made is not None:
+            ops.extend(made)
+            mapping[op.out] = made[-1].out
+        for o in op.outputs:
+            visible.setdefault(_canon(o, popped).id, o)
+    block.ops = ops
+
+
+def _common_divisor(op: Op, uses: dict[int, int],
+                    popped: dict[int, Value]) -> list[Op] | None:
+    """``a/b +- c/b`` -> ``(a +- c)/b``."""
+    left, right = _quotient(op.args["x"], uses), _quotient(op.args["y"], uses)
+    if left is None or right is None or left.args["y"] is not right.args["y"] \
+            or not _array(left.args["y"], popped):
+        return None
+    inner = _new(op.attrs["rule"].name, left.args["x"], right.args["x"], op)
+    outer = _new("divide", inner.out, left.args["y"], op)
+    # the old quotients are read by nothing now
+    uses[left.out.id] = uses[right.out.id] = 0
+    # the new quotient is read once, by what read ``op``
+    uses[outer.out.id] = uses.get(op.out.id, 0)
+    return [inner, outer]
+
+
+def _times_known_quotient(op: Op, visible: dict[int, Value],
+                          quotients: dict[tuple[int, int], Value],
+                          popped: dict[int, Value], uses: dict[int, int]) -> Op | None:
+    """``(a/b) * e`` (either order) -> ``a * y`` with ``y = e/b`` visible here."""
+    for name, other in (("x", "y"), ("y", "x")):
+        q = _quotient(op.args[name], uses)
+        e = op.args[other]
+        if q is None or not isinstance(e, Value):
+            continue
+        a, b = q.args["x"], q.args["y"]
+        y = quotients.get((_canon(e, popped).id, _canon(b, popped).id))
+        found = visible.get(y.id) if y is not None else None
+        if found is None or not _array(b, popped):
+            continue
+        pops = {id(v.op) for v in (e, b, found) if v.op is not None and v.op.prim == "tape_pop"}
+        if len(pops) > 1:
+            continue  # popped by different pops: maybe different iterations' values
+        uses[q.out.id] = 0
+        return _new("multiply", a, found, op) if name == "x" else _new("multiply", found, a, op)
+    return None
