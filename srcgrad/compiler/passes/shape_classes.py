@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...rules.registry import ELEMENTWISE, RULES
+from ...rules.registry import ELEMENTWISE, NONDIFF, RULES
 from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import FLOAT
 from .shape_facts import kept_reduction
@@ -34,9 +34,13 @@ def elementwise(op: Op) -> bool:
 
 def elementwise_shaped(op: Op) -> bool:
     """A NumPy ufunc of the table without parameters (a comparison, ``logical_*``,
-    ``isnan``): its result has the broadcast shape of its inputs, as an elementwise
-    primitive's, though it is not differentiable (and not a float: a mask)."""
+    ``isnan``), or a non-differentiable rule that says it broadcasts: its result has the
+    broadcast shape of its inputs, as an elementwise primitive's, though it is not
+    differentiable (and not a float: a mask)."""
     rule = RULES.get(op.prim)
+    if (rule is not None and rule.kind == NONDIFF and rule.broadcasts and not rule.params
+            and not rule.user and not op.regions and len(op.outputs) == 1):
+        return True  # a mask helper shaped as a comparison (``larger_picks``)
     # (not a generalized ufunc: np.matmul is a ufunc with a core signature)
     return (rule is not None and isinstance(rule.impl, np.ufunc) and rule.impl.nout == 1
             and rule.impl.signature is None and not rule.params and not rule.user and not op.regions
