@@ -39,7 +39,7 @@ from .pairs import listing
 from .passes.pipeline import for_emission
 from .passes.pipeline import optimize as run_passes
 from .rows import Unbatchable
-from .signature import key_of, types_of
+from .signature import key_of, same_shapes, types_of
 from .user_lines import point_to_user_line, refuse_real_only
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
@@ -183,7 +183,7 @@ class Derivation:
                     advice="Pass its real and imaginary parts as two float arguments "
                     "(np.real(z), np.imag(z)) and build the complex value from them outside "
                     "the differentiated function.")
-        entry = self.compile(arg_types)
+        entry = self.compile(arg_types, same_shapes(self.key(primal_args)))
         cache.store(self.f, self.cache_key(self.key(primal_args)), entry)
         return entry
 
@@ -225,7 +225,10 @@ class Derivation:
             return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
         return lower(self.f, arg_types)
 
-    def compile(self, arg_types: list[T.AType] | None) -> cache.Entry:
+    def compile(self, arg_types: list[T.AType] | None,
+                shapes_alike: tuple[tuple[int, int], ...] = ()) -> cache.Entry:
+        """The entry for ``arg_types``; ``shapes_alike``: pairs of parameters the version's
+        guard proves to have one shape (``signature.same_shapes``)."""
         gen = generation()
         with compiler_boundary(self.f):
             boundary = None
@@ -279,6 +282,9 @@ class Derivation:
                 if emitted_ir.meta["result_structure"] is None:
                     del emitted_ir.meta["result_structure"]
             paired = emitted_ir is not derived
+            if shapes_alike and boundary is None:  # (a boundary's IR takes leaves)
+                for ir in {id(derived): derived, id(emitted_ir): emitted_ir}.values():
+                    ir.meta["same_shapes"] = shapes_alike
             if self.optimize:
                 run_passes(derived, check=verify)
                 if paired:

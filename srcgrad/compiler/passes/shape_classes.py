@@ -241,9 +241,19 @@ class Classes:
                 self.float64.add(op.out.id)
 
 
+def parameter_classes(fn: Function) -> Classes:
+    """Classes that know the parameters the version's guard proves to share a shape
+    (``fn.meta["same_shapes"]``, pairs of parameter positions: ``signature.same_shapes``)."""
+    classes = Classes()
+    for j, i in fn.meta.get("same_shapes", ()):
+        if i < len(fn.params) and j < len(fn.params):
+            classes.rep[fn.params[i].id] = classes.of(fn.params[j])
+    return classes
+
+
 def plain_classes(fn: Function) -> Classes:
     """The shape classes of the top-level block as it stands (for later passes)."""
-    classes = Classes()
+    classes = parameter_classes(fn)
     for op in fn.body.ops:
         classes.visit(op)
     return classes

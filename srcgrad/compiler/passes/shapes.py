@@ -53,6 +53,7 @@ from .shape_classes import (
     Classes,
     elementwise,
     float64_array,
+    parameter_classes,
     rank0,
     shape_source,
     unknown,
@@ -63,7 +64,7 @@ _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new arra
 
 
 def shapes(fn: Function) -> None:
-    classes = Classes()
+    classes = parameter_classes(fn)
     classes.shaped_like = plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
     classes.written = {op.args["x"].id for op in fn.body.walk()
