@@ -15,13 +15,13 @@ import pytest
 from fd import assert_close, directional_derivative, numeric_gradient
 
 import srcgrad as sg
-from srcgrad.rules.masks import PRODUCT_FROM, dropped, kept
+from srcgrad.rules.masks import PRODUCT_FROM, PRODUCT_FROM_WIDE, dropped, kept
 from srcgrad.rules.ties import larger_picks, taken
 
 rng = np.random.default_rng(1616)
 
 
-@pytest.mark.parametrize("size", [7, PRODUCT_FROM + 5])
+@pytest.mark.parametrize("size", [7, PRODUCT_FROM + 5, PRODUCT_FROM_WIDE + 5])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kept_and_dropped_are_np_where_with_infinite_and_nan_cotangents(size, dtype):
     mask = rng.standard_normal(size) > 0
@@ -31,10 +31,21 @@ def test_kept_and_dropped_are_np_where_with_infinite_and_nan_cotangents(size, dt
             g[np.flatnonzero(mask)[0]] = special
             g[np.flatnonzero(~mask)[0]] = special
         for got, want in ((kept(g, mask), np.where(mask, g, 0)),
+                          (kept(g[::-1], mask), np.where(mask, g[::-1], 0)),
                           (dropped(g, mask), np.where(mask, 0, g)),
                           (taken(g, mask), np.where(mask, g, 0))):
             assert got.dtype == want.dtype == dtype
             np.testing.assert_array_equal(got, want)
+
+
+def test_kept_of_float32_cotangents_whose_squares_overflow_and_of_complex_ones():
+    mask = rng.standard_normal(PRODUCT_FROM + 5) > 0
+    g = (rng.standard_normal(mask.size) * 1e30).astype(np.float32)
+    np.testing.assert_array_equal(kept(g, mask), np.where(mask, g, 0))
+    z = g.astype(np.complex64) * (1 + 2j)
+    z[0] = np.inf
+    np.testing.assert_array_equal(kept(z, mask), np.where(mask, z, 0))
+    np.testing.assert_array_equal(dropped(z, mask), np.where(mask, 0, z))
 
 
 def test_kept_with_a_truthy_non_boolean_condition_selects_and_does_not_scale():
@@ -51,7 +62,7 @@ def test_kept_broadcasts_a_smaller_cotangent_against_a_large_mask():
     np.testing.assert_array_equal(kept(2.5, mask), np.where(mask, 2.5, 0))
 
 
-W = rng.standard_normal(PRODUCT_FROM + 100)
+W = rng.standard_normal(PRODUCT_FROM_WIDE + 100)  # (float64: the product path)
 
 
 def relu_by_where(x):
@@ -73,7 +84,7 @@ def test_relu_of_a_large_batch_differentiates_in_every_mode(fn):
     x[np.abs(x - 0.5) < 1e-3] = 0.7
     x[np.abs(x - 1.0) < 1e-3] = 0.7
     want = numeric_gradient(fn, [x], {}, 0)
-    assert np.count_nonzero(want) > PRODUCT_FROM // 4
+    assert np.count_nonzero(want) > PRODUCT_FROM_WIDE // 4
     assert_close(sg.grad(fn)(x), want, rtol=1e-5, atol=1e-6, what="reverse")
     u = rng.standard_normal(x.size)
     _, tangent = sg.jvp(fn)(x, u)
