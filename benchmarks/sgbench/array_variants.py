@@ -276,6 +276,26 @@ def mlp_tanh_two_sum_grad(W1, W2, W3, x, y):
     return x.T @ d1, h1.T @ d2, h2.T @ r
 
 
+def mlp_tanh_bias_two_mse(W1, b1, W2, b2, W3, b3, x, y):
+    h1 = np.tanh(x @ W1 + b1)
+    h2 = np.tanh(h1 @ W2 + b2)
+    return np.mean((h2 @ W3 + b3 - y) ** 2)
+
+
+def mlp_tanh_bias_two_mse_grad(W1, b1, W2, b2, W3, b3, x, y):
+    h1 = np.tanh(x @ W1 + b1)
+    h2 = np.tanh(h1 @ W2 + b2)
+    r = h2 @ W3
+    r += b3
+    r -= y
+    r *= 2.0 / r.size
+    d2 = r @ W3.T
+    d2 *= 1.0 - h2 * h2
+    d1 = d2 @ W2.T
+    d1 *= 1.0 - h1 * h1
+    return (x.T @ d1, d1.sum(axis=0), h1.T @ d2, d2.sum(axis=0), h2.T @ r, r.sum(axis=0))
+
+
 def mlp_loss(W1, W2, x, y):
     """W3's program as written, run here at other sizes and in float32."""
     return np.mean((np.tanh(x @ W1) @ W2 - y) ** 2)
@@ -370,6 +390,11 @@ def variants(small: bool = False) -> list[Variant]:
          mlp(512, (128, 128, 128, 128), F32, True), (0, 1, 2, 3, 4, 5)),
         ("tanh_two_sum b64 256 f32", "W3", mlp_tanh_two_sum, mlp_tanh_two_sum_grad,
          mlp(64, (256, 256, 256, 256), F32, False), (0, 1, 2)),
+        ("tanh_bias_two_mse b64 128 f32", "W3", mlp_tanh_bias_two_mse,
+         mlp_tanh_bias_two_mse_grad, mlp(64, (128, 128, 128, 128), F32, True),
+         (0, 1, 2, 3, 4, 5)),
+        ("relu_bias_sum b64 128 f32", "W3", mlp_relu_bias_sum, mlp_relu_bias_sum_grad,
+         mlp(64, (128, 128, 128), F32, True), (0, 1, 2, 3)),
         ("mlp_loss b512 256 f32", "W3", mlp_loss, mlp_loss_grad,
          mlp(512, (256, 256, 256), F32, False), (0, 1)),
         ("mlp_loss b64 1024 f64", "W3", mlp_loss, mlp_loss_grad,
