@@ -92,3 +92,23 @@ def test_maximum_and_where_adjoints_of_one_array_need_no_unbroadcast():
     text = sg.source(sg.grad(one_input_clamp), x)
     assert "unbroadcast" not in text
     check_gradient(one_input_clamp, (x,), (0,))
+
+
+def mean_of_row_sums_of_squares(z):
+    return np.mean(np.log(np.sum(np.exp(z), axis=1)) - np.sum(z * z, axis=1))
+
+
+def test_a_mean_of_row_sums_stays_one_number_when_the_rows_shape_is_known():
+    # the row sum's adjoint (g[:, None], its shape known) once hid the mean's number from
+    # the pass that spreads it, so the mean's adjoint was broadcast to a full array
+    z = rng.standard_normal((6, 4))
+    text = sg.source(sg.grad(mean_of_row_sums_of_squares), z)
+    assert "unreduce(" not in text, text
+    check_gradient(mean_of_row_sums_of_squares, (z,), (0,))
+    u = rng.standard_normal(z.shape)
+    want = numeric_gradient(mean_of_row_sums_of_squares, [z], {}, 0)
+    _, tangent = sg.jvp(mean_of_row_sums_of_squares)(z, u)
+    assert_close(tangent, float(np.sum(want * u)), rtol=1e-5, atol=1e-6, what="forward")
+    grad = sg.grad(mean_of_row_sums_of_squares)
+    assert_close(sg.jvp(grad)(z, u)[1], directional_derivative(grad, [z], {0: u}, eps=1e-5),
+                 rtol=1e-4, atol=1e-5, what="forward over reverse")

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ...rules.registry import RULES
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .matmul_adjoints import plain_matmul_adjoints
@@ -212,6 +212,10 @@ def _lazy_unreduce(fn: Function, classes: Classes) -> set[int]:
                 continue
             if g.type.kind not in ("float", "scalar"):
                 continue
+        if kept is not None and not kept[1] and _pending_full_reduction(g, lazy):
+            # (left an unreduce: ``spread`` keeps the full reduction's number through it,
+            # which it cannot through the ``g[:, None]`` this would become)
+            continue
         chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy)
         if chain is None:
             continue
@@ -226,6 +230,22 @@ def _lazy_unreduce(fn: Function, classes: Classes) -> set[int]:
             op.attrs = {**op.attrs, "rule": RULES["getitem"]}
     replace_uses(fn, mapping)
     return lazy
+
+
+def _pending_full_reduction(g: Any, lazy: set[int]) -> bool:
+    """Is ``g`` (through negations and sums back to a shape) a full reduction's
+    broadcast cotangent not made a number here (``np.mean(a - np.sum(z * y, axis=1))``)?"""
+    for _ in range(8):
+        if not isinstance(g, Value) or g.op is None:
+            return False
+        if g.op.prim == "unreduce":
+            axis = g.op.args.get("axis")
+            full = axis is None or (isinstance(axis, Value) and const_value(axis) == (True, None))
+            return full and g.id not in lazy
+        if g.op.prim not in ("negative", "unbroadcast"):
+            return False
+        g = g.op.args["x"]
+    return False
 
 
 def _kept_axes(op: Op, classes: Classes) -> tuple[Any, bool] | None:
