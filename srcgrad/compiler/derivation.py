@@ -40,7 +40,7 @@ from .pairs import listing
 from .passes.pipeline import for_emission
 from .passes.pipeline import optimize as run_passes
 from .rows import Unbatchable
-from .signature import key_of, types_of
+from .signature import key_of, same_shapes, types_of
 from .tree_text import describe_tree
 from .user_lines import point_to_user_line, refuse_real_only
 
@@ -186,8 +186,9 @@ class Derivation:
                     advice="Pass its real and imaginary parts as two float arguments "
                     "(np.real(z), np.imag(z)) and build the complex value from them outside "
                     "the differentiated function.")
-        entry = self.compile(arg_types)
-        entry.signature = self.key(primal_args)
+        key = self.key(primal_args)
+        entry = self.compile(arg_types, same_shapes(key))
+        entry.signature = key
         # a function argument the compilation also met elsewhere stands for itself only
         leaves = [s for kind in entry.signature if is_tree(kind) for s in S.static_leaves(kind)]
         bound = identity_bound([s.value for s in leaves], entry.deps)
@@ -234,7 +235,10 @@ class Derivation:
             return ir, list(inner.deps)  # what the inner IR assumed (captured kinds)
         return lower(self.f, arg_types)
 
-    def compile(self, arg_types: list[T.AType] | None) -> cache.Entry:
+    def compile(self, arg_types: list[T.AType] | None,
+                shapes_alike: tuple[tuple[int, int], ...] = ()) -> cache.Entry:
+        """The entry for ``arg_types``; ``shapes_alike``: pairs of parameters the version's
+        guard proves to have one shape (``signature.same_shapes``)."""
         gen = generation()
         with compiler_boundary(self.f):
             boundary = None
@@ -288,6 +292,9 @@ class Derivation:
                 if emitted_ir.meta["result_structure"] is None:
                     del emitted_ir.meta["result_structure"]
             paired = emitted_ir is not derived
+            if shapes_alike and boundary is None:  # (a boundary's IR takes leaves)
+                for ir in {id(derived): derived, id(emitted_ir): emitted_ir}.values():
+                    ir.meta["same_shapes"] = shapes_alike
             if self.optimize:
                 run_passes(derived, check=verify)
                 if paired:

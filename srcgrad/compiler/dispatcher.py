@@ -39,6 +39,7 @@ from .boundary import guards, is_tree
 from .cache import Entry, track
 from .frontend.resolve import path_text
 from .ir import types as T
+from .signature import shape_fact
 
 _DEFAULT = type("_Default", (), {"__repr__": lambda self: "<f's default>"})()
 _MISSING = object()
@@ -73,8 +74,10 @@ class Dispatcher:
         """Install ``entry`` for argument kinds ``key`` (replacing an older one)."""
         self.versions = [(k, e) for k, e in self.versions if k != key and e.valid()]
         self.versions.append((key, entry))
-        # specific versions first: a generic one (None kinds) accepts anything
-        self.versions.sort(key=lambda ke: sum(k is None for k in ke[0]))
+        # specific versions first: a generic one (None kinds) accepts anything, and one
+        # that knows arrays share a shape before one that does not
+        self.versions.sort(key=lambda ke: (sum(k is None for k in ke[0]),
+                                           -sum(shape_fact(k) is not None for k in ke[0])))
         fresh = self._compile()
         self.function.__code__ = fresh.__code__
 
@@ -172,9 +175,12 @@ class Dispatcher:
                 checks += guards(kind, name, self._leaf_guard, self._bind)
                 continue
             if isinstance(kind, tuple):
-                ndim, char = kind
+                ndim, char = kind[:2]
                 checks.append(f"type({name}) is _sg_ndarray and {name}.ndim == {ndim} and "
                               f"{name}.dtype.char == {char!r}")
+                same = shape_fact(kind)
+                if same is not None:  # (that argument's own checks come first)
+                    checks.append(f"{name}.shape == {self.call_names[same]}.shape")
             elif kind in (float, int, bool):
                 checks.append(f"type({name}) is {kind.__name__}")
             elif kind is type(None):

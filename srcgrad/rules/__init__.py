@@ -33,6 +33,7 @@ from . import (  # noqa: F401
     joining_rows,  # forms: np.vstack(A) of one array
     linalg,
     linalg_tuples,  # linalg
+    masks,  # issue 16: a selection's adjoint as a product on large arrays
     math_items,
     matrix_functions,  # linalg
     meshgrid,

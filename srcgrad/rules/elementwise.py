@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import as_array, dispatching
+from .masks import dropped, kept
 from .registry import ELEMENTWISE, NONDIFF, defrule
 from .ties import larger_picks, taken
 from .torch_names import clip_node, power_node, scalar_form, subtract_node
@@ -205,7 +206,7 @@ def clip_mask(x: Any, a_min: Any, a_max: Any) -> Any:
 
 defrule("clip_mask", clip_mask, inputs=("x", "a_min", "a_max"), kind=NONDIFF)
 defrule("clip", np.clip, inputs=("x", "a_min", "a_max"), kind=ELEMENTWISE, broadcasts=True,
-        vjp={"x": lambda g, x, a_min, a_max: np.where(clip_mask(x, a_min, a_max), g, 0),
+        vjp={"x": lambda g, x, a_min, a_max: kept(g, clip_mask(x, a_min, a_max)),
              "a_min": lambda g, x, a_min: np.where(x < a_min, g, 0),
              "a_max": lambda g, x, a_max: np.where(x > a_max, g, 0)},
         torch=clip_node, methods=("clip",),
@@ -213,8 +214,8 @@ defrule("clip", np.clip, inputs=("x", "a_min", "a_max"), kind=ELEMENTWISE, broad
         kinks=("At a bound (x == a_min or x == a_max) the gradient passes to x (PyTorch's clamp);"
                " strictly outside it goes to the bound, if the bound is an array argument."))
 defrule("where", np.where, inputs=("condition", "x", "y"), kind=ELEMENTWISE, broadcasts=True,
-        vjp={"x": lambda g, condition: np.where(condition, g, 0),
-             "y": lambda g, condition: np.where(condition, 0, g)}, torch=("WhereBackward0", 2),
+        vjp={"x": lambda g, condition: kept(g, condition),  # (masks.py: fast on a batch)
+             "y": lambda g, condition: dropped(g, condition)}, torch=("WhereBackward0", 2),
         pytorch=("t.where", "sg.where"),
         kinks=("The untaken branch gets a zero cotangent, but an inf/NaN computed there still "
                "reaches its argument as 0 * inf = NaN (as in PyTorch): keep the untaken branch "

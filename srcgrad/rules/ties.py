@@ -8,12 +8,13 @@ is two primitives:
 
 - ``larger_picks(x, y)`` (zero derivative): the boolean mask ``x > y`` when nothing ties
   (one more comparison finds out), else the weights 1 / 0.5 / 0;
-- ``taken(c, w)``: ``c`` where the weights ``w`` are not 0, times ``w`` (one ``np.where``
-  for a mask). It is elementwise and linear in ``c``, and broadcasts: in forward mode
-  ``c`` is a tangent that may be smaller than the weights (a scalar ``w`` in
-  ``np.maximum(w, u)``), and the engine sums its cotangent back to ``c``'s own shape as
-  for any broadcasting elementwise rule. Its input is not named ``g``, so no derivative
-  formula confuses it with the cotangent.
+- ``taken(c, w)``: ``c`` where the weights ``w`` are not 0, times ``w`` (for a mask
+  the primitive :func:`.masks.kept`, ``np.where(w, c, 0)`` as a product). It is
+  elementwise and linear in ``c``, and broadcasts: in forward mode ``c`` is a tangent
+  that may be smaller than the weights (a scalar ``w`` in ``np.maximum(w, u)``), and the
+  engine sums its cotangent back to ``c``'s own shape as for any broadcasting elementwise
+  rule. Its input is not named ``g``, so no derivative formula confuses it with the
+  cotangent.
 
 The numbers equal the written-out rule's: ``c * 0.5`` is ``c / 2`` exactly, and an
 infinite ``c`` still gives 0 where the other input was taken (a selection, never
@@ -27,7 +28,11 @@ from typing import Any
 import numpy as np
 
 from .dispatch import as_array, dispatching, foreign
+from .masks import kept
 from .registry import ELEMENTWISE, NONDIFF, defrule
+
+_PLAIN = (np.ndarray, float, int)
+_kept = kept.__wrapped__  # type: ignore[attr-defined]
 
 
 @dispatching
@@ -35,7 +40,9 @@ def larger_picks(x: Any, y: Any) -> Any:
     """Where ``np.maximum(x, y)`` takes ``x``: the mask ``x > y`` without ties, else the
     weights ``1`` (``x > y``), ``0.5`` (``x == y``), ``0`` (shaped as ``x`` and ``y``
     broadcast)."""
-    if not foreign(x) and not foreign(y):
+    # (an ndarray against a number or an ndarray, the usual call, tested first: this runs
+    # per maximum's adjoint, per call, often on small arrays)
+    if (type(x) is np.ndarray and type(y) in _PLAIN) or (not foreign(x) and not foreign(y)):
         ties = np.equal(x, y)
         # (a value branch: ndarrays only; count_nonzero of a mask is cheaper than any())
         if not np.count_nonzero(ties):
@@ -50,14 +57,18 @@ def larger_picks(x: Any, y: Any) -> Any:
 def taken(c: Any, w: Any) -> Any:
     """``c`` weighted by ``w`` (a mask or 1 / 0.5 / 0 weights), 0 where ``w`` is 0 even
     for an infinite ``c``; ``c``'s dtype, broadcast against ``w``."""
-    w = as_array(w)
-    if w.dtype == bool:
-        return np.where(w, c, 0.0)
+    if type(w) is not np.ndarray or w.dtype.kind != "b":  # (a mask: no conversion)
+        w = as_array(w)
+    if w.dtype.kind == "b":
+        # (np.where's numbers, a product's speed on large arrays; its implementation
+        # itself: the arguments already passed this primitive's dispatch)
+        return _kept(c, w)
     # (the weights are float64; the cotangent keeps its own dtype)
     return (np.where(w != 0, c, 0) * w).astype(np.result_type(c), copy=False)
 
 
-defrule("larger_picks", larger_picks, inputs=("x", "y"), kind=NONDIFF)
+# (broadcasts: its mask or weights have x's and y's broadcast shape, as a comparison's)
+defrule("larger_picks", larger_picks, inputs=("x", "y"), kind=NONDIFF, broadcasts=True)
 # diagonal and symmetric: its VJP is itself, and forward mode reuses it with the tangent
 defrule("taken", taken, inputs=("c", "w"), kind=ELEMENTWISE, broadcasts=True,
         vjp={"c": lambda g, w: taken(g, w)})

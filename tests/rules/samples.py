@@ -445,6 +445,7 @@ from . import (  # noqa: E402,F401  (each area's samples, one line each)
     samples_foreign,  # issue 17: copies (a lazily broadcast cotangent's count)
     samples_forms,  # forms: np.tri, np.identity
     samples_linalg,  # linalg
+    samples_masks,  # issue 16: a selection's adjoint as a product on large arrays
     samples_mlp,  # issue 16: the max's/min's VJP as one primitive
     samples_more,  # issue 14: np.gradient, partition, select, the complex parts
     samples_multi,  # tuple-returning functions

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...rules.registry import ELEMENTWISE, RULES
+from ...rules.registry import ELEMENTWISE, NONDIFF, RULES
 from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import FLOAT
 from .shape_facts import kept_reduction
@@ -34,9 +34,13 @@ def elementwise(op: Op) -> bool:
 
 def elementwise_shaped(op: Op) -> bool:
     """A NumPy ufunc of the table without parameters (a comparison, ``logical_*``,
-    ``isnan``): its result has the broadcast shape of its inputs, as an elementwise
-    primitive's, though it is not differentiable (and not a float: a mask)."""
+    ``isnan``), or a non-differentiable rule that says it broadcasts: its result has the
+    broadcast shape of its inputs, as an elementwise primitive's, though it is not
+    differentiable (and not a float: a mask)."""
     rule = RULES.get(op.prim)
+    if (rule is not None and rule.kind == NONDIFF and rule.broadcasts and not rule.params
+            and not rule.user and not op.regions and len(op.outputs) == 1):
+        return True  # a mask helper shaped as a comparison (``larger_picks``)
     # (not a generalized ufunc: np.matmul is a ufunc with a core signature)
     return (rule is not None and isinstance(rule.impl, np.ufunc) and rule.impl.nout == 1
             and rule.impl.signature is None and not rule.params and not rule.user and not op.regions
@@ -237,9 +241,19 @@ class Classes:
                 self.float64.add(op.out.id)
 
 
+def parameter_classes(fn: Function) -> Classes:
+    """Classes that know the parameters the version's guard proves to share a shape
+    (``fn.meta["same_shapes"]``, pairs of parameter positions: ``signature.same_shapes``)."""
+    classes = Classes()
+    for j, i in fn.meta.get("same_shapes", ()):
+        if i < len(fn.params) and j < len(fn.params):
+            classes.rep[fn.params[i].id] = classes.of(fn.params[j])
+    return classes
+
+
 def plain_classes(fn: Function) -> Classes:
     """The shape classes of the top-level block as it stands (for later passes)."""
-    classes = Classes()
+    classes = parameter_classes(fn)
     for op in fn.body.ops:
         classes.visit(op)
     return classes

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ...rules.registry import RULES
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .matmul_adjoints import plain_matmul_adjoints
@@ -53,6 +53,7 @@ from .shape_classes import (
     Classes,
     elementwise,
     float64_array,
+    parameter_classes,
     rank0,
     shape_source,
     unknown,
@@ -63,7 +64,7 @@ _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new arra
 
 
 def shapes(fn: Function) -> None:
-    classes = Classes()
+    classes = parameter_classes(fn)
     classes.shaped_like = plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
     classes.written = {op.args["x"].id for op in fn.body.walk()
@@ -222,6 +223,10 @@ def _lazy_block(block: Block, classes: Classes, mapping: dict[Value, Value],
                 continue
             if g.type.kind not in ("float", "scalar"):
                 continue
+        if kept is not None and not kept[1] and _pending_full_reduction(g, lazy):
+            # (left an unreduce: ``spread`` keeps the full reduction's number through it,
+            # which it cannot through the ``g[:, None]`` this would become)
+            continue
         # a kept-axes cotangent is an array of the result's rank and dtype: broadcasting
         # it by the partner changes no dtype, so any full-shaped partner will do
         chain = _stays_lazy(op.out, classes.of(op.out), classes, users, results, lazy,
@@ -237,6 +242,22 @@ def _lazy_block(block: Block, classes: Classes, mapping: dict[Value, Value],
             block.ops.insert(block.ops.index(op), index)
             op.prim, op.args = "getitem", {"x": g, "index": index.out}
             op.attrs = {**op.attrs, "rule": RULES["getitem"]}
+
+
+def _pending_full_reduction(g: Any, lazy: set[int]) -> bool:
+    """Is ``g`` (through negations and sums back to a shape) a full reduction's
+    broadcast cotangent not made a number here (``np.mean(a - np.sum(z * y, axis=1))``)?"""
+    for _ in range(8):
+        if not isinstance(g, Value) or g.op is None:
+            return False
+        if g.op.prim == "unreduce":
+            axis = g.op.args.get("axis")
+            full = axis is None or (isinstance(axis, Value) and const_value(axis) == (True, None))
+            return full and g.id not in lazy
+        if g.op.prim not in ("negative", "unbroadcast"):
+            return False
+        g = g.op.args["x"]
+    return False
 
 
 def _kept_axes(op: Op, classes: Classes) -> tuple[Any, bool] | None:

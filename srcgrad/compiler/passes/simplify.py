@@ -12,6 +12,7 @@ point (``1.0 * int_array`` would change the dtype).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -152,20 +153,54 @@ def _scalar_factors(block: Block, uses: dict[int, int]) -> None:
         x, y = op.args.get("x"), op.args.get("y")
         if not (isinstance(x, Value) and isinstance(y, Value)):
             continue
-        scalar, inner = (x, y) if _scalar(x) else (y, x) if _scalar(y) else (None, None)
-        if scalar is None or inner.op is None or inner.op.prim != "multiply" \
-                or uses.get(inner.id) != 1 or _scalar(inner) or inner.op not in block.ops:
-            continue
-        a, b = inner.op.args["x"], inner.op.args["y"]
-        factor, array = (a, b) if _scalar(a) else (b, a) if _scalar(b) else (None, None)
-        if factor is None or not _floating(array):
-            continue
-        # the inner op now multiplies the two scalars; this op applies their product
-        inner.op.args = {"x": scalar, "y": factor}
-        inner.type = None
-        op.args = {"x": inner, "y": array}
-        block.ops.remove(inner.op)
-        block.ops.insert(block.ops.index(op), inner.op)
+        if not _gathered(op, x, y, block, uses, _scalar):
+            # a float32 result's seed: ``np.float32(1.0) / n * (2 * r)`` of a mean square
+            _gathered(op, x, y, block, uses, _numpy_scalar)
+
+
+def _gathered(op: Op, x: Value, y: Value, block: Block, uses: dict[int, int],
+              scalar_test: Callable[[Value], bool]) -> bool:
+    """Rewrite ``op`` = ``s * (c * A)`` to ``(s * c) * A`` if ``scalar_test`` finds ``s``."""
+    scalar, inner = (x, y) if scalar_test(x) else (y, x) if scalar_test(y) else (None, None)
+    if scalar is None or inner.op is None or inner.op.prim != "multiply" \
+            or uses.get(inner.id) != 1 or _scalar(inner) or inner.op not in block.ops:
+        return False
+    a, b = inner.op.args["x"], inner.op.args["y"]
+    factor, array = (a, b) if _scalar(a) else (b, a) if _scalar(b) else (None, None)
+    if factor is None or not _floating(array):
+        return False
+    if scalar_test is _numpy_scalar and _dtype(scalar) != _dtype(array):
+        return False  # (a float32 seed, a float64 array: the product would round in f32)
+    # the inner op now multiplies the two scalars; this op applies their product
+    inner.op.args = {"x": scalar, "y": factor}
+    inner.type = None
+    op.args = {"x": inner, "y": array}
+    block.ops.remove(inner.op)
+    block.ops.insert(block.ops.index(op), inner.op)
+    return True
+
+
+def _numpy_scalar(v: Value) -> bool:
+    """A NumPy scalar, or a product or quotient of one and Python numbers (``np.float32(1.0)
+    / n``, ``np.float32(1.0) * 0.5``): what a float32 result's seed becomes."""
+    t = v.type
+    if t is not None and t.kind == "scalar":
+        return True
+    return v.op is not None and v.op.prim in ("divide", "multiply") and all(
+        _scalar(w) or _numpy_scalar(w) or (w.op is not None and w.op.prim == "reduced_count")
+        for w in v.op.operands()) and any(_numpy_scalar(w) for w in v.op.operands())
+
+
+def _dtype(v: Value) -> str | None:
+    """The dtype of a NumPy scalar or array value (of a NumPy scalar found in a product)."""
+    t = v.type
+    if t is not None and t.dtype is not None:
+        return t.dtype
+    if v.op is not None and v.op.prim in ("divide", "multiply"):
+        for w in v.op.operands():
+            if _numpy_scalar(w):
+                return _dtype(w)
+    return None
 
 
 def _scalar(v: Value) -> bool:
