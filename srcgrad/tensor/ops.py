@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import QUIET as _QUIET
 from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import quietly as _quietly
 from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
@@ -39,6 +41,7 @@ _asarray = np.asarray
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _new = object.__new__
+_NUMERIC = "biufc"  # dtype kinds whose ufunc loops are NumPy's own (no Python objects)
 
 __all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "computed", "edge",
            "elementwise_specs", "floats_default", "make_view", "promote", "record",
@@ -59,13 +62,22 @@ def unary_op(spec: Spec) -> Callable[[Any], Any]:
     def op(self: Any) -> Any:  # (named as the Tensor method it is)
         a = self
         x = a._data
-        if float_result and x.dtype.kind != "f":
-            x = x.astype(_F32)
-        token = _quiet(_IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
-        try:
-            out = direct(x) if type(x) is _ndarray else impl(x)
-        finally:
-            _restore(token)
+        dt = x.dtype
+        if dt is _F32 or dt is _F64:  # (identity first: the kind of a dtype is slower)
+            plain = True
+        else:
+            if float_result and dt.kind != "f":
+                x = x.astype(_F32)
+            plain = x.dtype.kind in _NUMERIC
+        # nan/inf are values, not warnings (PyTorch): in this thread's quiet context when
+        # only NumPy's loops run (fp_errors), else by setting the error state around it
+        if plain and type(x) is _ndarray:
+            try:
+                out = _QUIET.run(direct, x)
+            except RuntimeError:  # the context is in use: an op run from inside one
+                out = _quietly(direct, x)
+        else:
+            out = _quietly(impl, x)
         if type(out) is not _ndarray:
             out = _asarray(out)
         result = _new(_Tensor)
@@ -133,8 +145,10 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
             spec = forms[form] = spec_for(specs["rule"], (ta, tb))
         if ta and tb:
             dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
-            fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
-                                      or not spec.float_result)
+            # (other dtypes than numbers, whose ufunc loops call Python, take the general
+            # path: it does not run in the quiet context, see below)
+            fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f" or
+                                      not spec.float_result and dt.kind in _NUMERIC)
         elif ta:
             dt = x.dtype
             fast = type(y) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
@@ -153,15 +167,21 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
                 raise TypeError(f"unsupported operand types for {spec.rule.name}: "
                                 f"{type(a).__name__} and {type(b).__name__}")
             x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
-        token = _quiet(_IGNORE)
+        # nan/inf are values, not warnings: the fast forms (numbers only: NumPy's loops
+        # alone run) in this thread's quiet context, the others by setting the error state
+        impl = spec.impl
         try:
-            out = spec.impl(x, y)
+            if fast:
+                try:
+                    out = _QUIET.run(impl, x, y)
+                except RuntimeError:  # the context is in use: an op run from inside one
+                    out = _quietly(impl, x, y)
+            else:
+                out = _quietly(impl, x, y)
         except ValueError as e:
             if "broadcast" not in str(e):
                 raise
             raise RuntimeError(_broadcast_message(x, y)) from None
-        finally:
-            _restore(token)
         if type(out) is not _ndarray:
             out = _asarray(out)
         result = _new(tensor)
@@ -222,7 +242,7 @@ def _scalar_array(value: float, dtype: np.dtype) -> Any:
     cache = _scalars(dtype)
     if len(cache) > 4096:  # a schedule of ever-new constants: start over
         cache.clear()
-    array = np.array(value, dtype=dtype)
+    array = _quietly(np.array, value, dtype)  # (1e300 is inf in float32: a value, as in PyTorch)
     array.flags.writeable = False
     cache[value] = array
     return array
