@@ -59,11 +59,8 @@ def _unary_method(method: str) -> Any:
 
 def _operator(specs: dict[Any, Any], name: str) -> Any:
     """``specs``'s op as the operator method ``name`` itself (``self`` is its first operand)."""
-    fn = specs["op"]
-    method = type(fn)(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    method.__qualname__ = f"MathMethods.{name}"
-    method.__doc__ = f"``{name}``: rule ``{specs['rule'].name}``."
-    return method
+    return _ops.named(specs["op"], name, f"MathMethods.{name}",
+                      f"``{name}``: rule ``{specs['rule'].name}``.")
 
 
 class MathMethods(InplaceMethods):
