@@ -54,11 +54,11 @@ except (ImportError, AttributeError, TypeError):  # another layout: the public, 
         return state.__exit__(None, None, None)
 
 
-def quietly(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` with floating-point errors ignored (the reentrant way)."""
+def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with floating-point errors ignored (the reentrant way)."""
     token = quiet(IGNORE)
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     finally:
         restore(token)
 

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import QUIET as _QUIET
 from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import quietly as _quietly
 from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
@@ -39,6 +41,7 @@ _ndarray = np.ndarray
 _asarray = np.asarray
 
 __all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "bind_tensor", "computed",
+           "computed_numpy",
            "edge", "elementwise_specs", "floats_default", "make_view", "named", "promote",
            "record", "requires", "spec_for", "unary", "unary_op", "with_defaults"]
 
@@ -141,6 +144,20 @@ def computed(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> A
         raise RuntimeError(f"{rule.name}(): {e}") from None
     finally:
         _restore(token)
+    return out if type(out) is _ndarray else _asarray(out)
+
+
+def computed_numpy(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """:func:`computed` for a ``fn`` that runs NumPy's own loops only (a ufunc's method on
+    float ndarrays): in this thread's quiet context (:mod:`..autograd.fp_errors`), which
+    costs less than setting the error state around it."""
+    try:
+        try:
+            out = _QUIET.run(fn, *args, **kwargs)
+        except RuntimeError:  # the context is in use: an op run from inside one
+            out = _quietly(fn, *args, **kwargs)
+    except ValueError as e:
+        raise RuntimeError(f"{rule.name}(): {e}") from None
     return out if type(out) is _ndarray else _asarray(out)
 
 
