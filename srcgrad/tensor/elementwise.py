@@ -26,7 +26,7 @@ from ..autograd import specialize as _switch
 from ..autograd.fp_errors import QUIET, quietly
 from ..autograd.grad_mode import STATE
 from ..autograd.specialize import fused_record
-from ..rules.registry import ELEMENTWISE
+from ..rules.registry import ELEMENTWISE, NONDIFF
 from .nodes import view_requires
 from .spec import Spec, promote, spec_for
 
@@ -93,6 +93,35 @@ def op(self):
 _BINARY = """\
 def op(self, other):
     a, b = self, other
+    # The usual forms first, each written out to its end: a Tensor of one of the two usual
+    # float dtypes with another of the same dtype, or with a Python number on either side
+    # (the general code below decides the same, with more checks)
+    if type(a) is tensor:
+        x = a._data
+        dt = x.dtype
+        if dt is F32 or dt is F64:
+            kind = type(b)
+            if kind is tensor:
+                y = b._data
+                if y.dtype is dt:
+{tail_3}\
+            elif kind is float:
+                y = b = (S32 if dt is F32 else S64).get(b) or scalar_array(b, dt)
+{tail_2}\
+            elif kind is int:
+                y = b
+{tail_2}\
+    elif type(b) is tensor:
+        y = b._data
+        dt = y.dtype
+        if dt is F32 or dt is F64:
+            kind = type(a)
+            if kind is float:
+                x = a = (S32 if dt is F32 else S64).get(a) or scalar_array(a, dt)
+{tail_1}\
+            elif kind is int:
+                x = a
+{tail_1}\
     ta = type(a) is tensor or isinstance(a, tensor)
     tb = type(b) is tensor or isinstance(b, tensor)
     x = a._data if ta else a
@@ -129,15 +158,15 @@ def op(self, other):
         x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
     # nan/inf are values, not warnings: the fast forms (numbers only: NumPy's loops alone
     # run) in this thread's quiet context, the others by setting the error state
-    impl = spec.impl
+    call = spec.impl
     try:
         if fast:
             try:
-                out = QUIET.run(impl, x, y)
+                out = QUIET.run(call, x, y)
             except RuntimeError:  # the context is in use: an op run from inside one
-                out = quietly(impl, x, y)
+                out = quietly(call, x, y)
         else:
-            out = quietly(impl, x, y)
+            out = quietly(call, x, y)
     except ValueError as e:
         if "broadcast" not in str(e):
             raise
@@ -166,6 +195,64 @@ def op(self, other):
 {plain}\
     return result
 """
+
+# the end of one usual form of a binary op (form = 2 * (a is a Tensor) + (b is a Tensor)):
+# its operands x, y are arrays (or a Python int) of dtype dt; {requires} says which need grad
+_TAIL = """\
+spec = forms[{form}]
+if spec is None:
+    spec = forms[{form}] = spec_for(rule, {tensors})
+try:  # (quiet: see the general code)
+    try:
+        out = QUIET.run(impl, x, y)
+    except RuntimeError:
+        out = quietly(impl, x, y)
+except ValueError as e:
+    if "broadcast" not in str(e):
+        raise
+    raise RuntimeError(broadcast_message(x, y)) from None
+if type(out) is not ndarray:
+    out = asarray(out)
+{requires}\
+if (ra or rb) and STATE.enabled and differentiable:
+    k = {k0} + 2 * ra + rb
+    if out.dtype is dt and elementwise{same_shape}:
+{fused}\
+        plan = quick_plans[k] or plan_for(k, spec, ra, rb, True)
+{plain_quick}\
+        plan.quick(result, a, b)
+        return result
+    plan = plans[k] or plan_for(k, spec, ra, rb, False)
+{plain_build}\
+    plan.build((a, b), (a, b), (x, y), result, None)  # (a number: its own array)
+    return result
+{plain}\
+return result
+"""
+
+_REQUIRES = {
+    3: "ra = a._rg or a._base is not None and view_requires(a)\n"
+       "rb = b._rg or b._base is not None and view_requires(b)\n",
+    2: "ra = a._rg or a._base is not None and view_requires(a)\nrb = False\n",
+    1: "ra = False\nrb = b._rg or b._base is not None and view_requires(b)\n",
+}
+
+
+def _tail(form: int, fused: str, depth: int) -> str:
+    """The written-out end of usual form ``form``, at ``depth`` spaces."""
+    text = _TAIL.format(
+        form=form, tensors=("(False, True)", "(True, False)", "(True, True)")[form - 1],
+        requires=_REQUIRES[form], k0=4 * form,
+        same_shape=" and x.shape == y.shape" if form == 3 else "",
+        fused=_indent(fused, 8), plain=_dedent(_PLAIN),
+        plain_quick=_indent(_dedent(_PLAIN), 8), plain_build=_indent(_dedent(_PLAIN), 4))
+    return _indent(text, depth)
+
+
+def _dedent(text: str) -> str:
+    return "".join(line[4:] if line.startswith("    ") else line
+                   for line in text.splitlines(keepends=True))
+
 
 _NAMESPACES: list[dict[str, Any]] = []  # every op's, to bind the Tensor class into
 
@@ -207,7 +294,8 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
     dtype, or a float tensor meets a Python number.
     """
     rule = specs["rule"]
-    namespace = {**_COMMON, "rule": rule, "forms": [None] * 4,
+    namespace = {**_COMMON, "rule": rule, "forms": [None] * 4, "impl": rule.impl,
+                 "differentiable": rule.kind != NONDIFF,
                  "elementwise": rule.kind == ELEMENTWISE,  # (ufuncs: all but a user's)
                  "S32": _S32, "S64": _S64, "scalars": _scalars, "scalar_array": _scalar_array,
                  "broadcast_message": _broadcast_message}
@@ -242,19 +330,24 @@ def _make(namespace: dict[str, Any], template: str, operands: tuple[str, ...]) -
 
 def _compile(namespace: dict[str, Any]) -> Any:
     """The op's function, with the quick builders of the plans in ``fused`` written in."""
-    fused = []
     one = len(namespace["operands"]) == 1  # (one plan: no slot to tell apart)
-    for k, (lines, _names) in namespace["fused"].items():
-        text = "".join(line + "\n" for line in lines)
-        fused.append(text if one else f"if k == {k}:\n" + text)
-    if fused:
-        body = "if switch.SPECIALIZE:\n" + _indent("".join(fused), 0 if one else 4)
-        fused_text = _indent(body, 12)
-    else:
-        fused_text = ""
-    source = namespace["template"].format(fused=fused_text, plain=_PLAIN,
-                                          plain_quick=_indent(_PLAIN, 8),
-                                          plain_build=_indent(_PLAIN, 4))
+
+    def fused_text(forms: range) -> str:  # the written-in builders of these forms' plans
+        fused = []
+        for k, (lines, _names) in namespace["fused"].items():
+            if k // 4 in forms:
+                text = "".join(line + "\n" for line in lines)
+                fused.append(text if one else f"if k == {k}:\n" + text)
+        if not fused:
+            return ""
+        return "if switch.SPECIALIZE:\n" + _indent("".join(fused), 0 if one else 4)
+
+    tails = {} if one else {"tail_3": _tail(3, fused_text(range(3, 4)), 20),
+                            "tail_2": _tail(2, fused_text(range(2, 3)), 16),
+                            "tail_1": _tail(1, fused_text(range(1, 2)), 16)}
+    source = namespace["template"].format(fused=_indent(fused_text(range(4)), 12),
+                                          plain=_PLAIN, plain_quick=_indent(_PLAIN, 8),
+                                          plain_build=_indent(_PLAIN, 4), **tails)
     exec(compile(source, "<srcgrad elementwise op>", "exec"), namespace)
     op = namespace.pop("op")
     op.__srcgrad_source__ = source
