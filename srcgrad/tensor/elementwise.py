@@ -199,9 +199,6 @@ def op(self, other):
 # the end of one usual form of a binary op (form = 2 * (a is a Tensor) + (b is a Tensor)):
 # its operands x, y are arrays (or a Python int) of dtype dt; {requires} says which need grad
 _TAIL = """\
-spec = forms[{form}]
-if spec is None:
-    spec = forms[{form}] = spec_for(rule, {tensors})
 try:  # (quiet: see the general code)
     try:
         out = QUIET.run(impl, x, y)
@@ -218,11 +215,11 @@ if (ra or rb) and STATE.enabled and differentiable:
     k = {k0} + 2 * ra + rb
     if out.dtype is dt and elementwise{same_shape}:
 {fused}\
-        plan = quick_plans[k] or plan_for(k, spec, ra, rb, True)
+        plan = quick_plans[k] or plan_for(k, forms[{form}] or spec_of({form}), ra, rb, True)
 {plain_quick}\
         plan.quick(result, a, b)
         return result
-    plan = plans[k] or plan_for(k, spec, ra, rb, False)
+    plan = plans[k] or plan_for(k, forms[{form}] or spec_of({form}), ra, rb, False)
 {plain_build}\
     plan.build((a, b), (a, b), (x, y), result, None)  # (a number: its own array)
     return result
@@ -241,7 +238,7 @@ _REQUIRES = {
 def _tail(form: int, fused: str, depth: int) -> str:
     """The written-out end of usual form ``form``, at ``depth`` spaces."""
     text = _TAIL.format(
-        form=form, tensors=("(False, True)", "(True, False)", "(True, True)")[form - 1],
+        form=form,
         requires=_REQUIRES[form], k0=4 * form,
         same_shape=" and x.shape == y.shape" if form == 3 else "",
         fused=_indent(fused, 8), plain=_dedent(_PLAIN),
@@ -299,6 +296,13 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
                  "elementwise": rule.kind == ELEMENTWISE,  # (ufuncs: all but a user's)
                  "S32": _S32, "S64": _S64, "scalars": _scalars, "scalar_array": _scalar_array,
                  "broadcast_message": _broadcast_message}
+    forms = namespace["forms"]
+
+    def spec_of(form: int) -> Spec:  # (the written-out forms make their Spec when recording)
+        spec = forms[form] = spec_for(rule, (form > 1, form % 2 == 1))
+        return spec
+
+    namespace["spec_of"] = spec_of
     return _make(namespace, _BINARY, ("a", "b"))
 
 
