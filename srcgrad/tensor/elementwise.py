@@ -76,7 +76,7 @@ def op(self):
         out = asarray(out)
     # a view may require grad without knowing it yet (nodes.view_requires)
     if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-        if out.dtype is a._data.dtype:  # nothing to cast back: the quick builder
+        if out.dtype is dt:  # nothing to cast back (dt: the input's): the quick builder
 {fused}\
             plan = quick_plans[1] or plan_for(1, spec, True, False, True)
 {plain_quick}\
