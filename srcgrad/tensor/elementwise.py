@@ -343,7 +343,8 @@ def _compile(namespace: dict[str, Any]) -> Any:
 
     def fused_text(forms: range) -> str:  # the written-in builders of these forms' plans
         fused = []
-        for k, (lines, _names) in namespace["fused"].items():
+        # (a copy: another thread may write a plan in meanwhile)
+        for k, (lines, _names) in list(namespace["fused"].items()):
             if k // 4 in forms:
                 text = "".join(line + "\n" for line in lines)
                 fused.append(text if one else f"if k == {k}:\n" + text)
