@@ -355,7 +355,10 @@ def _compile(namespace: dict[str, Any]) -> Any:
     tails = {} if one else {"tail_3": _tail(3, fused_text(range(3, 4)), 20),
                             "tail_2": _tail(2, fused_text(range(2, 3)), 16),
                             "tail_1": _tail(1, fused_text(range(1, 2)), 16)}
-    source = namespace["template"].format(fused=_indent(fused_text(range(4)), 12),
+    # (a binary op's general code, for the rarer forms, calls plan.quick: half the source
+    # to compile again when a plan is written in)
+    general = _indent(fused_text(range(4)), 12) if one else ""
+    source = namespace["template"].format(fused=general,
                                           plain=_PLAIN, plain_quick=_indent(_PLAIN, 8),
                                           plain_build=_indent(_PLAIN, 4), **tails)
     exec(compile(source, "<srcgrad elementwise op>", "exec"), namespace)
