@@ -113,7 +113,59 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
         arrays = [f"arrays[{i}]" for i in range(n)]
         lines = ["def build(inputs, sources, arrays, result, params):"]
         params, all_arrays = "params", "arrays"
-    lines.append("    node = new(cls)")
+    lines.append("    out = result._data")
+    lines.extend(_node_lines(plan, inputs, sources, arrays, params, all_arrays, quick, "",
+                             "result._vc", "result._vc[0]"))
+    lines.append("    result._grad_fn = node")
+    lines.append("    result._rg = True")
+    lines.append("    return node")
+    namespace = {**helpers, "edge": helpers["RUNTIME"].edge, "cls": plan.node_cls,
+                 "plan": plan, "rule": plan.rule, "defaults": plan.defaults}
+    name = "quick" if quick else "build"
+    fn = _compile("\n".join(lines) + "\n", name,
+                  f"node {'quick ' if quick else ''}builder {plan.node_cls.__name__}", namespace)
+    if quick:
+        fn.__srcgrad_namespace__ = namespace  # (for fused_record)
+    return fn
+
+
+def fused_record(plan: Any, inputs: list[str], tag: str) -> tuple[list[str], dict[str, Any]] | None:
+    """The quick builder of ``plan`` written into an elementwise op (``tensor.ops``), so an
+    op that records makes one Python call, not two: lines (at 4 spaces) that record a node
+    for ``inputs`` (the op's names for its operands: Tensors, or a number's own array),
+    whose result's ndarray is ``out``, and end with ``return result``, a new Tensor of class
+    ``tensor`` (the op's name for it) holding the node; and the names they read, this
+    plan's suffixed with ``tag``. None when the plan's builders are not written out (the
+    switch is off, or a variadic plan): the op calls ``plan.quick`` then."""
+    namespace = getattr(plan.quick, "__srcgrad_namespace__", None)
+    if namespace is None:
+        return None
+    tensors = plan.tensors
+    arrays = [f"{x}._data" if t else x for x, t in zip(inputs, tensors)]
+    # (the version counter is made first when the node saves it with the result)
+    lines = ["    vc = [0]"] if plan.save_out else []
+    lines.extend(_node_lines(plan, inputs, inputs, arrays, "None", "", True, tag, "vc", "0"))
+    # every slot of the result (tensor.py), its node among them
+    lines.extend(["    result = new(tensor)", "    result._data = out",
+                  f"    result._vc = {'vc' if plan.save_out else '[0]'}",
+                  "    result._grad_fn = node", "    result._base = result._acc = None",
+                  "    result._rg = True", "    result._output_nr = 0", "    return result"])
+    names = {k: namespace[k] for k in ("new", "edge", "NO_EDGE", "stamp", "ANOMALY",
+                                       "forward_trace")}
+    names.update({f"cls{tag}": namespace["cls"], f"plan{tag}": namespace["plan"],
+                  f"rule{tag}": namespace["rule"], f"defaults{tag}": namespace["defaults"]})
+    return lines, names
+
+
+def _node_lines(plan: Any, inputs: list[str], sources: list[str], arrays: list[str],
+                params: str, all_arrays: str, quick: bool, tag: str, counter: str,
+                version: str) -> list[str]:
+    """The body (at 4 spaces) recording a node of ``plan`` into ``node``, for the builders
+    and :func:`fused_record`: ``out`` is the result's ndarray, ``counter`` and ``version``
+    its version counter and version; ``cls``, ``plan``, ``rule`` and ``defaults`` are read
+    suffixed with ``tag``."""
+    cls_, plan_, rule_, defaults_ = (f"{n}{tag}" for n in ("cls", "plan", "rule", "defaults"))
+    lines = [f"    node = new({cls_})"]
     slots = ["NO_EDGE"] * plan.arity
     for i, slot in plan.edge_slots:
         # edge() inlined for the common cases: a tensor with history that is not a view,
@@ -130,7 +182,6 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
         slots[slot] = f"e{slot}"
     lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
     lines.append("    node._order = stamp()")
-    lines.append("    out = result._data")
     saved, versions = [], []
     for i, name in plan.save_inputs:
         lines.append(f"    v{i} = {inputs[i]}")
@@ -142,10 +193,10 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
     for i, _name in plan.save_dtypes:
         saved.append(f"{arrays[i]}.dtype")
     if plan.save_params:
-        lines.append(f"    p = defaults(rule, {params} or {{}})")
+        lines.append(f"    p = {defaults_}({rule_}, {params} or {{}})")
         saved.extend(f"p[{name!r}]" for name in plan.save_params)
     if plan.save_out:
-        saved.append("(out, result._vc, result._vc[0])")
+        saved.append(f"(out, {counter}, {version})")
     # one tuple: the values in the plan's saved_names order, then the tensors' versions
     items = [*saved, *versions]
     lines.append(f"    node._saved = ({', '.join(items)}{',' if len(items) == 1 else ''})")
@@ -159,20 +210,13 @@ def _builder(plan: Any, helpers: dict[str, Any], quick: bool) -> Callable[..., A
             if plan.broadcasts:
                 checks.append(f"a{i}.size != out.size or a{i}.ndim != out.ndim")
         lines.append("    od = out.dtype")
-        lines.append(f"    node._targets = targets(plan, {all_arrays}, out) if "
+        lines.append(f"    node._targets = targets({plan_}, {all_arrays}, out) if "
                      f"({' or '.join(checks)}) else None")
-    lines.append("    node._plan = plan")
+    lines.append(f"    node._plan = {plan_}")
     lines.append("    if ANOMALY.enabled:")
     lines.append("        node._trace = forward_trace()")
     lines.append("        node._special = True")
-    lines.append("    result._grad_fn = node")
-    lines.append("    result._rg = True")
-    lines.append("    return node")
-    namespace = {**helpers, "edge": helpers["RUNTIME"].edge, "cls": plan.node_cls,
-                 "plan": plan, "rule": plan.rule, "defaults": plan.defaults}
-    name = "quick" if quick else "build"
-    return _compile("\n".join(lines) + "\n", name,
-                    f"node {'quick ' if quick else ''}builder {plan.node_cls.__name__}", namespace)
+    return lines
 
 
 def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:

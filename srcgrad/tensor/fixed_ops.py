@@ -55,7 +55,9 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         if len(at) != 1 or any(v is _MARK for v in kwargs.values()):
             return ()  # (the input is not one positional argument: the general path)
         k = at[0]
-        found = forms[ndim] = (spec, tuple(args[:k]), tuple(args[k + 1:]), kwargs, full)
+        before, after = tuple(args[:k]), tuple(args[k + 1:])
+        found = forms[ndim] = (spec, before, after, kwargs, full,
+                               _reduce_of(direct, before, after, kwargs))
         return found
 
     def op(self: Any) -> Any:
@@ -68,10 +70,14 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         fixed = forms.get(x.ndim) or form(x.ndim)
         if not fixed:
             return general(self)
-        spec, before, after, kwargs, full = fixed
+        spec, before, after, kwargs, full, on_array = fixed
         # (a dispatching primitive's own function for an ndarray: see ops.unary_op)
-        out = _ops.computed(rule, direct if type(x) is _ndarray else spec.impl, *before, x,
-                            *after, **kwargs)
+        if type(x) is not _ndarray:
+            out = _ops.computed(rule, spec.impl, *before, x, *after, **kwargs)
+        elif on_array is direct:
+            out = _ops.computed(rule, direct, *before, x, *after, **kwargs)
+        else:  # a ufunc's reduce: NumPy's loops alone
+            out = _ops.computed_numpy(rule, on_array, *before, x, *after, **kwargs)
         if out.dtype is not dt and spec.float_result and out.dtype.kind == "f" \
                 and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion: a float input keeps its dtype)
@@ -145,6 +151,24 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         return result
 
     return op
+
+
+# NumPy's sum and prod are Python functions (a dispatcher, then ``_wrapreduction``: ~1 us
+# on small arrays, more than the reduction) that call their ufunc's ``reduce`` with the
+# same positional (axis, dtype, out) and keyword arguments when given an ndarray
+_UFUNC_REDUCE: dict[Any, Any] = {np.sum: np.add.reduce, np.prod: np.multiply.reduce}
+
+
+def _reduce_of(fn: Any, before: tuple[Any, ...], after: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+    """What to call on an ndarray for ``fn(*before, x, *after, **kwargs)``: the ufunc's
+    ``reduce`` for NumPy's sum and prod when the call names its axis (``reduce``'s
+    default axis is 0, theirs None) and passes no ``np._NoValue``, else ``fn``."""
+    reduce = _UFUNC_REDUCE.get(fn)
+    if reduce is None or before or not (after or "axis" in kwargs) or \
+            any(v is np._NoValue for v in (*after, *kwargs.values())):
+        return fn
+    return reduce
 
 
 class _Mark:

@@ -59,11 +59,8 @@ def _unary_method(method: str) -> Any:
 
 def _operator(specs: dict[Any, Any], name: str) -> Any:
     """``specs``'s op as the operator method ``name`` itself (``self`` is its first operand)."""
-    fn = specs["op"]
-    method = type(fn)(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    method.__qualname__ = f"MathMethods.{name}"
-    method.__doc__ = f"``{name}``: rule ``{specs['rule'].name}``."
-    return method
+    return _ops.named(specs["op"], name, f"MathMethods.{name}",
+                      f"``{name}``: rule ``{specs['rule'].name}``.")
 
 
 class MathMethods(InplaceMethods):
@@ -86,20 +83,17 @@ class MathMethods(InplaceMethods):
         # PyTorch computes ``3 / x`` as ``x.reciprocal() * 3``
         return _binary(_MUL, _unary(_UNARY_SPECS["reciprocal"], self), other)
 
-    def __floordiv__(self, other: Any) -> Any:
-        return _binary(_FLOORDIV, self, other)
+    __floordiv__ = _operator(_FLOORDIV, "__floordiv__")
 
     def __rfloordiv__(self, other: Any) -> Any:
         return _binary(_FLOORDIV, other, self)
 
-    def __mod__(self, other: Any) -> Any:
-        return _binary(_REM, self, other)
+    __mod__ = _operator(_REM, "__mod__")
 
     def __rmod__(self, other: Any) -> Any:
         return _binary(_REM, other, self)
 
-    def __pow__(self, other: Any) -> Any:
-        return _binary(_POW, self, other)
+    __pow__ = _operator(_POW, "__pow__")
 
     def __rpow__(self, other: Any) -> Any:
         return _binary(_POW, other, self)
@@ -126,17 +120,10 @@ class MathMethods(InplaceMethods):
             return True
         return _binary(_NE, self, other)
 
-    def __lt__(self, other: Any) -> Any:
-        return _binary(_LT, self, other)
-
-    def __le__(self, other: Any) -> Any:
-        return _binary(_LE, self, other)
-
-    def __gt__(self, other: Any) -> Any:
-        return _binary(_GT, self, other)
-
-    def __ge__(self, other: Any) -> Any:
-        return _binary(_GE, self, other)
+    __lt__ = _operator(_LT, "__lt__")
+    __le__ = _operator(_LE, "__le__")
+    __gt__ = _operator(_GT, "__gt__")
+    __ge__ = _operator(_GE, "__ge__")
 
     def __and__(self, other: Any) -> Any:
         return _binary(_AND, self, other)

@@ -2,13 +2,13 @@
 
 This is the runtime's hot path. Every Tensor method, operator, ``sg.*`` function and
 NumPy function applied to a Tensor ends in :func:`record` (or its elementwise fast paths
-:func:`unary` / :func:`binary`): unwrap the operands, apply PyTorch's type promotion, run
-the rule's ``impl`` on ndarrays, wrap the result, and, when grad mode is on and an input
-requires grad, attach a node of the rule (``autograd.rule_node.RuleNode``) holding exactly
-what the rule's VJPs ask for, through the plan's ``build`` (the one record path). What
-depends only on the call form (PyTorch's node name and arity, which inputs get edges, what
-to save) is computed once per form and cached in :class:`Spec` / ``Plan`` objects, so each
-operation only copies references.
+:func:`unary` / :func:`binary`, written per rule by :mod:`.elementwise`): unwrap the
+operands, apply PyTorch's type promotion, run the rule's ``impl`` on ndarrays, wrap the
+result, and, when grad mode is on and an input requires grad, attach a node of the rule
+(``autograd.rule_node.RuleNode``) holding exactly what the rule's VJPs ask for, through
+the plan's ``build`` (the one record path). What depends only on the call form (PyTorch's
+node name and arity, which inputs get edges, what to save) is computed once per form and
+cached in :class:`Spec` / ``Plan`` objects, so each operation only copies references.
 """
 
 from __future__ import annotations
@@ -19,11 +19,14 @@ from typing import Any
 import numpy as np
 
 from ..autograd.fp_errors import IGNORE as _IGNORE
+from ..autograd.fp_errors import QUIET as _QUIET
 from ..autograd.fp_errors import quiet as _quiet
+from ..autograd.fp_errors import quietly as _quietly
 from ..autograd.fp_errors import restore as _restore
 from ..autograd.grad_mode import STATE
 from ..rules import Rule, rule_named
-from ..rules.registry import ELEMENTWISE, NONDIFF
+from ..rules.registry import NONDIFF
+from .elementwise import binary_op, bind_tensor, named, unary_op
 from .nodes import NO_EDGE, attach, attach_zero, edge, requires, view_requires, zero_grad
 from .spec import (
     Spec,
@@ -36,57 +39,11 @@ from .spec import (
 
 _ndarray = np.ndarray
 _asarray = np.asarray
-_F32 = np.dtype(np.float32)
-_F64 = np.dtype(np.float64)
-_new = object.__new__
 
-__all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "computed", "edge",
-           "elementwise_specs", "floats_default", "make_view", "promote", "record",
-           "requires", "spec_for", "unary", "unary_op", "with_defaults"]
-
-
-def unary_op(spec: Spec) -> Callable[[Any], Any]:
-    """A differentiable elementwise one-input op as a function of its Tensor (``sin``,
-    ``exp``...): Tensor methods are these functions themselves (no wrapper call per op)."""
-
-    impl, float_result = spec.impl, spec.float_result  # fixed per spec
-    # a dispatching primitive (``relu``, ``sigmoid``...) run on an ndarray would only check
-    # its argument's type and call its own function: called directly (the wrapper costs
-    # ~0.2 us, as much as the NumPy work on small arrays); other arrays go through it
-    direct = getattr(impl, "__srcgrad_impl__", impl)
-    made: list[Any] = [None]  # its plan (one input, needing grad), once made
-
-    def op(self: Any) -> Any:  # (named as the Tensor method it is)
-        a = self
-        x = a._data
-        if float_result and x.dtype.kind != "f":
-            x = x.astype(_F32)
-        token = _quiet(_IGNORE)  # nan/inf are values, not warnings (PyTorch): fp_errors
-        try:
-            out = direct(x) if type(x) is _ndarray else impl(x)
-        finally:
-            _restore(token)
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        result = _new(_Tensor)
-        result._data = out
-        result._vc = [0]
-        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
-        result._rg = False
-        result._output_nr = 0
-        # a view may require grad without knowing it yet (nodes.view_requires)
-        if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
-            plan = made[0]
-            if plan is None:
-                plan = made[0] = spec.plan(_ONE)
-            if out.dtype is a._data.dtype:
-                plan.quick(result, a)  # (nothing to cast back: see specialize)
-            else:
-                plan.build((a,), (a,), (a._data,), result, None)
-        return result
-
-    return op
-
+__all__ = ["NO_EDGE", "Spec", "attach", "binary", "binary_op", "bind_tensor", "computed",
+           "computed_numpy",
+           "edge", "elementwise_specs", "floats_default", "make_view", "named", "promote",
+           "record", "requires", "spec_for", "unary", "unary_op", "with_defaults"]
 
 _UNARY_OPS: dict[Spec, Callable[[Any], Any]] = {}
 
@@ -99,97 +56,6 @@ def unary(spec: Spec, a: Any) -> Any:
     return op(a)
 
 
-_ONE = (True,)
-_SCALARS = (float, int)
-
-
-def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
-    """An elementwise two-input op as a function of its operands; ``a`` or ``b`` may be a
-    Python number or ndarray. Tensor operators are these functions themselves (no wrapper
-    call per op).
-
-    The hot path of the runtime: kept flat on purpose (no helper calls when both
-    operands are tensors of one float dtype, or a float tensor meets a Python number).
-    """
-
-    # the Spec per call form, at 2 * (a is a Tensor) + (b is a Tensor): an index, where a
-    # dict would hash a fresh tuple per operation
-    forms: list[Spec | None] = [None] * 4
-    elementwise = specs["rule"].kind == ELEMENTWISE  # (ufuncs: all of them but a user's)
-    # the plan per call form and inputs needing grad, at 4 * form + 2 * ra + rb (no tuple
-    # to build and hash per operation)
-    plans: list[Any] = [None] * 16
-
-    def op(self: Any, other: Any) -> Any:  # (named as the Tensor method it is)
-        a, b = self, other
-        tensor = _Tensor
-        ta = type(a) is tensor or isinstance(a, tensor)
-        tb = type(b) is tensor or isinstance(b, tensor)
-        x = a._data if ta else a
-        y = b._data if tb else b
-        form = 2 * ta + tb
-        spec = forms[form]
-        if spec is None:
-            spec = forms[form] = spec_for(specs["rule"], (ta, tb))
-        if ta and tb:
-            dt = x.dtype  # (identity first: the kind of a dtype is a slower attribute)
-            fast = dt is y.dtype and (dt is _F32 or dt is _F64 or dt.kind == "f"
-                                      or not spec.float_result)
-        elif ta:
-            dt = x.dtype
-            fast = type(y) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
-            if fast and type(y) is float:
-                cache = _S32 if dt is _F32 else _S64 if dt is _F64 else _scalars(dt)
-                y = b = cache.get(y) or _scalar_array(y, dt)
-        else:
-            dt = y.dtype
-            fast = type(x) in _SCALARS and (dt is _F32 or dt is _F64 or dt.kind == "f")
-            if fast and type(x) is float:
-                cache = _S32 if dt is _F32 else _S64 if dt is _F64 else _scalars(dt)
-                x = a = cache.get(x) or _scalar_array(x, dt)
-        if not fast:
-            if not (ta or isinstance(x, (int, float, bool, np.ndarray, np.generic))) or \
-                    not (tb or isinstance(y, (int, float, bool, np.ndarray, np.generic))):
-                raise TypeError(f"unsupported operand types for {spec.rule.name}: "
-                                f"{type(a).__name__} and {type(b).__name__}")
-            x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
-        token = _quiet(_IGNORE)
-        try:
-            out = spec.impl(x, y)
-        except ValueError as e:
-            if "broadcast" not in str(e):
-                raise
-            raise RuntimeError(_broadcast_message(x, y)) from None
-        finally:
-            _restore(token)
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        result = _new(tensor)
-        result._data = out
-        result._vc = [0]
-        result._grad_fn = result._base = result._acc = None  # (every slot: tensor.py)
-        result._rg = False
-        result._output_nr = 0
-        ra = ta and (a._rg or a._base is not None and view_requires(a))
-        rb = tb and (b._rg or b._base is not None and view_requires(b))
-        if (ra or rb) and STATE.enabled and spec.differentiable:
-            k = 4 * form + 2 * ra + rb
-            plan = plans[k]
-            if plan is None:
-                plan = plans[k] = spec.plan((bool(ra), bool(rb)))
-            # quick: nothing to unbroadcast or cast back (see specialize). Elementwise: a
-            # number or 0-d array takes the tensor's shape; two tensors, their common one
-            if fast and out.dtype is dt and elementwise and (not (ta and tb) or
-                                                             x.shape == y.shape):
-                plan.quick(result, a, b)  # (a number operand is its own array here)
-            else:
-                plan.build((a, b), (a, b), (a._data if ta else x, b._data if tb else y), result,
-                           None)
-        return result
-
-    return op
-
-
 def binary(specs: dict[Any, Any], a: Any, b: Any) -> Any:
     """The elementwise op of ``specs`` (``{"rule": rule}``, :func:`elementwise_specs`) on
     ``a`` and ``b``; the op is made on first use."""
@@ -197,46 +63,6 @@ def binary(specs: dict[Any, Any], a: Any, b: Any) -> Any:
     if op is None:
         op = specs["op"] = binary_op(specs)
     return op(a, b)
-
-
-# A Python float meeting a float tensor is cast to the tensor's dtype anyway (it is a weak
-# scalar, as in PyTorch), but NumPy does that cast on every call at about the cost of the
-# operation itself on small arrays; a read-only 0-d array of the tensor's dtype gives the
-# same result at half the time, forward and in the backward that saves it.
-# (one dict per dtype, the two usual ones at hand: hashing a dtype costs as much as the
-# lookup itself)
-_SCALAR_ARRAYS: dict[np.dtype, dict[float, np.ndarray]] = {_F32: {}, _F64: {}}
-_S32, _S64 = _SCALAR_ARRAYS[_F32], _SCALAR_ARRAYS[_F64]
-
-
-def _scalars(dtype: np.dtype) -> dict[float, np.ndarray]:
-    """The cache of shared 0-d arrays of ``dtype``."""
-    return _SCALAR_ARRAYS.setdefault(dtype, {})
-
-
-def _scalar_array(value: float, dtype: np.dtype) -> Any:
-    """``value`` as a shared 0-d array of ``dtype`` (``value`` itself for the zeros,
-    whose sign the cache key cannot tell apart, and for nan, which never matches)."""
-    if value == 0 or value != value:
-        return value
-    cache = _scalars(dtype)
-    if len(cache) > 4096:  # a schedule of ever-new constants: start over
-        cache.clear()
-    array = np.array(value, dtype=dtype)
-    array.flags.writeable = False
-    cache[value] = array
-    return array
-
-
-def _broadcast_message(x: Any, y: Any) -> str:
-    sx, sy = np.shape(x), np.shape(y)
-    for k in range(1, max(len(sx), len(sy)) + 1):
-        a = sx[-k] if k <= len(sx) else 1
-        b = sy[-k] if k <= len(sy) else 1
-        if a != b and a != 1 and b != 1:
-            return (f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
-                    f"non-singleton dimension {max(len(sx), len(sy)) - k}")
-    return f"shapes {sx} and {sy} cannot be broadcast together"
 
 
 def elementwise_specs(name: str) -> dict[Any, Any]:
@@ -318,6 +144,20 @@ def computed(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> A
         raise RuntimeError(f"{rule.name}(): {e}") from None
     finally:
         _restore(token)
+    return out if type(out) is _ndarray else _asarray(out)
+
+
+def computed_numpy(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """:func:`computed` for a ``fn`` that runs NumPy's own loops only (a ufunc's method on
+    float ndarrays): in this thread's quiet context (:mod:`..autograd.fp_errors`), which
+    costs less than setting the error state around it."""
+    try:
+        try:
+            out = _QUIET.run(fn, *args, **kwargs)
+        except RuntimeError:  # the context is in use: an op run from inside one
+            out = _quietly(fn, *args, **kwargs)
+    except ValueError as e:
+        raise RuntimeError(f"{rule.name}(): {e}") from None
     return out if type(out) is _ndarray else _asarray(out)
 
 

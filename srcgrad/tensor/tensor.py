@@ -360,3 +360,4 @@ def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
 
 
 _ops._Tensor = Tensor  # the recording hot paths' global (no module lookup per operation)
+_ops.bind_tensor(Tensor)  # (the elementwise ops' name for it)
