@@ -46,7 +46,13 @@ def relu(x: Any) -> Any:
 def sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
     e = np.exp(-np.abs(x))
-    return np.where(as_array(x) >= 0, 1 / (1 + e), e / (1 + e))
+    # 1 / (1 + e) or e / (1 + e): the numerator picked first, one division (per call on
+    # small arrays each operation costs as much as the arithmetic)
+    s = np.where(as_array(x) >= 0, 1, e)
+    if type(s) is np.ndarray:  # (np.where's result is new: divided in place, 0-d stays 0-d)
+        s /= 1 + e
+        return s
+    return s / (1 + e)
 
 
 @dispatching
