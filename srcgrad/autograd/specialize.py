@@ -313,9 +313,12 @@ def direct(fn: Any) -> Any:
         names = fn.__globals__
         swaps = {n: names[n].__srcgrad_impl__ for n in fn.__code__.co_names
                  if n in names and hasattr(names[n], "__srcgrad_impl__")}
-        if swaps:
-            found = types.FunctionType(fn.__code__, {**names, **swaps}, fn.__name__,
-                                       fn.__defaults__, fn.__closure__)
+        # (a rule made by a factory names its helper through a closure cell)
+        cells = fn.__closure__ or ()
+        closure = tuple(_direct_cell(c) for c in cells)
+        if swaps or closure != cells:
+            found = types.FunctionType(fn.__code__, {**names, **swaps} if swaps else names,
+                                       fn.__name__, fn.__defaults__, closure or None)
             found.__kwdefaults__ = fn.__kwdefaults__
     _DIRECT[fn] = found
     return found
@@ -357,3 +360,12 @@ def _typed(plan: Any, fn: Any, args: list[str], needs: tuple[str, ...],
     checks += [f"(type({a}) is float or type({a}) is int or type({a}) is ndarray and "
                f"{a}.ndim == 0 and {a}.dtype is dt)" for a in (args[i] for i in numbers)]
     return expr, constants, checks
+
+
+def _direct_cell(cell: Any) -> Any:
+    """A closure cell holding a helper's implementation instead of the helper."""
+    try:
+        impl = getattr(cell.cell_contents, "__srcgrad_impl__", None)
+    except ValueError:  # (an empty cell)
+        return cell
+    return cell if impl is None else types.CellType(impl)

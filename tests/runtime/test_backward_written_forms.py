@@ -15,6 +15,7 @@ from srcgrad.autograd.specialize import direct
 from srcgrad.autograd.typed_vjp import inline_typed
 from srcgrad.rules import rule_named
 from srcgrad.rules.helpers import unreduce
+from srcgrad.rules.products import matmul_adjoint_x
 from tests.fd import directional_derivative, numeric_gradient, numeric_hessian
 
 ACTIVATIONS = {  # Tensor method: the same function in NumPy
@@ -139,6 +140,10 @@ def test_a_vjp_calling_helper_primitives_calls_their_implementations_when_writte
     assert direct(vjp).__globals__["unreduce"] is unreduce.__srcgrad_impl__
     assert vjp.__globals__["unreduce"] is unreduce  # (the rule itself is untouched)
     assert direct(vjp) is direct(vjp)
+    # a rule made by a factory names its helper through a closure cell
+    vjp = rule_named("matmul").vjp["x"]
+    assert [c.cell_contents for c in direct(vjp).__closure__] == [
+        matmul_adjoint_x.__srcgrad_impl__]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
