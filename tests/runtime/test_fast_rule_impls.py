@@ -9,7 +9,7 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.rules.products import _matmul_adjoint_x, _matmul_adjoint_y
-from srcgrad.rules.runtime_ops import sigmoid
+from srcgrad.rules.runtime_ops import relu, sigmoid
 from tests.fd import numeric_gradient
 
 
@@ -59,3 +59,16 @@ def test_matmul_adjoints_of_a_layer_are_the_general_paths_product(x_shape, dtype
     assert gx.shape == x_shape and gy.shape == y.shape and gx.dtype == gy.dtype == dtype
     np.testing.assert_array_equal(gx, _general_x(c, y, x_shape))
     np.testing.assert_array_equal(gy, _general_y(x, c, y.shape))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
+def test_relu_is_numpys_maximum_with_zero_in_every_dtype(dtype):
+    """relu meets a 0-d zero of the input's dtype (float32/64) where NumPy would convert a
+    Python 0 per call: the same values (nan kept, -0.0 kept), dtype and result types."""
+    values = [-1.0, -0.0, 0.0, 2.5, np.nan, np.inf, -np.inf] if dtype != np.int64 else [-1, 0, 3]
+    x = np.array(values).astype(dtype)
+    got, want = relu(x), np.maximum(x, 0)
+    assert got.dtype == want.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert type(relu(x[1:2].reshape(()))) is type(np.maximum(x[1:2].reshape(()), 0))
