@@ -67,7 +67,8 @@ def _seed(roots: list[Any], grads: list[Any], create_graph: bool) -> list[Any]:
         if g is None:
             if root._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones(root._data.shape, root._data.dtype)
+            g = np.empty(root._data.shape, root._data.dtype)
+            g.fill(1)  # (np.ones is np.empty and np.copyto: its dispatch costs more)
         elif isinstance(g, tensor):
             if g._data.shape != root._data.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -182,42 +183,15 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     anomaly = ANOMALY.enabled
     plain = run is None and not captures and not anomaly  # the common backward pass
     fast = plain and not create_graph  # written-out backwards (specialize) may run
-    pop = buffers.pop
-    node: Any = None
-    ahead: Any = None  # a node made pending by the last one and not pushed (see below)
+    state = _Walk()
     try:
-        while heap or ahead is not None:
-            if ahead is None:
-                node = heappop(heap)[1]
-            else:
-                node, ahead = ahead, None
-            buf = pop(node)
-            if plain and not node._special:
-                plan = node._plan  # a RuleNode (one output), whose backward may be written out
-                if fast and plan is not None:
-                    written = plan.backward
-                    if written is not None:
-                        done = written(node, buf, retain_graph, buffers, heap)
-                        if done is not None:  # it handed its cotangents on itself
-                            # and may hold back the first child it made pending: next,
-                            # unless a node made after that child waits on the heap
-                            if done is not True:
-                                if heap and heap[0][0] < done._order:
-                                    heappush(heap, (done._order, done))
-                                else:
-                                    ahead = done
-                            continue
-                outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
-                if not retain_graph:
-                    node.release()
-            else:
-                outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf,
-                                    create_graph, retain_graph, run, captures, captured,
-                                    accumulate_grads, anomaly)
-            for (child, nr), g in zip(node.next_functions, outs):
-                if g is not None and child is not None:
-                    deliver(buffers, heap, node, child, nr, g)
+        if fast:
+            _walk_fast(state, buffers, heap, retain_graph)
+        else:
+            _walk(state, buffers, heap, retain_graph, create_graph, plain, run, captures,
+                  captured, accumulate_grads, anomaly)
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
+        node = state.node
         if not isinstance(node, RuleNode):
             raise
         raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "
@@ -230,6 +204,85 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
+
+
+class _Walk:
+    """The node a walk is running (for the engine's error message)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self) -> None:
+        self.node: Any = None
+
+
+def _walk_fast(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Node]],
+               retain_graph: bool) -> None:
+    """The common backward pass (no ``create_graph``, ``inputs``, anomaly mode): written-out
+    backwards where the node has one, hooks and the rest through :func:`_run_in_full`.
+
+    A written-out backward hands its cotangents on itself and may hold back the first
+    child it made pending: that child runs next, unless a node made after it waits on
+    the heap (so a chain of operations never touches the heap)."""
+    pop = buffers.pop
+    node: Any = None
+    ahead: Any = None
+    try:
+        while True:
+            if ahead is not None:
+                node, ahead = ahead, None
+            elif heap:
+                node = heappop(heap)[1]
+            else:
+                return
+            buf = pop(node)
+            if not node._special:
+                plan = node._plan  # a RuleNode (one output) whose backward may be written out
+                if plan is not None and (written := plan.backward) is not None:
+                    done = written(node, buf, retain_graph, buffers, heap)
+                    if done is not None:
+                        if done is not True:
+                            if heap and heap[0][0] < done._order:
+                                heappush(heap, (done._order, done))
+                            else:
+                                ahead = done
+                        continue
+                outs = node.apply([buf] if node.num_outputs == 1 else buf, False)
+                if not retain_graph:
+                    node.release()
+            else:
+                outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf, False,
+                                    retain_graph, None, {}, [], True, False)
+            for (child, nr), g in zip(node.next_functions, outs):
+                if g is not None and child is not None:
+                    deliver(buffers, heap, node, child, nr, g)
+    finally:
+        state.node = node
+
+
+def _walk(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Node]],
+          retain_graph: bool, create_graph: bool, plain: bool, run: set[Node] | None,
+          captures: dict[Node, list[tuple[int, int]]], captured: list[Any],
+          accumulate_grads: bool, anomaly: bool) -> None:
+    """Every other pass: each node through its ``apply`` (or :func:`_run_in_full`)."""
+    pop = buffers.pop
+    node: Any = None
+    try:
+        while heap:
+            node = heappop(heap)[1]
+            buf = pop(node)
+            if plain and not node._special:
+                outs = node.apply([buf] if node.num_outputs == 1 else buf, create_graph)
+                if not retain_graph:
+                    node.release()
+            else:
+                outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf,
+                                    create_graph, retain_graph, run, captures, captured,
+                                    accumulate_grads, anomaly)
+            for (child, nr), g in zip(node.next_functions, outs):
+                if g is not None and child is not None:
+                    deliver(buffers, heap, node, child, nr, g)
+    finally:
+        state.node = node
 
 
 def _run_in_full(node: Node, buf: list[Any], create_graph: bool, retain_graph: bool,

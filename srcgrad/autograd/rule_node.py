@@ -182,7 +182,8 @@ def fit(ct: Any, target: Any) -> Any:
     if target is None:
         return ct
     shape, dtype = target
-    if shape is not None and np.shape(ct) != shape:
+    # (an ndarray's own shape: np.shape's wrapper costs as much as a small reduction)
+    if shape is not None and (ct.shape if type(ct) is np.ndarray else np.shape(ct)) != shape:
         ct = unbroadcast(ct, shape) if not isinstance(ct, np.ndarray) else _UNBROADCAST(ct, shape)
         if np.shape(ct) != shape:
             ct = np.broadcast_to(ct, shape)

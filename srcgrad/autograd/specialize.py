@@ -8,9 +8,11 @@ turns, and on small tensors they cost as much as the NumPy work itself. So, as
 ``dataclasses`` writes ``__init__``, :func:`specialize` writes each loop out once per
 plan: the builder saves the same values in the same order (one tuple per node, named by
 the plan's ``saved_names``), the backward calls the very same ``rule.vjp`` functions
-positionally or, when a VJP is one expression of operators and ufuncs, writes that
-expression in (:mod:`.inline_vjp`), and hands each cotangent on as the engine would
-(``graph.deliver``, written out for the common case). The backward returns ``None`` for
+positionally (with the helper primitives they call bound to their implementations:
+:func:`direct`) or, when a VJP is one expression of operators and ufuncs, writes that
+expression in (:mod:`.inline_vjp`; with its Python numbers as constants of the cotangent's
+dtype where the arrays allow, :mod:`.typed_vjp`), and hands each cotangent on as the
+engine would (``graph.deliver``, written out for the common case). The backward returns ``None`` for
 anything unusual (freed values, an input changed in place: errors the generic path
 raises), and ``create_graph``, hooks, anomaly mode, ``autograd.grad``'s pruned walks,
 variadic inputs and ``sg.defvjp`` rules take the generic path (``RuleNode.apply``).
@@ -58,12 +60,15 @@ from __future__ import annotations
 import functools
 import heapq
 import os
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ..rules.registry import ELEMENTWISE
 from .inline_vjp import inline
+from .typed_vjp import inline_typed
 
 # off: every node records and runs through the generic code (``rule_node.set_specialized``,
 # or SRCGRAD_SPECIALIZE=0 in the environment to run a whole test session that way)
@@ -224,8 +229,9 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     calls = [(k, name, slot) for k, (_, name, slot) in enumerate(plan.wrt) if slot is not None]
     if rule.user or not calls:
         return None
-    lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved",
-             "    if saved is None:", "        return None"]
+    lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved"]
+    if plan.frees:  # (a node saving no tensor never frees its values: nothing to check)
+        lines += ["    if saved is None:", "        return None"]
     # the node's one tuple unpacked: s<j> per saved value, then w<k> per version of the
     # saved inputs that are Tensors
     names = plan.saved_names
@@ -266,8 +272,24 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         expr = inline(rule.vjp[name], args)
         if expr is not None:
             expressions.add(slot)
+            typed = _typed(plan, rule.vjp[name], args, rule.needs[name], tensor_names)
+            if typed is not None:  # its numbers as 0-d arrays when the dtypes allow
+                typed_expr, constants, checks = typed
+                namespace[f"K{k}"] = constants
+                if "    dt = g.dtype if type(g) is ndarray else None" not in lines:
+                    lines.append("    dt = g.dtype if type(g) is ndarray else None")
+                    namespace["ndarray"] = np.ndarray
+                lines.append(f"    k = K{k}.get(dt)")
+                lines.append(f"    if k is not None{''.join(f' and {c}' for c in checks)}:")
+                lines.append(f"        r{slot} = {typed_expr}")
+                lines.append("    else:")
+                lines.append(f"        r{slot} = {expr}")
+                continue
         else:
-            namespace[f"vjp{k}"] = rule.vjp[name]
+            fn = rule.vjp[name]
+            if all(n in tensor_names or n not in rule.inputs for n in rule.needs[name]):
+                fn = direct(fn)  # every array it reads is an ndarray here
+            namespace[f"vjp{k}"] = fn
             expr = f"vjp{k}({', '.join(args)})"
         lines.append(f"    r{slot} = {expr}")
     lines.append("    t = node._targets")
@@ -288,7 +310,7 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     # runs it next unless the heap holds a node made after it (so a chain of operations
     # never touches the heap). ``nxt`` is True while no child was held back.
     lines.append("    nxt = True")
-    for _k, _name, slot in calls:
+    for j, (_k, _name, slot) in enumerate(calls):
         c = f"c{slot}"
         # an expression of operators never gives None; a called VJP may (no gradient)
         maybe_none = "" if slot in expressions else f" and r{slot} is not None"
@@ -298,13 +320,96 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         lines.append(f"            old = buffers.get({c})")
         lines.append("            if old is None:")
         lines.append(f"                buffers[{c}] = r{slot}")
-        lines.append("                if nxt is True:")
-        lines.append(f"                    nxt = {c}")
-        lines.append("                else:")
-        lines.append(f"                    heappush(heap, (o, {c}))")
+        if j == 0:  # nothing was held back before the first edge
+            lines.append(f"                nxt = {c}")
+        else:
+            lines.append("                if nxt is True:")
+            lines.append(f"                    nxt = {c}")
+            lines.append("                else:")
+            lines.append(f"                    heappush(heap, (o, {c}))")
         lines.append("            else:")
         lines.append(f"                buffers[{c}] = old + r{slot}")
         lines.append("        else:")
         lines.append(f"            deliver(buffers, heap, node, {c}, n{slot}, r{slot})")
     lines.append("    return nxt")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)
+
+
+_DIRECT: dict[Any, Any] = {}  # a VJP function -> its direct version (made once per function)
+
+
+def direct(fn: Any) -> Any:
+    """``fn`` with the dispatching helpers it calls (``unreduce``, ``matmul_adjoint_x``...)
+    bound to their implementations.
+
+    A helper's wrapper offers the call to Tensor and symbolic arguments (so a VJP run on
+    Tensors records, under ``create_graph``); a written-out backward runs only on ndarrays
+    (no ``create_graph``, and only for VJPs whose every input is a Tensor's data), where the
+    wrapper would just check each argument's type and call the implementation: about as
+    long as the NumPy work on small arrays. The function's code is the rule's own; only
+    the global names it reads are resolved differently.
+    """
+    found = _DIRECT.get(fn)
+    if found is not None:
+        return found
+    found = fn
+    if type(fn) is types.FunctionType:
+        names = fn.__globals__
+        swaps = {n: names[n].__srcgrad_impl__ for n in fn.__code__.co_names
+                 if n in names and hasattr(names[n], "__srcgrad_impl__")}
+        # (a rule made by a factory names its helper through a closure cell)
+        cells = fn.__closure__ or ()
+        closure = tuple(_direct_cell(c) for c in cells)
+        if swaps or closure != cells:
+            found = types.FunctionType(fn.__code__, {**names, **swaps} if swaps else names,
+                                       fn.__name__, fn.__defaults__, closure or None)
+            found.__kwdefaults__ = fn.__kwdefaults__
+    _DIRECT[fn] = found
+    return found
+
+
+# the dtypes whose numbers are written as 0-d arrays (the others keep Python numbers)
+_TYPED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _typed(plan: Any, fn: Any, args: list[str], needs: tuple[str, ...],
+           tensor_names: list[str]) -> tuple[str, dict[Any, tuple[Any, ...]],
+                                             list[str]] | None:
+    """A VJP expression specialised to the cotangent's dtype (:mod:`.typed_vjp`): the
+    expression, its constants per dtype, and the checks that make it exact: every array it
+    reads has that dtype, and (an elementwise rule with one Tensor input, so every array
+    has the output's shape) the number inputs it reads are Python ints or floats or 0-d
+    arrays of that dtype."""
+    same = [i for i, n in enumerate(needs) if n in ("g", "out") or n in tensor_names]
+    numbers: list[int] = []
+    if plan.rule.kind == ELEMENTWISE and sum(plan.tensors) == 1:
+        numbers = [i for i, n in enumerate(needs) if n in plan.rule.inputs and i not in same]
+    found = inline_typed(fn, args, same, numbers)
+    if found is None:
+        return None
+    expr, literals = found
+    constants = {}
+    try:
+        for dt in _TYPED:
+            values = []
+            for v in literals:
+                c = np.array(v, dtype=dt)
+                c.flags.writeable = False
+                values.append(c)
+            constants[dt] = tuple(values)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    checks = [f"{args[i]}.dtype is dt" for i in same if args[i] != "g"]
+    # (the runtime's operators pass a Python float as a 0-d array of the tensor's dtype)
+    checks += [f"(type({a}) is float or type({a}) is int or type({a}) is ndarray and "
+               f"{a}.ndim == 0 and {a}.dtype is dt)" for a in (args[i] for i in numbers)]
+    return expr, constants, checks
+
+
+def _direct_cell(cell: Any) -> Any:
+    """A closure cell holding a helper's implementation instead of the helper."""
+    try:
+        impl = getattr(cell.cell_contents, "__srcgrad_impl__", None)
+    except ValueError:  # (an empty cell)
+        return cell
+    return cell if impl is None else types.CellType(impl)

@@ -123,7 +123,7 @@ def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> 
         return out
     if type(x) is np.ndarray and x.dtype.kind == "f" and math.prod(shape) <= _SMALL:
         out = np.empty(shape, dtype=x.dtype)
-        np.copyto(out, x)
+        out[...] = x  # (np.copyto's dispatch costs as much as the copy)
         return out
     return np.broadcast_to(x, shape)
 

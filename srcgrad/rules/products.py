@@ -48,6 +48,13 @@ def _matmul_out_as_matrix(c: Any, x_ndim: int, y_ndim: int) -> Any:
 
 
 def _matmul_adjoint_x(c: Any, y: Any, shape: Shape) -> Any:
+    if type(c) is np.ndarray and type(y) is np.ndarray and y.ndim == 2 and c.ndim == len(shape):
+        # a matrix or vector x times a matrix (a layer, per call on small arrays): the same
+        # product as below, without its Python-level swapaxes, reshape and unbroadcast
+        if c.ndim == 2:
+            return np.matmul(c, y.T)
+        if c.ndim == 1:
+            return np.matmul(c[None], y.T)[0]
     y = as_array(y)
     c = _matmul_out_as_matrix(c, len(shape), y.ndim)
     y2 = y[:, None] if y.ndim == 1 else y
@@ -63,6 +70,10 @@ def _matmul_adjoint_y(x: Any, c: Any, shape: Shape) -> Any:
         # which is one 2-d product of the batch's rows, not a batched matmul and a sum.
         # Tested first, before any conversion: attention's projections take it per weight
         return x.reshape(-1, x.shape[-1]).T @ c.reshape(-1, c.shape[-1])
+    if type(x) is np.ndarray and type(c) is np.ndarray and len(shape) == 2 \
+            and x.ndim == c.ndim and x.ndim <= 2:
+        # the matrix of a layer applied to a matrix or a vector: the same product as below
+        return np.matmul(x.T, c) if x.ndim == 2 else np.matmul(x[:, None], c[None])
     x = as_array(x)
     c = _matmul_out_as_matrix(c, x.ndim, len(shape))
     x2 = x[None, :] if x.ndim == 1 else x

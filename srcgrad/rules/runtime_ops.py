@@ -36,17 +36,42 @@ from .registry import ELEMENTWISE, LINEAR, NONDIFF, defrule
 from .torch_names import fill_node
 
 
+def _constant(value: float, dtype: np.dtype) -> np.ndarray:
+    c = np.array(value, dtype=dtype)
+    c.flags.writeable = False
+    return c
+
+
+# 0 and 1 as 0-d arrays of the usual float dtypes: a Python number meeting an array takes
+# the array's dtype anyway (NEP 50), but NumPy converts it per call at about the cost of
+# the operation on small arrays (the runtime's relu and sigmoid, once per op)
+_ZERO_ONE = {np.dtype(t): (_constant(0, t), _constant(1, t)) for t in (np.float32, np.float64)}
+_NUMBERS = (0, 1)
+
+
+def _zero_one(x: Any) -> tuple[Any, Any]:
+    """0 and 1 for arithmetic with ``x``: 0-d arrays of its dtype, or Python numbers."""
+    return _ZERO_ONE.get(x.dtype, _NUMBERS) if type(x) is np.ndarray else _NUMBERS
+
+
 @dispatching
 def relu(x: Any) -> Any:
     """``max(x, 0)`` elementwise, keeping ``x``'s dtype."""
-    return np.maximum(x, 0)
+    return np.maximum(x, _zero_one(x)[0])
 
 
 @dispatching
 def sigmoid(x: Any) -> Any:
     """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
     e = np.exp(-np.abs(x))
-    return np.where(as_array(x) >= 0, 1 / (1 + e), e / (1 + e))
+    zero, one = _zero_one(e)
+    # 1 / (1 + e) or e / (1 + e): the numerator picked first, one division (per call on
+    # small arrays each operation costs as much as the arithmetic)
+    s = np.where(as_array(x) >= zero, one, e)
+    if type(s) is np.ndarray:  # (np.where's result is new: divided in place, 0-d stays 0-d)
+        s /= one + e
+        return s
+    return s / (one + e)
 
 
 @dispatching
