@@ -14,17 +14,16 @@ primitives by an imported name (``unbroadcast(...)``), constants inline. A ``# l
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import gast
-import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
-from ..spelling import has_python_spelling, uses_math_spelling
-from . import conditions, control, floats, frees, inplace, packing, reads
+from . import conditions, control, floats, frees, inplace
+from .expressions import Expressions
+from .expressions import call_node as _call
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
 from .syntax import dotted, load
@@ -33,15 +32,6 @@ with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since P
     warnings.simplefilter("ignore", DeprecationWarning)
     import astor
 
-# Python operator spellings (a rule's ``operator`` field) -> their syntax
-_BINOPS = {
-    "+": gast.Add, "-": gast.Sub, "*": gast.Mult, "/": gast.Div, "**": gast.Pow,
-    "@": gast.MatMult, "//": gast.FloorDiv, "%": gast.Mod,
-}
-_CMPOPS = {
-    "<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq, "!=": gast.NotEq,
-}
-_UNARYOPS = {"-": gast.USub, "not": gast.Not}
 
 
 @dataclass
@@ -81,11 +71,6 @@ def build(tree: Any, leaves: list[Any], make_tuple: Any, make_list: Any = None) 
     return leaves[tree]
 
 
-
-
-def _call(func: Any, args: list[Any], keywords: dict[str, Any] | None = None) -> Any:
-    kws = [gast.keyword(arg=k, value=v) for k, v in (keywords or {}).items()]
-    return gast.Call(func=func, args=args, keywords=kws)
 
 
 def _assign(target: str, value: Any) -> Any:
@@ -159,7 +144,7 @@ def _source(node: Any) -> str:
                                pretty_source="".join).rstrip("\n")
 
 
-class _Emitter:
+class _Emitter(Expressions):
     def __init__(self, fn: Function, refs: References) -> None:
         self.fn = fn
         self.refs = refs
@@ -425,198 +410,9 @@ class _Emitter:
         self.inline[op.out.id] = self.call_expr(op)
         return True
 
-    # --- expressions -----------------------------------------------------------------
-    def expr(self, v: Any) -> Any:
-        if not isinstance(v, tuple) and isinstance(v, Value) and v.id in self.inline:
-            return self.inline[v.id]
-        if isinstance(v, Value) and v.id in self.plan and v.op is not None:
-            return self.call_expr(v.op)
-        if isinstance(v, tuple):
-            return gast.Tuple(elts=[self.expr(x) for x in v], ctx=gast.Load())
-        is_const, c = const_value(v)
-        if is_const:
-            return self.literal(c)
-        return load(self.names[v])
 
-    def literal(self, c: Any) -> Any:
-        if type(c) in (int, float) and math.copysign(1.0, c) < 0 and not math.isnan(c):
-            # a negative number is a minus applied to a literal: printed as an operand it
-            # keeps its parentheses ((-2.0) ** n, not -2.0 ** n, which is -(2.0 ** n))
-            return gast.UnaryOp(op=gast.USub(), operand=self.literal(-c))
-        if c is None or isinstance(c, (bool, int, str)) or c is Ellipsis:
-            return gast.Constant(value=c, kind=None)
-        if type(c) is float:
-            if math.isinf(c):
-                return dotted("np.inf")
-            if math.isnan(c):
-                return dotted("np.nan")
-            return gast.Constant(value=c, kind=None)
-        if isinstance(c, tuple):
-            return gast.Tuple(elts=[self.literal(x) for x in c], ctx=gast.Load())
-        if isinstance(c, list):
-            return gast.List(elts=[self.literal(x) for x in c], ctx=gast.Load())
-        if isinstance(c, slice):
-            return _call(load("slice"), [self.literal(c.start), self.literal(c.stop),
-                                          self.literal(c.step)])
-        if isinstance(c, np.dtype):
-            return _call(dotted("np.dtype"), [gast.Constant(value=c.name, kind=None)])
-        if isinstance(c, np.generic):
-            return _call(dotted(self.refs.ref(type(c))), [self.literal(c.item())])
-        if isinstance(c, np.ndarray):
-            return _call(dotted("np.array"), [self.literal(c.tolist())],
-                         {"dtype": _call(dotted("np.dtype"),
-                                         [gast.Constant(value=c.dtype.name, kind=None)])})
-        return dotted(self.refs.ref(c))
-
-    def index_expr(self, v: Any) -> Any:
-        is_const, c = const_value(v)
-        if not is_const:
-            return self.expr(v)
-        parts = c if isinstance(c, tuple) else (c,)
-        elts = []
-        for p in parts:
-            if isinstance(p, slice):
-                elts.append(gast.Slice(*(None if x is None else self.literal(x)
-                                         for x in (p.start, p.stop, p.step))))
-            else:
-                elts.append(self.literal(p))
-        if isinstance(c, tuple):
-            return gast.Tuple(elts=elts, ctx=gast.Load())
-        return elts[0]
-
-    def call_expr(self, op: Op) -> Any:
-        a = op.args
-        if op.prim == "captured":
-            return reads.read_expr(op.attrs["source"], self.refs)
-        rule = op.attrs.get("rule")
-        spelling = rule.operator if rule is not None else None
-        if spelling is not None:
-            if (spelling in _BINOPS and set(a) == {"x", "y"}
-                    and not floats.power_as_math_pow(op)):
-                return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
-                                  right=self.expr(a["y"]))
-            if spelling in _CMPOPS and set(a) == {"x", "y"}:
-                return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[spelling]()],
-                                    comparators=[self.expr(a["y"])])
-            if spelling in _UNARYOPS and set(a) == {"x"}:
-                return gast.UnaryOp(op=_UNARYOPS[spelling](), operand=self.expr(a["x"]))
-        if op.prim == "if":  # ``a and b`` / ``a or b`` in a loop test (see conditions)
-            return conditions.expression(self, op)
-        if op.prim == "getitem":
-            return gast.Subscript(value=self.expr(a["x"]), slice=self.index_expr(a["index"]),
-                                  ctx=gast.Load())
-        if op.prim in ("stop_gradient", "alias"):
-            return self.expr(a["x"])
-        if op.prim == "transpose" and self._surely_ndarray(a.get("x")) \
-                and const_value(a.get("axes")) == (True, None):
-            # an ndarray's own attribute, as by hand: np.transpose's Python wrapper costs
-            # more than the view (derivative code transposes per matmul adjoint). Only for
-            # a value typed ndarray: the generic version keeps the dispatching function
-            return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=gast.Load())
-        if op.prim in ("transpose", "reshape") and self._surely_ndarray(a.get("x")) \
-                and set(a) == {"x", "axes" if op.prim == "transpose" else "shape"}:
-            # the method, for the same reason: ``x.transpose((0, 2, 1))``, ``x.reshape(s)``
-            # (multi-head attention reshapes and transposes per head, forward and back)
-            method = gast.Attribute(value=self.expr(a["x"]), attr=op.prim, ctx=gast.Load())
-            return _call(method, [self.expr(a["axes" if op.prim == "transpose" else "shape"])])
-        if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
-            # (the same for np.shape: its wrapper runs once per shape the adjoints need)
-            return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
-        if op.prim in _REDUCTION_METHODS and self._surely_ndarray(a.get("x")) \
-                and op.attrs.get("callee", op.attrs["rule"].impl) is op.attrs["rule"].impl:
-            # ``x.sum(-1, keepdims=True)``: the method takes np.sum's arguments after x and
-            # skips its dispatching wrapper (~1 us per reduction; softmax adjoints have two)
-            call = self.rule_call(op, numpy=True)
-            if call.args:
-                call.func = gast.Attribute(value=call.args[0], attr=op.prim, ctx=gast.Load())
-                call.args = call.args[1:]
-            return call
-        if op.prim == "make_tuple":
-            return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
-        if op.prim == "make_list":
-            return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
-        if packing.packs_numbers(op):  # np.array([a, b]) of numbers: not np.stack's cost
-            items = gast.List(elts=[self.expr(v) for v in a["xs"]], ctx=gast.Load())
-            return _call(dotted(self.refs.ref(np.array)), [items])
-        if op.prim == "make_slice":
-            return _call(load("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
-        if op.prim == "call":
-            kw = dict(zip(op.attrs["kwnames"], (self.expr(v) for v in a["kwargs"])))
-            return _call(dotted(self.refs.ref(op.attrs["fn"])),
-                         [self.expr(v) for v in a["args"]], kw)
-        return self.rule_call(op)
-
-    def _surely_ndarray(self, v: Any) -> bool:
-        """Known to be an ndarray of at least one axis when it runs, so its attributes
-        (``.T``, ``.shape``) can be read: typed so, and a parameter or a plain op's result
-        (a 0-d result may be a NumPy scalar; a loop's or branch's result may hold the
-        marker of a name bound on some paths only, whose read must raise as Python does)."""
-        if isinstance(v, Value) and v.op is not None and not v.op.regions \
-                and v.op.prim in ("reshape", "transpose") and (v.type is None
-                                                                 or v.type.kind == "any"):
-            # an untyped cotangent's view: ndarray.reshape/transpose give an ndarray (0-d
-            # too, never a NumPy scalar), so a chain of them stays methods
-            return self._surely_ndarray(v.op.args.get("x"))
-        if not (isinstance(v, Value) and v.type is not None and v.type.kind == "array"
-                and v.type.ndim is not None and v.type.ndim >= 1):
-            return False
-        while v.op is not None and v.op.prim in ("alias", "stop_gradient"):
-            v = v.op.args["x"]  # (written as the value it copies)
-        return v in self.fn.params if v.op is None else not v.op.regions
-
-    def rule_call(self, op: Op, *, numpy: bool = False) -> Any:
-        """``impl(args..., kw=...)`` in the rule's public call form, defaults left out;
-        its ``math`` twin on Python numbers unless ``numpy``."""
-        rule = op.attrs["rule"]
-        twin = None if numpy else uses_math_spelling(rule, op.args, has_python_spelling(op.attrs))
-        fn = twin if twin is not None else op.attrs.get("callee", rule.impl)
-        form = rule.call_form
-        env: dict[str, Any] = {}
-        for name, v in op.args.items():
-            if isinstance(v, tuple):
-                items = [self.expr(x) for x in v]
-                env[name] = items if name == form.star else gast.List(elts=items,
-                                                                     ctx=gast.Load())
-            else:
-                env[name] = self.expr(v)
-        python_sign = None if numpy else floats.sign_of_a_float(op, env.get("x"), self.refs)
-        if python_sign is not None:
-            return python_sign
-        if twin is not None:  # a star input (math.hypot's coordinates) is spread
-            return _call(dotted(self.refs.ref(twin)),
-                         [a for n in rule.inputs
-                          for a in (env[n] if n == form.star else [env[n]])])
-        args, kwargs = form.call_args(env)
-        if form.star is None:  # trailing positional parameters left at their defaults
-            while args and self._is_default(form, form.positional[len(args) - 1], op):
-                args.pop()
-        kwargs = {k: v for k, v in kwargs.items() if not self._is_default(form, k, op)}
-        return _call(dotted(self.refs.ref(fn)), args, kwargs)
-
-    @staticmethod
-    def _is_default(form: Any, name: str, op: Op) -> bool:
-        default = form.defaults.get(name, _REQUIRED)
-        v = op.args.get(name)
-        if default is _REQUIRED or not isinstance(v, Value):
-            return False
-        is_const, c = const_value(v)
-        return is_const and _same(default, c)
-
-
-_REQUIRED = object()
 # the augmented assignment of each op the accumulate pass may mark (``dp -= t``)
 _AUGMENTED = {"add": gast.Add, "subtract": gast.Sub, "multiply": gast.Mult, "divide": gast.Div}
-# reductions whose ndarray method has the function's signature after ``x``
-_REDUCTION_METHODS = frozenset({"sum", "mean", "prod", "max", "min"})
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
-
-
 
 
 def _holds_a_scalar(v: Value, depth: int = 0) -> bool:
