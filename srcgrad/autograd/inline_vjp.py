@@ -43,40 +43,60 @@ def _text(value: Any) -> str:
     raise _Unsupported(type(value).__name__)
 
 
-def _binary(op: str) -> tuple[Any, Any]:
-    def forward(self: _Sym, other: Any) -> _Sym:
-        return _Sym(f"({self.src} {op} {_text(other)})")
+def _operators(op: str) -> tuple[Any, Any]:
+    """The operator ``op`` and its reflected form, both through ``_combine``."""
 
-    def reflected(self: _Sym, other: Any) -> _Sym:
-        return _Sym(f"({_text(other)} {op} {self.src})")
+    def forward(self: Placeholder, other: Any) -> Any:
+        return self._combine(op, other, False)
+
+    def reflected(self: Placeholder, other: Any) -> Any:
+        return self._combine(op, other, True)
 
     return forward, reflected
 
 
-def _refuse(self: _Sym, *args: Any) -> Any:
+def _refuse(self: Placeholder, *args: Any) -> Any:
     raise _Unsupported("in-place operator or truth value")
 
 
-class _Sym:
-    """A value of the VJP's arguments or of an expression computed from them."""
+class Placeholder:
+    """A value of the VJP's arguments or of an expression computed from them: the
+    operators a VJP may apply, each built by the subclass's ``_combine(op, other,
+    reflected)``; truth values, in-place operators and attributes refused."""
 
     __slots__ = ("src",)
 
     def __init__(self, src: str) -> None:
         self.src = src
 
-    __add__, __radd__ = _binary("+")
-    __sub__, __rsub__ = _binary("-")
-    __mul__, __rmul__ = _binary("*")
-    __truediv__, __rtruediv__ = _binary("/")
-    __pow__, __rpow__ = _binary("**")
-    __gt__, __lt__ = _binary(">")[0], _binary("<")[0]
-    __ge__, __le__ = _binary(">=")[0], _binary("<=")[0]
+    def _combine(self, op: str, other: Any, reflected: bool) -> Any:
+        raise _Unsupported(op)  # (each subclass writes its own)
+
+    __add__, __radd__ = _operators("+")
+    __sub__, __rsub__ = _operators("-")
+    __mul__, __rmul__ = _operators("*")
+    __truediv__, __rtruediv__ = _operators("/")
+    __pow__, __rpow__ = _operators("**")
+    __gt__, __lt__ = _operators(">")[0], _operators("<")[0]
+    __ge__, __le__ = _operators(">=")[0], _operators("<=")[0]
     __bool__ = __iadd__ = __isub__ = __imul__ = __itruediv__ = __ipow__ = _refuse
     # elementwise comparisons, as NumPy's == and != on arrays (a placeholder is never a
     # dict key or set member: no hashing)
-    __eq__, __ne__ = _binary("==")[0], _binary("!=")[0]  # type: ignore[assignment]
+    __eq__, __ne__ = _operators("==")[0], _operators("!=")[0]  # type: ignore[assignment]
     __hash__ = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        raise _Unsupported(f"attribute {name}")
+
+
+class _Sym(Placeholder):
+    """A placeholder whose operations build plain source text."""
+
+    __slots__ = ()
+
+    def _combine(self, op: str, other: Any, reflected: bool) -> _Sym:
+        a, b = (_text(other), self.src) if reflected else (self.src, _text(other))
+        return _Sym(f"({a} {op} {b})")
 
     def __neg__(self) -> _Sym:
         return _Sym(f"(-{self.src})")
@@ -91,9 +111,6 @@ class _Sym:
         if func is np.where and len(args) == 3 and not kwargs:
             return _Sym(f"np.where({', '.join(_text(v) for v in args)})")
         raise _Unsupported(getattr(func, "__name__", "a NumPy function"))
-
-    def __getattr__(self, name: str) -> Any:
-        raise _Unsupported(f"attribute {name}")
 
 
 # NumPy functions (not ufuncs) a placeholder stands for: elementwise, no keyword, no

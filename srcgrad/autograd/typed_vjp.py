@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .inline_vjp import _plain_arithmetic, _Unsupported
+from .inline_vjp import Placeholder, _plain_arithmetic, _Unsupported
 from .inline_vjp import _text as _plain_text
 
 SAME = "same"  # an array of the checked dtype, of the output's shape
@@ -77,33 +77,6 @@ def _operands(trace: _Trace, values: Sequence[Any], convert: bool) -> list[str]:
     return texts
 
 
-def _binary(op: str) -> tuple[Any, Any]:
-    def result(self: _Typed, other: Any, reflected: bool) -> _Typed:
-        pair = (other, self) if reflected else (self, other)
-        kinds = {_kind(v) for v in pair}
-        kind = None
-        convert = False
-        if kinds <= {NUM, _NUMBER}:  # Python arithmetic on numbers
-            kind = COND if op in _COMPARISONS else NUM
-        elif SAME in kinds and kinds <= {SAME, NUM, _NUMBER}:  # a number is weak (NEP 50)
-            kind = MASK if op in _COMPARISONS else SAME
-            convert = op != "**"
-        a, b = _operands(self.trace, pair, convert)
-        return _Typed(f"({a} {op} {b})", kind, self.trace)
-
-    def forward(self: _Typed, other: Any) -> _Typed:
-        return result(self, other, False)
-
-    def reflected(self: _Typed, other: Any) -> _Typed:
-        return result(self, other, True)
-
-    return forward, reflected
-
-
-def _refuse(self: _Typed, *args: Any) -> Any:
-    raise _Unsupported("in-place operator or truth value")
-
-
 def _ufunc_kind(ufunc: Any) -> str | None:
     """SAME when ``ufunc`` maps float32 and float64 arrays to their own dtype, MASK when to
     booleans, else None."""
@@ -117,26 +90,28 @@ def _ufunc_kind(ufunc: Any) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
-class _Typed:
-    """A value of the VJP's arguments or of an expression computed from them."""
+class _Typed(Placeholder):
+    """A placeholder that knows what it stands for (its ``kind``)."""
 
-    __slots__ = ("src", "kind", "trace")
+    __slots__ = ("kind", "trace")
 
     def __init__(self, src: str, kind: str | None, trace: _Trace) -> None:
         self.src = src
         self.kind = kind
         self.trace = trace
 
-    __add__, __radd__ = _binary("+")
-    __sub__, __rsub__ = _binary("-")
-    __mul__, __rmul__ = _binary("*")
-    __truediv__, __rtruediv__ = _binary("/")
-    __pow__, __rpow__ = _binary("**")
-    __gt__, __lt__ = _binary(">")[0], _binary("<")[0]
-    __ge__, __le__ = _binary(">=")[0], _binary("<=")[0]
-    __bool__ = __iadd__ = __isub__ = __imul__ = __itruediv__ = __ipow__ = _refuse
-    __eq__, __ne__ = _binary("==")[0], _binary("!=")[0]  # type: ignore[assignment]
-    __hash__ = None  # type: ignore[assignment]
+    def _combine(self, op: str, other: Any, reflected: bool) -> _Typed:
+        pair = (other, self) if reflected else (self, other)
+        kinds = {_kind(v) for v in pair}
+        kind = None
+        convert = False
+        if kinds <= {NUM, _NUMBER}:  # Python arithmetic on numbers
+            kind = COND if op in _COMPARISONS else NUM
+        elif SAME in kinds and kinds <= {SAME, NUM, _NUMBER}:  # a number is weak (NEP 50)
+            kind = MASK if op in _COMPARISONS else SAME
+            convert = op != "**"
+        a, b = _operands(self.trace, pair, convert)
+        return _Typed(f"({a} {op} {b})", kind, self.trace)
 
     def __neg__(self) -> _Typed:
         return _Typed(f"(-{self.src})", self.kind if self.kind in (SAME, NUM) else None,
@@ -172,9 +147,6 @@ class _Typed:
             else:
                 selection = f"({tb} if not {c} else {selection})"
         return _Typed(selection, SAME, self.trace)
-
-    def __getattr__(self, name: str) -> Any:
-        raise _Unsupported(f"attribute {name}")
 
 
 def inline_typed(fn: Any, args: Sequence[str], same: Sequence[int],
