@@ -1,4 +1,5 @@
-"""Rearranging elements: ``roll rot90 flipud fliplr rollaxis tril triu diagonal``.
+"""Rearranging elements: ``roll rot90 flipud fliplr rollaxis tril triu diagonal`` and
+``np.fft.fftshift``/``ifftshift`` (rolls by half the length: real in, real out).
 
 Each moves, copies or masks elements, so each is ``kind=LINEAR`` (forward mode applies the
 op to the tangent) and its VJP is the transpose op, itself a linear rule (so second order
@@ -8,6 +9,7 @@ comes from the same table):
 roll        ``roll(g, negated(shift), axis)``
 rot90       ``rot90(g, -k, axes)``
 flipud      ``flipud(g)``; fliplr: ``fliplr(g)``
+fftshift    ``ifftshift(g, axes)``; ifftshift: ``fftshift(g, axes)``
 rollaxis    ``transpose(g, inverse_permutation(rollaxis_permutation(...)))``
 tril        ``unbroadcast(tril(g, k), x_shape)`` (a 1-d ``x`` is broadcast to rows);
             triu likewise
@@ -90,6 +92,11 @@ def _linear(name: str, impl: Any, params: tuple[str, ...], form: str, vjp: Any,
 _linear("roll", np.roll, ("shift", "axis"), "a, shift, axis=None",
         lambda g, shift, axis: np.roll(g, negated(shift), axis),
         pytorch=("t.roll", "sg.roll"))
+# each shift is the other's inverse along the same axes (odd lengths included)
+_linear("fftshift", np.fft.fftshift, ("axes",), "x, axes=None",
+        lambda g, axes: np.fft.ifftshift(g, axes))
+_linear("ifftshift", np.fft.ifftshift, ("axes",), "x, axes=None",
+        lambda g, axes: np.fft.fftshift(g, axes))
 _linear("rot90", np.rot90, ("k", "axes"), "m, k=1, axes=(0, 1)",
         lambda g, k, axes: np.rot90(g, -k, axes),
         view=True, pytorch=("sg.rot90",))  # NumPy's is a view; sg.rot90 copies, as PyTorch

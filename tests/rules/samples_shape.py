@@ -15,6 +15,10 @@ each("roll", [{"a": R((5,)), "shift": 2, "axis": None},
               {"a": R((10, 5)), "shift": 4, "axis": 0},
               {"a": R((3, 1, 5)), "shift": (1, -2), "axis": (0, 2)},
               {"a": R((10, 5)), "shift": (1, 1), "axis": (1, 1)}])
+for _name in ("fftshift", "ifftshift"):
+    each(_name, [{"x": R((5,)), "axes": None}, {"x": R((4, 5)), "axes": None},
+                 {"x": R((4, 5)), "axes": 1}, {"x": R((3, 1, 5)), "axes": (0, 2)},
+                 {"x": R((4, 5)), "axes": (-1,)}])
 each("negated", [{"shift": 2}, {"shift": (1, -2)}])
 each("rot90", [{"m": R((10, 5)), "k": 1, "axes": (0, 1)},
                {"m": R((10, 5)), "k": 2, "axes": (0, 1)},

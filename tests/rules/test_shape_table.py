@@ -11,6 +11,7 @@ from srcgrad.rules import NONDIFF, rule_for
 SHAPE_FUNCTIONS = [
     np.tensordot, np.kron, np.cross, np.vstack, np.hstack, np.column_stack, np.dstack,
     np.tril, np.triu, np.diagonal, np.rot90, np.flipud, np.fliplr, np.roll, np.rollaxis,
+    np.fft.fftshift, np.fft.ifftshift,
     np.moveaxis, np.swapaxes, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.pad,
     np.append, np.diff, np.take, np.take_along_axis, np.einsum, np.linspace,
 ]
