@@ -28,7 +28,8 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "supported.md"
 COMMAND = "python -m srcgrad.tools.supported"
 
 _NAMESPACES: tuple[tuple[Any, str], ...] = (
-    (np, "np."), (np.linalg, "np.linalg."), (math, "math."), (builtins, ""),
+    (np, "np."), (np.linalg, "np.linalg."), (np.fft, "np.fft."), (math, "math."),
+    (builtins, ""),
 )
 
 
