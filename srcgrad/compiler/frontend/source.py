@@ -37,7 +37,10 @@ _cache: dict[Any, Parsed] = {}
 def parse_function(fn: Any) -> Parsed:
     """Parse ``fn``'s source. Raises SrcGradError when there is none (REPL, ``exec``)."""
     code = getattr(fn, "__code__", None)
-    key = (code, getattr(fn, "__name__", None))
+    # code objects compare equal across files (co_filename is not compared): two modules
+    # holding the same text at the same line would share one parse, and the second's
+    # messages and line comments would name the first's file
+    key = (code, getattr(code, "co_filename", None), getattr(fn, "__name__", None))
     if code is not None and key in _cache:
         return _cache[key]
     name = getattr(fn, "__qualname__", repr(fn))
