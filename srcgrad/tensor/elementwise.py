@@ -100,13 +100,15 @@ def op(self, other):
     a, b = self, other
     # The usual forms first, each written out to its end: a Tensor of one of the two usual
     # float dtypes with another of the same dtype, or with a Python number on either side
-    # (the general code below decides the same, with more checks)
-    if type(a) is tensor:
+    # (the general code below decides the same, with more checks). ``also``: a subclass
+    # whose operands are plain Tensors here (``nn.Parameter``: register_operand_class)
+    kind = type(a)
+    if kind is tensor or kind is also:
         x = a._data
         dt = x.dtype
         if dt is F32 or dt is F64:
             kind = type(b)
-            if kind is tensor:
+            if kind is tensor or kind is also:
                 y = b._data
                 if y.dtype is dt:
 {tail_3}\
@@ -116,7 +118,7 @@ def op(self, other):
             elif kind is int:
                 y = b
 {tail_2}\
-    elif type(b) is tensor:
+    elif (kind := type(b)) is tensor or kind is also:
         y = b._data
         dt = y.dtype
         if dt is F32 or dt is F64:
@@ -266,11 +268,25 @@ def bind_tensor(cls: type) -> None:
         namespace["tensor"] = cls
 
 
+class _NoSubclass:
+    """What ``also`` is until a subclass is registered (no operand is of this type)."""
+
+
+def register_operand_class(cls: type) -> None:
+    """Let a Tensor subclass that changes no operation (``nn.Parameter``: a leaf that a
+    Module registers) take the binary ops' written-out forms as a Tensor does: the
+    general code would give the same result (a plain Tensor, the same node) with more
+    checks. One such class (the last registered)."""
+    _COMMON["also"] = cls
+    for namespace in _NAMESPACES:
+        namespace["also"] = cls
+
+
 _COMMON: dict[str, Any] = {
     "F32": _F32, "F64": _F64, "NUMERIC": _NUMERIC, "SCALARS": _SCALARS, "QUIET": QUIET,
     "quietly": quietly, "STATE": STATE, "switch": _switch, "view_requires": view_requires,
     "spec_for": spec_for, "promote": promote, "ndarray": np.ndarray, "generic": np.generic,
-    "asarray": np.asarray, "new": object.__new__, "tensor": None,
+    "asarray": np.asarray, "new": object.__new__, "tensor": None, "also": _NoSubclass,
 }
 
 
