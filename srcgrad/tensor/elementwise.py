@@ -39,6 +39,11 @@ _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _NUMERIC = "biufc"  # dtype kinds whose ufunc loops are NumPy's own (no Python objects)
 _SCALARS = (float, int)
+# A Python int meeting a float tensor is a weak scalar too: NumPy casts it to the tensor's
+# dtype per operation (~0.5 us on small arrays, forward and in the backward that saves
+# it), so the usual forms pass it as the shared 0-d array of its value, as a float. Up to
+# 2**24 every int is exact in float32 and float64, so that array holds NumPy's own cast.
+_EXACT = 2 ** 24
 _ONE = (True,)
 
 # every slot of a plain result tensor (tensor.py), at the op's indentation
@@ -115,8 +120,11 @@ def op(self, other):
             elif kind is float:
                 y = b = (S32 if dt is F32 else S64).get(b) or scalar_array(b, dt)
 {tail_2}\
-            elif kind is int:
-                y = b
+            elif kind is int:  # (a 0-d array too where the dtype holds it exactly)
+                if -EXACT <= b <= EXACT:
+                    y = b = (S32 if dt is F32 else S64).get(b) or scalar_array(b, dt)
+                else:
+                    y = b
 {tail_2}\
     elif (kind := type(b)) is tensor or kind is also:
         y = b._data
@@ -127,7 +135,10 @@ def op(self, other):
                 x = a = (S32 if dt is F32 else S64).get(a) or scalar_array(a, dt)
 {tail_1}\
             elif kind is int:
-                x = a
+                if -EXACT <= a <= EXACT:
+                    x = a = (S32 if dt is F32 else S64).get(a) or scalar_array(a, dt)
+                else:
+                    x = a
 {tail_1}\
     ta = type(a) is tensor or isinstance(a, tensor)
     tb = type(b) is tensor or isinstance(b, tensor)
@@ -316,6 +327,7 @@ def binary_op(specs: dict[Any, Any]) -> Callable[[Any, Any], Any]:
                  "differentiable": rule.kind != NONDIFF,
                  "elementwise": rule.kind == ELEMENTWISE,  # (ufuncs: all but a user's)
                  "S32": _S32, "S64": _S64, "scalars": _scalars, "scalar_array": _scalar_array,
+                 "EXACT": _EXACT,
                  "broadcast_message": _broadcast_message}
     forms = namespace["forms"]
 
