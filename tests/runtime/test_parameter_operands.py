@@ -4,6 +4,7 @@ and the same result, node, saved values and gradients as plain leaves, every cal
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -63,6 +64,9 @@ def test_parameters_record_and_differentiate_as_leaf_tensors(name, dtype):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.skipif(os.environ.get("SRCGRAD_SPECIALIZE") == "0",
+                    reason="an op writes a plan's builder in when it first makes the plan "
+                           "with the switch on: not in a session run with it off")
 def test_a_parameter_operand_takes_the_written_out_form():
     w = nn.Parameter(sg.tensor(np.array([0.5, 1.5, -2.0])))
     h = sg.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True) * 1.0
