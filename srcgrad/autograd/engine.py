@@ -218,7 +218,8 @@ class _Walk:
 def _walk_fast(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Node]],
                retain_graph: bool) -> None:
     """The common backward pass (no ``create_graph``, ``inputs``, anomaly mode): written-out
-    backwards where the node has one, hooks and the rest through :func:`_run_in_full`.
+    backwards where the node has one, a leaf's ``AccumulateGrad`` written out (its
+    ``apply`` without the lists), hooks and the rest through :func:`_run_in_full`.
 
     A written-out backward hands its cotangents on itself and may hold back the first
     child it made pending: that child runs next, unless a node made after it waits on
@@ -246,6 +247,12 @@ def _walk_fast(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Nod
                             else:
                                 ahead = done
                         continue
+                if type(node) is AccumulateGrad:  # a leaf's sink: AccumulateGrad.apply
+                    var = node.variable
+                    if buf is not None:
+                        accumulate(var, run_tensor_hooks(var._hooks, buf, False)
+                                   if var._hooks else buf, False)
+                    continue
                 outs = node.apply([buf] if node.num_outputs == 1 else buf, False)
                 if not retain_graph:
                     node.release()

@@ -66,9 +66,8 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.registry import ELEMENTWISE
 from .inline_vjp import inline
-from .typed_vjp import inline_typed
+from .typed_vjp import typed_lines
 
 # off: every node records and runs through the generic code (``rule_node.set_specialized``,
 # or SRCGRAD_SPECIALIZE=0 in the environment to run a whole test session that way)
@@ -272,18 +271,14 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         expr = inline(rule.vjp[name], args)
         if expr is not None:
             expressions.add(slot)
-            typed = _typed(plan, rule.vjp[name], args, rule.needs[name], tensor_names)
-            if typed is not None:  # its numbers as 0-d arrays when the dtypes allow
-                typed_expr, constants, checks = typed
-                namespace[f"K{k}"] = constants
+            # its numbers as 0-d arrays when the dtypes allow (typed_vjp)
+            typed = typed_lines(plan, rule.vjp[name], args, rule.needs[name], tensor_names,
+                                k, f"r{slot}", expr, namespace)
+            if typed is not None:
                 if "    dt = g.dtype if type(g) is ndarray else None" not in lines:
                     lines.append("    dt = g.dtype if type(g) is ndarray else None")
                     namespace["ndarray"] = np.ndarray
-                lines.append(f"    k = K{k}.get(dt)")
-                lines.append(f"    if k is not None{''.join(f' and {c}' for c in checks)}:")
-                lines.append(f"        r{slot} = {typed_expr}")
-                lines.append("    else:")
-                lines.append(f"        r{slot} = {expr}")
+                lines.extend(typed)
                 continue
         else:
             fn = rule.vjp[name]
@@ -366,44 +361,6 @@ def direct(fn: Any) -> Any:
             found.__kwdefaults__ = fn.__kwdefaults__
     _DIRECT[fn] = found
     return found
-
-
-# the dtypes whose numbers are written as 0-d arrays (the others keep Python numbers)
-_TYPED = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _typed(plan: Any, fn: Any, args: list[str], needs: tuple[str, ...],
-           tensor_names: list[str]) -> tuple[str, dict[Any, tuple[Any, ...]],
-                                             list[str]] | None:
-    """A VJP expression specialised to the cotangent's dtype (:mod:`.typed_vjp`): the
-    expression, its constants per dtype, and the checks that make it exact: every array it
-    reads has that dtype, and (an elementwise rule with one Tensor input, so every array
-    has the output's shape) the number inputs it reads are Python ints or floats or 0-d
-    arrays of that dtype."""
-    same = [i for i, n in enumerate(needs) if n in ("g", "out") or n in tensor_names]
-    numbers: list[int] = []
-    if plan.rule.kind == ELEMENTWISE and sum(plan.tensors) == 1:
-        numbers = [i for i, n in enumerate(needs) if n in plan.rule.inputs and i not in same]
-    found = inline_typed(fn, args, same, numbers)
-    if found is None:
-        return None
-    expr, literals = found
-    constants = {}
-    try:
-        for dt in _TYPED:
-            values = []
-            for v in literals:
-                c = np.array(v, dtype=dt)
-                c.flags.writeable = False
-                values.append(c)
-            constants[dt] = tuple(values)
-    except (OverflowError, ValueError, TypeError):
-        return None
-    checks = [f"{args[i]}.dtype is dt" for i in same if args[i] != "g"]
-    # (the runtime's operators pass a Python float as a 0-d array of the tensor's dtype)
-    checks += [f"(type({a}) is float or type({a}) is int or type({a}) is ndarray and "
-               f"{a}.ndim == 0 and {a}.dtype is dt)" for a in (args[i] for i in numbers)]
-    return expr, constants, checks
 
 
 def _direct_cell(cell: Any) -> Any:

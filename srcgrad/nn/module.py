@@ -16,6 +16,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import dtypes
+from ..tensor.elementwise import register_operand_class
 from ..tensor.tensor import Tensor
 
 __all__ = ["Module", "Parameter"]
@@ -37,6 +38,10 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+# (the operators' written-out forms take a Parameter as the Tensor it is: ``h * w``)
+register_operand_class(Parameter)
 
 
 class _IncompatibleKeys(NamedTuple):

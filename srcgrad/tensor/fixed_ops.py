@@ -40,6 +40,9 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
     # per ndim: (spec, positional args before and after the input, keyword args, params)
     forms: dict[int, tuple[Any, ...]] = {}
     direct = getattr(rule.impl, "__srcgrad_impl__", rule.impl)
+    # NumPy's own function (np.mean, np.sum): on a float ndarray only NumPy's code runs,
+    # so it may run in the quiet context (ops.computed_numpy), as a ufunc's reduce does
+    own = _numpy_own(direct)
 
     def general(x: Any) -> Any:
         return _ops.record(rule, (x,), params)
@@ -74,9 +77,9 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
         # (a dispatching primitive's own function for an ndarray: see ops.unary_op)
         if type(x) is not _ndarray:
             out = _ops.computed(rule, spec.impl, *before, x, *after, **kwargs)
-        elif on_array is direct:
+        elif on_array is direct and not own:
             out = _ops.computed(rule, direct, *before, x, *after, **kwargs)
-        else:  # a ufunc's reduce: NumPy's loops alone
+        else:  # a ufunc's reduce or NumPy's own function: NumPy's code alone
             out = _ops.computed_numpy(rule, on_array, *before, x, *after, **kwargs)
         if out.dtype is not dt and spec.float_result and out.dtype.kind == "f" \
                 and out.dtype != dt:
@@ -103,6 +106,7 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
     # per (ndim of a, ndim of b): (spec, the impl's positional arguments with the inputs'
     # places, keyword args, {needs grad: plan} filled on use)
     forms: dict[tuple[int, int], tuple[Any, ...]] = {}
+    own = _numpy_own(rule.impl)  # (then in the quiet context, as in fixed_op)
 
     def general(a: Any, b: Any) -> Any:
         return _ops.record(rule, (a, b), params)
@@ -137,7 +141,10 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         if not fixed:
             return general(a, b)
         spec = fixed[0]
-        out = _ops.computed(rule, spec.impl, x, y)
+        if own and type(x) is _ndarray and type(y) is _ndarray:  # (matmul: a ufunc)
+            out = _ops.computed_numpy(rule, spec.impl, x, y)
+        else:
+            out = _ops.computed(rule, spec.impl, x, y)
         if out.dtype is not dt and (spec.float_result or spec.elementwise) \
                 and out.dtype.kind == "f" and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion to the inputs' one float dtype)
@@ -151,6 +158,17 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         return result
 
     return op
+
+
+def _numpy_own(fn: Any) -> bool:
+    """Whether ``fn`` is NumPy's own (a ufunc, or a function of NumPy's modules): called
+    on float ndarrays it runs no code but NumPy's (no user function that would see the
+    quiet context, :mod:`..autograd.fp_errors`)."""
+    if isinstance(fn, np.ufunc):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return type(fn).__name__ in ("function", "_ArrayFunctionDispatcher") and (
+        module == "numpy" or module.startswith("numpy."))
 
 
 # NumPy's sum and prod are Python functions (a dispatcher, then ``_wrapreduction``: ~1 us

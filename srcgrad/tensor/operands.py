@@ -1,6 +1,6 @@
 """What the elementwise ops (:mod:`.elementwise`) do with their operands beyond NumPy:
-a Python float as a shared read-only 0-d array of the tensor's dtype, and PyTorch's
-message for shapes that do not broadcast."""
+a Python float (or an int that the dtype holds exactly) as a shared read-only 0-d array
+of the tensor's dtype, and PyTorch's message for shapes that do not broadcast."""
 
 from __future__ import annotations
 

@@ -84,25 +84,27 @@ def _typed(fn, same, numbers=()):
 
 def test_inline_typed_writes_only_numbers_that_meet_checked_arrays_as_constants():
     assert _typed(lambda g, out: g * (1 - out * out), ["g", "out"]) == (
-        "(g * (k[0] - (out * out)))", [1])
+        "(g * (k[0] - (out * out)))", [1], [])
     assert _typed(lambda g, out: np.where(out > 0, g, 0.0), ["g", "out"]) == (
-        "np.where((out > k[0]), g, k[1])", [0, 0.0])
+        "np.where((out > k[0]), g, k[1])", [0, 0.0], [])
     # y is not checked (a Python number or an array of any dtype): its numbers stay
     assert _typed(lambda g, y: g * (y - 1), ["g"]) is None
     # ``x ** 2`` keeps its number (NumPy squares a number exponent its own way)
     assert _typed(lambda g, x: g * x ** 2, ["g", "x"]) is None
     # a comparison's mask is no array of the checked dtype: a number meeting it stays
     assert _typed(lambda g, x: g * ((x > 0) + 1), ["g", "x"]) == (
-        "(g * ((x > k[0]) + 1))", [0])
+        "(g * ((x > k[0]) + 1))", [0], [])
     assert _typed(lambda g, x: g * np.cos(x), ["g", "x"]) is None  # no number at all
     # a ufunc of a number input is a NumPy scalar (not weak): nothing typed after it
     assert _typed(lambda g, x, y: g * (np.log(y) * 2.0), ["g", "x"], ["y"]) is None
 
 
 def test_a_mask_decided_by_a_number_input_selects_the_array_branch_as_python():
-    expr, numbers = _typed(lambda g, x, y: g * np.where(y == 0, 0.0, y * x), ["g", "x"], ["y"])
-    assert expr == "(g * ((y * x) if not (y == 0) else np.where((y == 0), k[0], (y * x))))"
+    expr, numbers, terms = _typed(lambda g, x, y: g * np.where(y == 0, 0.0, y * x),
+                                  ["g", "x"], ["y"])
+    assert expr == "(g * ((y * x) if not h[0] else np.where(h[0], k[0], (y * x))))"
     assert numbers == [0.0]
+    assert terms == [("(y == 0)", "cond")]  # computed once per node (Hoisted)
     # a mask of arrays stays NumPy's selection (nothing to write differently)
     assert _typed(lambda g, x, y: np.where(x > y, g, g * y), ["g", "x"], ["y"]) is None
 

@@ -103,3 +103,31 @@ def test_fast_forms_give_nan_and_inf_as_values_under_the_users_raise_state(dtype
     assert np.isnan(results[2].numpy()[0]) and np.isinf(results[2].numpy()[2])
     assert np.isinf(results[3].numpy()).all()
     assert np.isinf(results[4].numpy()[2])
+
+
+@pytest.mark.parametrize("dtype", [sg.float32, sg.float64])
+def test_matmul_and_numpys_own_reductions_run_in_the_quiet_context(dtype, monkeypatch):
+    """``a @ b``, ``x.mean()``, ``x.sum()`` on float tensors call NumPy's own code in the
+    per-thread context (``ops.computed_numpy``), not the error state set around them
+    (``ops.computed``); overflow and 0/0 stay values under the user's raise state."""
+    from srcgrad.tensor import fixed_ops
+
+    big = 1e30 if dtype == sg.float32 else 1e200  # (its square overflows)
+    a = sg.tensor([[big, 1.0], [0.0, 2.0]], dtype=dtype, requires_grad=True)
+    v = sg.tensor([np.inf, -np.inf, 1.0], dtype=dtype, requires_grad=True)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the set/reset quieting ran")
+
+    monkeypatch.setattr(fixed_ops._ops, "computed", refuse)
+    old = np.seterr(all="raise")
+    try:
+        product, mean, total = a @ a, v.mean(), (a * big).sum(1)
+        QUIET.run(lambda: a @ a)  # (entered already: the reentrant fallback)
+    finally:
+        np.seterr(**old)
+    assert np.isinf(product.detach().numpy()[0, 0]) and np.isnan(mean.item())
+    assert np.isinf(total.detach().numpy()[0])
+    product.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.ones((2, 2)) @ a.detach().numpy().T +
+                                  a.detach().numpy().T @ np.ones((2, 2)))
