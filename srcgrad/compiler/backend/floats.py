@@ -28,6 +28,15 @@ turn the tangent of a scalar loop into a NumPy scalar for every later operation:
     (1.0 if y > 0.0 else -1.0 if y < 0.0 else 0.0 if y == 0.0 else y)
 
 (``number_sign(e)`` when its argument is an expression, so it is computed once).
+
+A tangent's ``a * u ** -0.5`` next to the user's root ``y = u ** 0.5`` (a ``root_quotient``
+op, see ``passes/root_tangents.py``) is a statement that divides by the root where it is a
+positive float and keeps NumPy's power elsewhere (``u`` zero, negative or nan)::
+
+    if _t1 > 0.0:
+        dy = (dy + 1.0) * 0.5 / y
+    else:
+        dy = (dy + 1.0) * 0.5 * float(np.power(_t1, -0.5))
 """
 
 from __future__ import annotations
@@ -35,8 +44,9 @@ from __future__ import annotations
 from typing import Any
 
 import gast
+import numpy as np
 
-from ..ir.core import NUMBER_SIGN, PYTHON_SPELLING, Op, Value
+from ..ir.core import NUMBER_SIGN, PYTHON_SPELLING, Op, Value, const_value
 from ..spelling import has_python_spelling, uses_math_spelling
 from ..support import as_python, number_sign
 from .syntax import dotted, load
@@ -107,6 +117,28 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
     handler = gast.ExceptHandler(type=errors, name=None, body=[fallback])
     return gast.Try(body=[assign], handlers=[handler], orelse=[], finalbody=[])
 
+
+
+def root_quotient(target: Any, op: Op, expr: Any, refs: Any) -> Any:
+    """The statement assigning a ``root_quotient`` op to ``target`` (``expr`` prints an
+    operand): ``x / root`` if ``base > 0.0``, else ``x * float(np.power(base, -0.5))``."""
+    def assign(value: Any) -> Any:
+        return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                              type_comment=None)],
+                           value=value, type_comment=None)
+
+    test = gast.Compare(left=expr(op.args["base"]), ops=[gast.Gt()],
+                        comparators=[gast.Constant(0.0, None)])
+    power = gast.Call(func=dotted(refs.ref(np.power)),
+                      args=[expr(op.args["base"]), gast.Constant(-0.5, None)], keywords=[])
+    power = gast.Call(func=load("float"), args=[power], keywords=[])
+    if const_value(op.args["x"]) == (True, 1.0):  # (a lone power: 1.0 / y, or the power)
+        fast = gast.BinOp(left=gast.Constant(1.0, None), op=gast.Div(),
+                          right=expr(op.args["root"]))
+        return gast.If(test=test, body=[assign(fast)], orelse=[assign(power)])
+    fast = gast.BinOp(left=expr(op.args["x"]), op=gast.Div(), right=expr(op.args["root"]))
+    slow = gast.BinOp(left=expr(op.args["x"]), op=gast.Mult(), right=power)
+    return gast.If(test=test, body=[assign(fast)], orelse=[assign(slow)])
 
 
 def sign_of_a_float(op: Op, arg: Any, refs: Any) -> Any:
