@@ -113,8 +113,9 @@ class Expressions:
                 if spelling == "+" and _minus_a_float(a["x"], a["y"]):  # x - c, not x + -c
                     return gast.BinOp(left=self.expr(a["x"]), op=gast.Sub(),
                                       right=self.literal(-const_value(a["y"])[1]))
+                n = floats.float_exponent(op)  # (y ** 2.0: see floats.py)
                 return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
-                                  right=self.expr(a["y"]))
+                                  right=self.expr(a["y"]) if n is None else self.literal(n))
             if spelling in _CMPOPS and set(a) == {"x", "y"}:
                 return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[spelling]()],
                                     comparators=[self.expr(a["y"])])
