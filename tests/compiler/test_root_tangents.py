@@ -190,3 +190,79 @@ def test_a_root_tangent_read_by_two_directions_is_one_reciprocal():
         assert math.isnan(da) and math.isnan(db), (da, db)
         da, db = sg.grad(root_of_a_product, wrt=(0, 1))(-2.0, 0.0)  # a * a * 0.5 * inf
         assert math.isnan(da) and db == math.inf, (da, db)
+
+
+# --- -1 <= c < 0: u ** (c - 1) is the user's y = u ** c over u -------------------------
+
+def inverse_root_loop(x):
+    y = 1.0
+    for _ in range(10):
+        y = (y + x) ** -0.5
+    return y
+
+
+def inverse_root_once(x):
+    y = (x - 1.0) ** -0.5
+    return y * x
+
+
+def reciprocal_once(x):
+    y = (x - 1.0) ** -1
+    return y * x + y
+
+
+def tenth_root(x):  # c - 1 is not exact: the power rule's power stays
+    y = (x + 1.0) ** -0.1
+    return y * x
+
+
+def cube_root(x):  # 0 < c < 1, c != 0.5: u ** c / u is nan at u == inf: the power stays
+    y = (x + 1.0) ** (1.0 / 3.0)
+    return y * x
+
+
+def test_an_inverse_roots_tangent_divides_the_users_value_by_its_base():
+    text = _text(inverse_root_loop, 2.0)
+    assert "        if _t1 > 0.0:\n            dy = _t2 * -0.5 * y / _t1\n" in text, text
+    assert "            dy = _t2 * -0.5 * float(np.power(_t1, -1.5))\n" in text, text
+    assert "math.pow" not in text, text
+    text = _text(reciprocal_once, 3.0)
+    assert " * y / _t1\n" in text and "np.power(_t1, -2.0)" in text, text
+    for fn in (tenth_root, cube_root):
+        text = _text(fn, 3.0)
+        assert "math.pow(_t1, -" in text and "if _t1 > 0.0" not in text, text
+
+
+@pytest.mark.parametrize("fn", [inverse_root_loop, inverse_root_once, reciprocal_once])
+@pytest.mark.parametrize("x", [2.0, 3.5, 1.25, 40.0, 1e10])
+def test_inverse_powers_match_the_power_rule(fn, x):
+    got, want = sg.grad(fn)(x), sg.grad(fn, optimize=False)(x)
+    assert math.isclose(got, want, rel_tol=1e-13), (got, want)
+    if x < 1e3:
+        assert_close(got, numeric_gradient(fn, (x,), {}, 0))
+
+
+INVERSE_OUTCOMES = [
+    (inverse_root_loop, -1.0, ZeroDivisionError),  # the user's 0.0 ** -0.5
+    (inverse_root_loop, -5.0, TypeError), (inverse_root_loop, math.inf, -0.0),
+    (inverse_root_loop, math.nan, math.nan),
+    (inverse_root_once, 1.0, ZeroDivisionError), (inverse_root_once, 0.3, TypeError),
+    (inverse_root_once, math.inf, math.nan), (inverse_root_once, math.nan, math.nan),
+    (inverse_root_once, 2.0, 0.0),
+    (reciprocal_once, 1.0, ZeroDivisionError), (reciprocal_once, -1.0, -0.5),
+    (reciprocal_once, 0.0, -2.0), (reciprocal_once, math.inf, math.nan),
+    (reciprocal_once, 1e308, 1e-308),
+]
+
+
+@pytest.mark.parametrize("fn, x, want", INVERSE_OUTCOMES,
+                         ids=[f"{f.__name__}-{x}" for f, x, _ in INVERSE_OUTCOMES])
+def test_inverse_powers_off_the_positive_branch(fn, x, want):
+    test_off_the_positive_branch_the_results_are_the_power_rules(fn, x, want)
+
+
+def test_an_underflowing_power_no_longer_loses_the_tangent():
+    # u ** -1.5 underflows to 0 at u == 1e300 where y / u (1e-150 / 1e300 times x) does
+    # not: the derivative of x * (x - 1) ** -0.5 there is 0.5e-150, not 1e-150
+    got = sg.grad(inverse_root_once)(1e300)
+    assert math.isclose(got, 0.5e-150, rel_tol=1e-14), got

@@ -140,25 +140,35 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
 
 
 def root_quotient(target: Any, op: Op, expr: Any, refs: Any) -> Any:
-    """The statement assigning a ``root_quotient`` op to ``target`` (``expr`` prints an
-    operand): ``x / root`` if ``base > 0.0``, else ``x * float(np.power(base, -0.5))``."""
+    """The statement assigning a ``root_quotient`` op (``x * base ** (c - 1)`` with the
+    user's ``root = base ** c``) to ``target`` (``expr`` prints an operand): if ``base >
+    0.0``, ``x / root`` for c == 0.5, else ``x * root / base``; otherwise ``x *
+    float(np.power(base, c - 1))``."""
     def assign(value: Any) -> Any:
         return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
                                               type_comment=None)],
                            value=value, type_comment=None)
 
-    test = gast.Compare(left=expr(op.args["base"]), ops=[gast.Gt()],
-                        comparators=[gast.Constant(0.0, None)])
-    power = gast.Call(func=dotted(refs.ref(np.power)),
-                      args=[expr(op.args["base"]), gast.Constant(-0.5, None)], keywords=[])
+    c = op.attrs["exponent"]
+    x, root, base = (expr(op.args[k]) for k in ("x", "root", "base"))
+    one = const_value(op.args["x"]) == (True, 1.0)  # (a lone power: 1.0 / y, or y / u)
+    test = gast.Compare(left=base, ops=[gast.Gt()], comparators=[gast.Constant(0.0, None)])
+    if c == 0.5:
+        fast = gast.BinOp(left=x, op=gast.Div(), right=root)
+    else:
+        top = root if one else gast.BinOp(left=x, op=gast.Mult(), right=root)
+        fast = gast.BinOp(left=top, op=gast.Div(), right=expr(op.args["base"]))
+    power: Any = gast.Call(func=dotted(refs.ref(np.power)),
+                           args=[expr(op.args["base"]), _number(c - 1.0)], keywords=[])
     power = gast.Call(func=load("float"), args=[power], keywords=[])
-    if const_value(op.args["x"]) == (True, 1.0):  # (a lone power: 1.0 / y, or the power)
-        fast = gast.BinOp(left=gast.Constant(1.0, None), op=gast.Div(),
-                          right=expr(op.args["root"]))
-        return gast.If(test=test, body=[assign(fast)], orelse=[assign(power)])
-    fast = gast.BinOp(left=expr(op.args["x"]), op=gast.Div(), right=expr(op.args["root"]))
-    slow = gast.BinOp(left=expr(op.args["x"]), op=gast.Mult(), right=power)
+    slow = power if one else gast.BinOp(left=expr(op.args["x"]), op=gast.Mult(), right=power)
     return gast.If(test=test, body=[assign(fast)], orelse=[assign(slow)])
+
+
+def _number(c: float) -> Any:
+    if c < 0:
+        return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(-c, None))
+    return gast.Constant(c, None)
 
 
 def sign_of_a_float(op: Op, arg: Any, refs: Any) -> Any:

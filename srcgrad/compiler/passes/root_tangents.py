@@ -1,4 +1,5 @@
-"""The tangent of a square root the user wrote as ``u ** 0.5``: a division by that root.
+"""The tangent of a root or inverse power the user wrote (``u ** 0.5``, ``u ** -0.5``,
+``u ** -1``): computed from the user's value rather than by a second ``pow``.
 
 Forward mode writes the tangent of ``y = u ** 0.5`` by the power rule, ``du * 0.5 *
 u ** -0.5``: a second ``pow`` call (``math.pow``, guarded) beside the user's. A person
@@ -23,42 +24,64 @@ the root is a positive float, so the division cannot raise, and ``a / y`` is
 computed as before, with NumPy's power (the same value the guarded ``math.pow`` gave).
 The user's values are untouched: only the tangent's ``power`` and its product change.
 
+The same for ``y = u ** c`` with ``-1 <= c < 0`` (``c - 1`` exact): its tangent's
+``u ** (c - 1)`` is ``y / u``, written ``a * y / u`` under the same test. For ``0 < u <
+inf`` the user's ``y`` is a normal float (or Python raised OverflowError computing it; for
+``c == -1`` it is subnormal only where ``u ** -2`` is below the float range), so
+the quotient is within an ulp or two of the power (and keeps a tangent that the power lets
+underflow: ``(1e300) ** -1.5`` is 0 where ``1e-150 / 1e300`` times a large ``a`` is not);
+at ``u == inf``, ``y == 0`` and the quotient is 0 as the power is. Other exponents keep
+the power: ``0 < c < 1`` has ``inf / inf`` at ``u == inf``, and ``|c| > 1`` lets ``y``
+underflow where ``u ** (c - 1)`` does not.
+
 Two steps, because the tangent's ``power`` can only be told from the user's while forward
 mode's mark (``TANGENT_CODE``) is on it, and the new form must not reach the IR that a
 transform composed on this derivative differentiates (its ``root_quotient`` op has no
 derivative rule):
 
 - :func:`mark_root_tangents`, a pass before ``regroup_tangents`` (which drops the marks),
-  marks the tangent's ``power(x=u, y=-0.5)`` of a Python float ``u``;
+  marks the tangent's ``power(x=u, y=c - 1)`` of a Python float ``u``;
 - :func:`reciprocal_roots`, on the copy that is emitted (``pipeline.for_emission``), finds
-  the user's ``u ** 0.5`` beside each marked power and rewrites the product that reads it
-  (``a * u ** -0.5`` -> ``root_quotient(x=a, root=y, base=u)``; a power read more than
-  once, or by anything else, becomes the quotient of ``1.0``).
+  the user's ``u ** c`` before each marked power and rewrites the product that reads it
+  (``a * u ** (c - 1)`` -> ``root_quotient(x=a, root=y, base=u)``; a power read more
+  than once, or by anything else, becomes the quotient of ``1.0``).
 """
 
 from __future__ import annotations
+
+import math
 
 from ..ir import types as T
 from ..ir.builder import clone_function
 from ..ir.core import PYTHON_SPELLING, TANGENT_CODE, Block, Function, Op, Value, const_value
 
-# An op attribute on a tangent's ``power(x=u, y=-0.5)`` of a Python float ``u`` (set by
-# :func:`mark_root_tangents`): srcgrad's derivative code, which may read the user's root
+# An op attribute on a tangent's ``power(x=u, y=c - 1)`` of a Python float ``u`` (set by
+# :func:`mark_root_tangents`, its value is ``c``): srcgrad's derivative code, which may
+# read the user's ``u ** c``
 ROOT_TANGENT = "root_tangent"
-# The op :func:`reciprocal_roots` makes, ``x * base ** -0.5`` with the user's ``root =
-# base ** 0.5`` at hand: ``x / root`` where ``base > 0.0``, else the power as before
-# (printed by ``backend/floats.py``)
+# The op :func:`reciprocal_roots` makes, ``x * base ** (c - 1)`` with the user's ``root =
+# base ** c`` at hand (attribute ``exponent``: c): ``x / root`` (c == 0.5) or ``x * root /
+# base`` where ``base > 0.0``, else the power as before (printed by ``backend/floats.py``)
 ROOT_QUOTIENT = "root_quotient"
+
+
+def _exponent_read(c: float) -> bool:
+    """Whether the tangent of ``u ** c`` may read the user's value: c == 0.5 (``1 / y``),
+    or -1 <= c < 0 (``y / u``: for ``0 < u < inf`` the user's ``u ** c`` is a normal float
+    or has raised OverflowError, so the quotient loses nothing; at ``u == inf`` it is 0 as
+    the power is). c - 1 must be exact, so both forms compute the same power of u."""
+    return (c == 0.5 or -1.0 <= c < 0.0) and (c - 1.0) + 1.0 == c
 
 
 def mark_root_tangents(fn: Function) -> None:
     for op in fn.body.walk():
-        if op.attrs.get(TANGENT_CODE) and _power_of(op, -0.5) is not None:
-            op.attrs[ROOT_TANGENT] = True
+        e = _exponent(op) if op.attrs.get(TANGENT_CODE) else None
+        if e is not None and _exponent_read(e + 1.0):
+            op.attrs[ROOT_TANGENT] = e + 1.0
 
 
-def _power_of(op: Op, exponent: float) -> Value | None:
-    """The base of ``op`` if it is ``power(x=u, y=exponent)`` of a Python float ``u``."""
+def _exponent(op: Op) -> float | None:
+    """``c`` if ``op`` is ``power(x=u, y=c)`` of a Python float ``u`` and a constant c."""
     if op.prim != "power" or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
         return None
     u, c = op.args["x"], op.args["y"]
@@ -66,7 +89,8 @@ def _power_of(op: Op, exponent: float) -> Value | None:
             or u.type.kind != "float":
         return None
     ok, value = const_value(c)
-    return u if ok and type(value) in (int, float) and value == exponent else None
+    return float(value) if ok and type(value) in (int, float) and math.isfinite(value) \
+        else None
 
 
 def reciprocal_roots(fn: Function) -> Function:
@@ -96,15 +120,15 @@ def _ops_with_blocks(block: Block):  # type: ignore[no-untyped-def]
 
 
 def _root_beside(block: Block, power: Op) -> Value | None:
-    """The user's ``u ** 0.5`` (Python's semantics) computed before ``power`` in its
-    block, on the same ``u``."""
-    u = _power_of(power, -0.5)
-    if u is None:
+    """The user's ``u ** c`` (Python's semantics) computed before ``power`` (``u ** (c -
+    1)``) in its block, on the same ``u``."""
+    c, u = power.attrs[ROOT_TANGENT], power.args["x"]
+    if _exponent(power) != c - 1.0:  # (a pass rewrote the power since it was marked)
         return None
     for op in block.ops:
         if op is power:
             return None
-        if op.attrs.get(PYTHON_SPELLING) and _power_of(op, 0.5) is u:
+        if op.attrs.get(PYTHON_SPELLING) and op.args.get("x") is u and _exponent(op) == c:
             return op.out
     return None
 
@@ -116,14 +140,14 @@ def _rewrite(block: Block, power: Op, root: Value, uses: dict[int, int]) -> None
         other = reader.args["y" if reader.args["x"] is power.out else "x"]
         reader.prim = ROOT_QUOTIENT
         reader.args = {"x": other, "root": root, "base": power.args["x"]}
-        reader.attrs = {}
+        reader.attrs = {"exponent": power.attrs[ROOT_TANGENT]}
         block.ops.remove(power)
         return
     one = Op("const", {}, [Value(type=T.FLOAT)], {"value": 1.0})
     block.ops.insert(block.ops.index(power), one)
     power.prim = ROOT_QUOTIENT
     power.args = {"x": one.out, "root": root, "base": power.args["x"]}
-    power.attrs = {}
+    power.attrs = {"exponent": power.attrs[ROOT_TANGENT]}
 
 
 def _only_product(block: Block, v: Value, uses: dict[int, int]) -> Op | None:
