@@ -57,6 +57,9 @@ from ..spelling import has_python_spelling, uses_math_spelling
 from ..support import as_python, number_sign
 from .syntax import dotted, load
 
+# Ops printed as statements of two branches (never nested into an expression, though
+# they may read nested ones): a tangent's ``root_quotient`` (see :func:`root_quotient`)
+STATEMENT_OPS = frozenset({"root_quotient"})
 # Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.
 RAISING_OPERATORS = ("divide", "power", "floor_divide", "remainder")
 _PYTHON_TYPES = {"float": "float", "int": "int", "bool": "bool"}

@@ -36,9 +36,6 @@ from .inplace import IN_PLACE_FORMS
 _BARRIERS = frozenset({"call", "print", "assert", "raise", "tape_new", "tape_push",
                        "tape_pop", "tape_len", "list_pop"})
 _NEVER_NESTED = _BARRIERS | {"const", "shape", "setitem", "captured"}
-# Ops written as statements of their own that may still read nested expressions (a
-# tangent's ``root_quotient`` is an ``if``/``else`` of two assignments, ``floats.py``)
-_STATEMENTS = frozenset({"root_quotient"})
 # At most this many ops written into one statement, so a long chain of one user line still
 # reads as a few short statements
 MAX_NESTED = 5
@@ -130,7 +127,7 @@ def _tests_nested(op: Op) -> bool:
 
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
     return (_can_read_nested(op) and op.prim not in _NEVER_NESTED
-            and op.prim not in _STATEMENTS and reads.get(op.out.id, 0) == 1
+            and op.prim not in floats.STATEMENT_OPS and reads.get(op.out.id, 0) == 1
             and op.out.id not in results and not _sums_in_place(op)
             and op.prim not in IN_PLACE_FORMS)  # (its own statement: maybe a write)
 
