@@ -115,7 +115,8 @@ def _expressible(block: Block, counts: dict[int, int], found: dict[int, int],
         if short_circuit(op) is not None:
             if not _expressible(computed_branch(op), counts, found, op):
                 return False
-        elif op.regions or op.prim in _STATEMENTS or floats.needs_guard(op):
+        elif op.regions or op.prim in _STATEMENTS or op.prim in floats.STATEMENT_OPS \
+                or floats.needs_guard(op):
             return False
         found[op.out.id] = id(reader.get(op.out.id, owner))
     return True

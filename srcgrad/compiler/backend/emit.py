@@ -324,6 +324,8 @@ class _Emitter(Expressions):
             return gast.AugAssign(target=gast.Name(id=reuse, ctx=gast.Store(),
                                                    annotation=None, type_comment=None),
                                   op=_AUGMENTED[op.prim](), value=self.expr(other))
+        if op.prim in floats.STATEMENT_OPS:  # (a statement of two branches: see floats.py)
+            return floats.root_quotient(self.names.define(out, reuse), op, self.expr, self.refs)
         value = self.call_expr(op)
         target = self.names.define(out, reuse)
         if floats.needs_guard(op):  # a fast Python spelling of a NumPy-semantics op

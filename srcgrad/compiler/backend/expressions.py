@@ -110,8 +110,12 @@ class Expressions:
         if spelling is not None:
             if (spelling in _BINOPS and set(a) == {"x", "y"}
                     and not floats.power_as_math_pow(op)):
+                if spelling == "+" and _minus_a_float(a["x"], a["y"]):  # x - c, not x + -c
+                    return gast.BinOp(left=self.expr(a["x"]), op=gast.Sub(),
+                                      right=self.literal(-const_value(a["y"])[1]))
+                n = floats.float_exponent(op)  # (y ** 2.0: see floats.py)
                 return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
-                                  right=self.expr(a["y"]))
+                                  right=self.expr(a["y"]) if n is None else self.literal(n))
             if spelling in _CMPOPS and set(a) == {"x", "y"}:
                 return gast.Compare(left=self.expr(a["x"]), ops=[_CMPOPS[spelling]()],
                                     comparators=[self.expr(a["y"])])
@@ -221,6 +225,21 @@ class Expressions:
 
 
 _REQUIRED = object()
+
+
+def _minus_a_float(x: Any, y: Any) -> bool:
+    """``x + y`` with ``y`` a negative float literal may print as ``x - (-y)``: on real
+    numbers (IEEE subtraction is the addition of the negation) the same value, signed
+    zeros, infs and nans included. Not on complex numbers (the sign of a zero imaginary
+    part differs) nor on values of unknown type (their ``__sub__`` is another method)."""
+    is_const, c = const_value(y)
+    if not is_const or type(c) is not float or math.isnan(c) or math.copysign(1.0, c) > 0:
+        return False
+    t = getattr(x, "type", None)
+    if t is None or t.is_complex:
+        return False
+    return t.is_python_number or t.kind in ("scalar", "array") and t.dtype is not None \
+        or t.known_ndim == 0 and t.dtype == "float64"  # (NUMBER: a float or a float64)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -19,7 +19,13 @@ to the Python type the fast spelling gives::
         dx = float(np.divide(1.0, _t1))
 
 A power is printed ``math.pow(x, y)`` (it raises where ``**`` would go complex), as is
-the user's own ``math.pow``.
+the user's own ``math.pow``. The user's ``y ** 2`` of a Python float is printed
+``y ** 2.0``: CPython converts the int exponent to that double before calling the same
+``pow`` (the same value and the same ``OverflowError``, checked bit for bit over millions
+of floats), and the float exponent skips about 20 ns of the conversion's path per power
+(a quarter of a step of a loop such as ``y = x - 0.3 * y ** 2``). It is not ``y * y``:
+glibc's ``pow`` is not correctly rounded, and ``y * y`` differs from ``y ** 2`` in the last
+bit for about one float in forty.
 
 A tangent's ``np.sign`` of a Python float (``abs``'s derivative) is printed as the
 comparisons giving its number, as a Python float: ``np.sign`` would cost a NumPy call and
@@ -28,6 +34,15 @@ turn the tangent of a scalar loop into a NumPy scalar for every later operation:
     (1.0 if y > 0.0 else -1.0 if y < 0.0 else 0.0 if y == 0.0 else y)
 
 (``number_sign(e)`` when its argument is an expression, so it is computed once).
+
+A tangent's ``a * u ** -0.5`` next to the user's root ``y = u ** 0.5`` (a ``root_quotient``
+op, see ``passes/root_tangents.py``) is a statement that divides by the root where it is a
+positive float and keeps NumPy's power elsewhere (``u`` zero, negative or nan)::
+
+    if _t1 > 0.0:
+        dy = (dy + 1.0) * 0.5 / y
+    else:
+        dy = (dy + 1.0) * 0.5 * float(np.power(_t1, -0.5))
 """
 
 from __future__ import annotations
@@ -35,12 +50,16 @@ from __future__ import annotations
 from typing import Any
 
 import gast
+import numpy as np
 
-from ..ir.core import NUMBER_SIGN, PYTHON_SPELLING, Op, Value
+from ..ir.core import NUMBER_SIGN, PYTHON_SPELLING, Op, Value, const_value
 from ..spelling import has_python_spelling, uses_math_spelling
 from ..support import as_python, number_sign
 from .syntax import dotted, load
 
+# Ops printed as statements of two branches (never nested into an expression, though
+# they may read nested ones): a tangent's ``root_quotient`` (see :func:`root_quotient`)
+STATEMENT_OPS = frozenset({"root_quotient"})
 # Operators that may raise on Python numbers where the NumPy ufunc returns inf/nan.
 RAISING_OPERATORS = ("divide", "power", "floor_divide", "remainder")
 _PYTHON_TYPES = {"float": "float", "int": "int", "bool": "bool"}
@@ -72,6 +91,20 @@ def power_as_math_pow(op: Op) -> bool:
         return False
     return any(isinstance(v, Value) and v.type is not None and v.type.kind == "float"
                for v in op.args.values())
+
+
+def float_exponent(op: Op) -> float | None:
+    """The exponent to print as a float literal in ``x ** n``: an int literal ``n`` (exact
+    as a double) of a power whose base is a Python float; None otherwise (an int base
+    keeps an int power, a NumPy base its own ``**``)."""
+    if op.prim != "power":
+        return None
+    x, y = op.args.get("x"), op.args.get("y")
+    if not isinstance(x, Value) or x.type is None or x.type.kind != "float" \
+            or not isinstance(y, Value):
+        return None
+    ok, n = const_value(y)
+    return float(n) if ok and type(n) is int and abs(n) <= 2 ** 53 else None
 
 
 def needs_guard(op: Op) -> bool:
@@ -107,6 +140,38 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
     handler = gast.ExceptHandler(type=errors, name=None, body=[fallback])
     return gast.Try(body=[assign], handlers=[handler], orelse=[], finalbody=[])
 
+
+
+def root_quotient(target: Any, op: Op, expr: Any, refs: Any) -> Any:
+    """The statement assigning a ``root_quotient`` op (``x * base ** (c - 1)`` with the
+    user's ``root = base ** c``) to ``target`` (``expr`` prints an operand): if ``base >
+    0.0``, ``x / root`` for c == 0.5, else ``x * root / base``; otherwise ``x *
+    float(np.power(base, c - 1))``."""
+    def assign(value: Any) -> Any:
+        return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                              type_comment=None)],
+                           value=value, type_comment=None)
+
+    c = op.attrs["exponent"]
+    x, root, base = (expr(op.args[k]) for k in ("x", "root", "base"))
+    one = const_value(op.args["x"]) == (True, 1.0)  # (a lone power: 1.0 / y, or y / u)
+    test = gast.Compare(left=base, ops=[gast.Gt()], comparators=[gast.Constant(0.0, None)])
+    if c == 0.5:
+        fast = gast.BinOp(left=x, op=gast.Div(), right=root)
+    else:
+        top = root if one else gast.BinOp(left=x, op=gast.Mult(), right=root)
+        fast = gast.BinOp(left=top, op=gast.Div(), right=expr(op.args["base"]))
+    power: Any = gast.Call(func=dotted(refs.ref(np.power)),
+                           args=[expr(op.args["base"]), _number(c - 1.0)], keywords=[])
+    power = gast.Call(func=load("float"), args=[power], keywords=[])
+    slow = power if one else gast.BinOp(left=expr(op.args["x"]), op=gast.Mult(), right=power)
+    return gast.If(test=test, body=[assign(fast)], orelse=[assign(slow)])
+
+
+def _number(c: float) -> Any:
+    if c < 0:
+        return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(-c, None))
+    return gast.Constant(c, None)
 
 
 def sign_of_a_float(op: Op, arg: Any, refs: Any) -> Any:

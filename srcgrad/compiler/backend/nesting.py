@@ -127,7 +127,7 @@ def _tests_nested(op: Op) -> bool:
 
 def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
     return (_can_read_nested(op) and op.prim not in _NEVER_NESTED
-            and reads.get(op.out.id, 0) == 1
+            and op.prim not in floats.STATEMENT_OPS and reads.get(op.out.id, 0) == 1
             and op.out.id not in results and not _sums_in_place(op)
             and op.prim not in IN_PLACE_FORMS)  # (its own statement: maybe a write)
 

@@ -23,6 +23,7 @@ from .hoist import hoist_invariants
 from .negation import fold_negations
 from .quotients import combine_quotients
 from .recompute import store_or_recompute
+from .root_tangents import mark_root_tangents, reciprocal_roots
 from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
@@ -39,6 +40,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("fold_negations", fold_negations),
     ("combine_quotients", combine_quotients),
     ("propagate_copies", propagate_copies),
+    ("mark_root_tangents", mark_root_tangents),
     ("regroup_tangents", regroup_tangents),
     ("scalar_factors", scalar_factors),
     ("cse", cse),
@@ -78,9 +80,10 @@ def for_emission(fn: Function, *, check: Callable[[Function], None] | None = Non
     has element scatters to write into one array, an optimised copy with them written so.
     Its zeros-and-writes run fast but compose badly (a further transform would
     differentiate writes into a fresh array), so ``fn``, which a transform composed on
-    ``sg.grad`` differentiates, keeps its scatters."""
+    ``sg.grad`` differentiates, keeps its scatters. The same for the tangents of square
+    roots written as divisions by the user's root (:mod:`.root_tangents`)."""
     if not has_element_scatters(fn):
-        return fn
+        return _checked(reciprocal_roots(fn), check)
     copy, mapping = clone_function(fn)
     for old, new in mapping.items():  # (names: the adjoint of ``x`` is still ``dx``)
         if old.adjoint_of is not None:
@@ -90,4 +93,10 @@ def for_emission(fn: Function, *, check: Callable[[Function], None] | None = Non
         run(copy)
         if check is not None:
             check(copy)
-    return copy
+    return _checked(reciprocal_roots(copy), check)
+
+
+def _checked(fn: Function, check: Callable[[Function], None] | None) -> Function:
+    if check is not None:
+        check(fn)
+    return fn
