@@ -110,6 +110,12 @@ class Expressions:
         if spelling is not None:
             if (spelling in _BINOPS and set(a) == {"x", "y"}
                     and not floats.power_as_math_pow(op)):
+                if spelling in ("+", "-") and _negative_number(a["y"]):
+                    # ``t + -1.0`` as ``t - 1.0`` (IEEE defines x - y as x + (-y): the
+                    # same number, signed zeros and NaNs included)
+                    flipped = gast.Sub if spelling == "+" else gast.Add
+                    return gast.BinOp(left=self.expr(a["x"]), op=flipped(),
+                                      right=self.literal(-const_value(a["y"])[1]))
                 return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
                                   right=self.expr(a["y"]))
             if spelling in _CMPOPS and set(a) == {"x", "y"}:
@@ -221,6 +227,15 @@ class Expressions:
 
 
 _REQUIRED = object()
+
+
+def _negative_number(v: Any) -> bool:
+    """``v`` is a negative float literal (not NaN), or a small negative int one (its
+    negation still fits any integer dtype the other operand may have)."""
+    is_const, c = const_value(v)
+    if is_const and type(c) is int:
+        return -2**31 < c < 0
+    return is_const and type(c) is float and not math.isnan(c) and math.copysign(1.0, c) < 0
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -14,6 +14,7 @@ class. Nothing is assumed about values of unknown rank. With the classes:
                               #  the shape is then the same each iteration and is hoisted)
     %14 = unbroadcast(x=%12, shape=%13)   ->   (uses of %14 -> %12, when %12 ~ %13's value)
     %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
+    %25 = like(d=%22, x=%a)               ->   (uses of %25 -> %22: both Python floats)
     %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar)
     %8 = unreduce(x=%6, shape=%7, ...)    ->   (uses of %8 -> %6, when %6 is a scalar and
     %10 = divide(x=%8, y=%9)                    every use chain ends in an elementwise op
@@ -150,6 +151,8 @@ def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
         source = classes.shape_source(a.get("shape"))
         if source is not None and classes.same(a["x"], source):
             return a["x"]
+    if op.prim == "like" and _python_float(a["x"]) and _python_float(a["d"]):
+        return a["d"]  # (a float argument's float gradient: ``like`` would return it as is)
     if op.prim == "like" and float64_array(a["x"]) and isinstance(a["d"], Value):
         d = a["d"]
         fresh = _fresh(d)
@@ -168,6 +171,17 @@ def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
         op.prim, op.args, op.attrs = "const", {}, {"value": one}
         op.out.type = of_value(one)
     return None
+
+
+def _python_float(v: Any) -> bool:
+    """``v`` is known to be a Python float: a ``float`` literal, or typed so (the type the
+    backend's ``math.*`` spellings already rely on)."""
+    if not isinstance(v, Value):
+        return False
+    is_const, value = const_value(v)
+    if is_const:
+        return type(value) is float
+    return v.type is not None and v.type.kind == "float"
 
 
 def _fresh(v: Value) -> bool:
