@@ -101,3 +101,56 @@ def test_a_flipped_sign_keeps_the_users_values_bit_for_bit(a):
     vg = sg.value_and_grad(plus_minus_zero)(a)
     assert repr(vg[0]) == repr(plus_minus_zero(a))
     assert repr(vg[1]) == repr(tangent) or (math.isnan(vg[1]) and math.isnan(tangent))
+
+
+# --- the one version written inside the dispatcher (compiler/inline_version.py) ---------
+
+def log_of(a):
+    return math.log(a) * a
+
+
+def test_one_version_runs_inside_the_function_users_call():
+    import inspect
+    g = sg.grad(log_of)
+    assert g(2.0) == math.log(2.0) + 1.0
+    text = inspect.getsource(g)
+    assert "_sg_v0(" not in text and "math.log(a)" in text, text
+    assert "    if type(a) is float and " in text and "_sg_gen[0] ==" in text, text
+    # a second version: both called through the guards, each right for its kind
+    assert type(g(np.float32(2.0))) is np.float32
+    text = inspect.getsource(g)
+    assert "_sg_v0(" in text and "_sg_v1(" in text, text
+    assert g(2.0) == math.log(2.0) + 1.0 and type(g(2.0)) is float
+
+
+def _error_notes(g, a):
+    with pytest.raises(ValueError) as info:
+        g(a)
+    return getattr(info.value, "__notes__", [])
+
+
+def test_an_error_in_the_written_in_version_is_noted_as_before():
+    g = sg.grad(log_of)
+    g(2.0)
+    inlined = _error_notes(g, -1.0)
+    g(np.float64(2.0))  # (two versions: the call form)
+    called = _error_notes(g, -1.0)
+    assert inlined == called and any("math.log(a)" in n or "log_of" in n for n in inlined)
+
+
+captured_scale = 2.0
+
+
+def scaled(a):
+    return a * captured_scale
+
+
+def test_the_written_in_version_still_reads_captured_values_when_it_runs():
+    global captured_scale
+    g = sg.grad(scaled)
+    assert g(1.0) == 2.0
+    captured_scale = 3.0
+    try:
+        assert g(1.0) == 3.0
+    finally:
+        captured_scale = 2.0
