@@ -159,7 +159,20 @@ def returns_inside(a):
     return y
 
 
+def array_written_in_place(a):
+    z = np.array([a, 2.0 * a])
+    n = 0
+    while n < 10:
+        z = z * 0.9
+        z[0] = z[0] + 0.1 * a
+        n += 1
+        if z.sum() < a:
+            break
+    return z.sum()
+
+
 PROGRAMS = [
+    (array_written_in_place, (1.0,)), (array_written_in_place, (-1.0,)),
     (newton_log, (3.0,)), (newton_log, (0.5,)),
     (cube_root, (3.0,)), (cube_root, (-0.7,)), (cube_root, (8.0,)),
     (break_in_else, (2.0,)), (break_in_else, (-1.0,)),
@@ -256,11 +269,20 @@ def test_inner_and_outer_loops_each_break_on_their_own():
     assert not FLAG.search(text) and "while True:" in text, text
 
 
-def test_reverse_mode_is_right_with_or_without_the_rewrite():
-    # reverse mode pushes on a tape after the flag is set: it keeps the flag, or reads as
-    # written where nothing is pushed there; either way the values are those checked above
-    vjp = sg.vjp(cube_root)
-    assert math.isclose(vjp(3.0, 1.0), sg.grad(cube_root)(3.0), rel_tol=1e-12)
+def test_reverse_mode_pushes_a_trip_before_the_test_that_may_leave():
+    text = sg.source(sg.vjp(newton_log), 3.0, 1.0)
+    assert not FLAG.search(text) and "    while True:\n" in text, text
+    # the trip's numbers are pushed as soon as they are made, the test then breaks
+    assert text.index("tape.append((e, step))") < text.index("y = y - step"), text
+    assert "        if abs(step) < 1e-13:\n            break\n" in text, text
+    # (cube_root's reverse sweep tapes which way the flag went: it keeps the flag)
+    assert FLAG.search(sg.source(sg.vjp(cube_root), 3.0, 1.0))
+
+
+def test_an_array_pushed_on_the_tape_keeps_its_place():
+    # an array may be written in place after a push moved earlier: only numbers move
+    text = sg.source(sg.vjp(array_written_in_place), 1.0, 1.0)
+    assert FLAG.search(text), text
 
 
 @pytest.mark.parametrize("a", [0.0, -0.0, math.inf, -math.inf, math.nan, 1e-300, 1e300])

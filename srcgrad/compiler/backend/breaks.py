@@ -25,7 +25,9 @@ the ``if``'s outputs::
 flag and``, the branch that set the flag ends in a ``break`` op carrying the values the
 loop's slots hold when it leaves (read through the ``else`` branches of the guarded ``if``s,
 which only pass values on), and the statements under ``if not flag`` move up into the loop
-body. The emitter prints the ``break`` op (``control.emit_break``) as the parallel
+body. A reverse sweep's ``tape_push`` of the trip's numbers, after the setter, moves up to
+where those numbers are made (before the ``break`` that would skip it). The emitter prints
+the ``break`` op (``control.emit_break``) as the parallel
 assignment of those values to the slots, then ``break``. Any other shape (the flag read
 elsewhere, work done on the exit path after the flag is set, a ``return`` flag) keeps the
 flag: the rewrite is an exact re-spelling or nothing.
@@ -39,6 +41,9 @@ from ..ir.builder import clone_function
 from ..ir.core import Block, Function, Op, Value, const_value
 
 BREAK = "break"  # the op: leave the innermost loop, its slots given ``args["values"]``
+# ops whose order against a moved ``tape_push`` matters
+_EFFECTS = frozenset({"call", "print", "assert", "raise", "tape_new", "tape_push",
+                      "tape_pop", "tape_len", "list_pop"})
 
 
 @dataclass
@@ -106,8 +111,11 @@ def _flag_plan(op: Op, k: int, counts: dict[int, int]) -> _Plan | None:
     # flag set) computes nothing
     nots: set[int] = set()
     guarded: dict[int, Op] = {}
+    made_after = {o.id for op in body.ops[m:] for o in op.outputs}
     for later in body.ops[m + 1:]:
         if later.prim == "const":
+            continue
+        if _movable_push(later, setter, made_after):
             continue
         if later.prim == "not" and later.args.get("x") is flag:
             nots.add(later.out.id)
@@ -131,6 +139,23 @@ def _flag_plan(op: Op, k: int, counts: dict[int, int]) -> _Plan | None:
             return None
         values.append(v)
     return _Plan(k, m, exits, values, rest)
+
+
+def _movable_push(op: Op, setter: Op, made_after: set[int]) -> bool:
+    """A reverse sweep's ``tape_push`` after the setter that may run before it: it pushes
+    numbers (immutable: no later in-place write can change what was pushed) made before
+    the setter, and the setter pushes, pops and prints nothing (so the tape's order and
+    the user's output stay as they were)."""
+    if op.prim != "tape_push" or any(v.id in made_after for v in op.operands()):
+        return False
+    if not all(_immutable_number(v) or const_value(v)[0] for v in op.args["items"]):
+        return False
+    return not any(inner.prim in _EFFECTS for r in setter.regions for inner in r.walk())
+
+
+def _immutable_number(v: Value) -> bool:
+    t = v.type
+    return t is not None and (t.is_python_number or t.kind == "scalar")
 
 
 def _is_bool(v: Value, which: bool) -> bool:
@@ -188,9 +213,18 @@ def _rewrite(op: Op, plan: _Plan) -> None:
     # the guarded ``if``s: their ``then`` runs in the body itself, their outputs replaced by
     # what it yields
     replace: dict[int, Value] = {}
-    ops = body.ops[:plan.setter + 1]
+    # a reverse sweep's push of this trip's values runs before the test that may leave:
+    # as soon as what it pushes is made (and after any op whose order it must keep)
+    pushes = [o for o in body.ops[plan.setter + 1:] if o.prim == "tape_push"]
+    ops = body.ops[:plan.setter]
+    if pushes:
+        read = {v.id for push in pushes for v in push.operands()}
+        at = 1 + max([i for i, o in enumerate(ops) if o.prim in _EFFECTS or o.regions
+                      or any(out.id in read for out in o.outputs)], default=-1)
+        ops[at:at] = pushes
+    ops.append(setter)
     for later in body.ops[plan.setter + 1:]:
-        if later.prim == "not":
+        if later.prim in ("not", "tape_push"):
             continue
         if later.prim == "if":
             stay = later.regions[0]
