@@ -38,6 +38,7 @@ from .backend.compile import compile_into
 from .boundary import guards, is_tree
 from .cache import Entry, track
 from .frontend.resolve import path_text
+from .inline_version import inlined_text
 from .ir import types as T
 from .signature import shape_fact
 
@@ -119,6 +120,14 @@ class Dispatcher:
         if fill:
             lines += ["    if _sg_f.__defaults__ is not _sg_fd or "
                       "_sg_f.__kwdefaults__ is not _sg_fkd:", "        _sg_refresh()", *fill]
+        if len(self.versions) == 1 and not fill and self._plain_parameters():
+            key, entry = self.versions[0]
+            self.ns["_sg_v0"] = entry.fn
+            checks = [*self._guards(key), *self._assumptions(0, entry),
+                      f"_sg_gen[0] == {entry.generation}"]
+            text = inlined_text(self.name, self.doc, self.call_names, checks, entry, self.ns)
+            if text is not None:  # (the one version's body under its guards)
+                return text
         if self.versions:
             lines.append("    try:")
             for k, (key, entry) in enumerate(self.versions):
@@ -133,6 +142,12 @@ class Dispatcher:
                       "        raise"]
         lines.append(f"    return _sg_slow({args})")
         return "\n".join(lines) + "\n"
+
+    def _plain_parameters(self) -> bool:
+        """Every parameter positional-or-keyword, named as the versions are called."""
+        params = list(self.signature.parameters.values())
+        return [p.name for p in params] == self.call_names and all(
+            p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
 
     def _call(self, k: int, entry: Entry, args: str) -> str:
         """The call of version ``k``: structured arguments flattened to their leaves and

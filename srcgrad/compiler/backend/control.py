@@ -20,7 +20,7 @@ from typing import Any
 import gast
 
 from ..ir.core import Op, Value, const_value
-from . import conditions, inplace
+from . import breaks, conditions, inplace
 
 TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len", "list_pop")
 
@@ -47,6 +47,8 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
         lines.append(f"{indent}{em.names.define(op.out)} = {src(em.expr(op.args['list']))}.pop()")
     elif op.prim == "tape_len":
         lines.append(f"{indent}{em.names.define(op.out)} = len({src(em.expr(op.args['tape']))})")
+    elif op.prim == breaks.BREAK:
+        emit_break(em, op, lines, indent)
     elif op.prim == "if" and id(op) in em.break_tests:
         conditions.emit_break_test(em, op, lines, indent)
     elif op.prim == "if":
@@ -59,14 +61,47 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
             # value computes it, and that must happen once per test the user wrote)
             em.retested.discard(cond.id)
             lines.append(f"{indent}{test} = bool({test})")
+        # a branch that leaves the loop assigns no outputs; one that computes and assigns
+        # nothing is left out (``if c: ...; break`` as the user wrote it)
+        leaves = [breaks.ends_in_break(b) for b in (then, other)]
+        if leaves[1] and _does_nothing(then, slots):
+            lines.append(f"{indent}if not {_grouped(test)}:")
+            em.block(other, lines, inner)
+            return
         lines.append(f"{indent}if {test}:")
-        em.block(then, lines, inner, slots=slots)
+        em.block(then, lines, inner, slots=None if leaves[0] else slots)
+        if leaves[0] and _does_nothing(other, slots):
+            return
         lines.append(f"{indent}else:")
-        em.block(other, lines, inner, slots=slots)
+        em.block(other, lines, inner, slots=None if leaves[1] else slots)
     elif op.prim in ("for_range", "while"):
         _loop(em, op, lines, indent, index)
     else:
         raise AssertionError(f"no emitter for region op {op.prim}")
+
+
+def emit_break(em: Any, op: Op, lines: list[str], indent: str) -> None:
+    """A ``break`` op: the values the loop leaves with, assigned to its slots in parallel
+    (a slot already holding its value is left out), then ``break``."""
+    targets, values = [], []
+    for name, v in zip(em.loop_slots[-1], op.args["values"]):
+        value = em.expr(v)
+        if isinstance(value, gast.Name) and value.id == name:
+            continue
+        targets.append(name)
+        values.append(em.source_of(value))
+    if targets:
+        lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
+    lines.append(f"{indent}break")
+
+
+def _does_nothing(block: Any, slots: list[str]) -> bool:
+    return not slots and all(o.prim == "const" for o in block.ops)
+
+
+def _grouped(test: str) -> str:
+    """``test`` as the operand of ``not``: a name or call as is, else in parentheses."""
+    return test if test.isidentifier() else f"({test})"
 
 
 def retested_conditions(fn: Any) -> set[int]:
@@ -153,7 +188,11 @@ def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> 
             if not conditions.ends_in_break(cond, em.break_tests):
                 lines.append(f"{inner}if not {src(em.expr(cond.results[0]))}:")
                 lines.append(f"{inner}    break")
-    em.block(body, lines, inner, slots=slots, carried=carried, appends=lists)
+    em.loop_slots.append(slots)
+    try:
+        em.block(body, lines, inner, slots=slots, carried=carried, appends=lists)
+    finally:
+        em.loop_slots.pop()
 
 
 def _range(em: Any, op: Op) -> str:

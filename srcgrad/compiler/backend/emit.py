@@ -21,7 +21,7 @@ from typing import Any
 import gast
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
-from . import conditions, control, floats, frees, inplace
+from . import breaks, conditions, control, floats, frees, inplace
 from .expressions import Expressions
 from .expressions import call_node as _call
 from .names import References, ValueNames
@@ -45,7 +45,7 @@ class Emitted:
 
 def emit_function(fn: Function, refs: References | None = None) -> Emitted:
     refs = refs or References()
-    em = _Emitter(fn, refs)
+    em = _Emitter(breaks.native_breaks(fn), refs)
     return Emitted(em.fn_name, em.run(), refs)
 
 
@@ -161,6 +161,7 @@ class _Emitter(Expressions):
         self.inline: dict[int, Any] = {}  # value id -> the expression written in its place
         self.retested = control.retested_conditions(fn)
         self.slot_of: dict[int, str] = {}  # value id -> the loop slot it is computed into
+        self.loop_slots: list[list[str]] = []  # per enclosing loop, its slots' names
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count
@@ -238,7 +239,7 @@ class _Emitter(Expressions):
                 self.recomputed.add(mark[1])
                 lines.append(f"{indent}# sg.checkpoint({mark[2]}): recomputed for its adjoint; "
                              "the forward pass kept only its arguments")
-            if op.regions or op.prim in control.TAPE_PRIMS:
+            if op.regions or op.prim in control.TAPE_PRIMS or op.prim == breaks.BREAK:
                 control.emit_compound(self, op, lines, indent, i if top else None)
                 continue
             if top and self._inline_transpose(block, i):

@@ -147,7 +147,7 @@ def const_value(v: Value) -> tuple[bool, Any]:
 IR_OPS = frozenset({
     "const", "captured", "call", "alias", "make_tuple", "make_list", "make_slice",
     "if", "for_range", "while", "tape_new", "tape_push", "tape_pop", "tape_len", "list_pop",
-    "print", "assert", "raise",
+    "print", "assert", "raise", "break",
     # made for the emitted copy only: a tangent's power read from the user's root
     # (``passes/root_tangents.py``), never differentiated
     "root_quotient",

@@ -14,6 +14,8 @@ class. Nothing is assumed about values of unknown rank. With the classes:
                               #  the shape is then the same each iteration and is hoisted)
     %14 = unbroadcast(x=%12, shape=%13)   ->   (uses of %14 -> %12, when %12 ~ %13's value)
     %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
+    %25 = like(d=%22, x=%a)               ->   (uses of %25 -> %22: both Python floats,
+                                                see python_floats.py)
     %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar)
     %8 = unreduce(x=%6, shape=%7, ...)    ->   (uses of %8 -> %6, when %6 is a scalar and
     %10 = divide(x=%8, y=%9)                    every use chain ends in an elementwise op
@@ -48,6 +50,7 @@ from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .matmul_adjoints import plain_matmul_adjoints
+from .python_floats import SurelyFloat
 from .rewrite import replace_uses
 from .shape_classes import (
     Classes,
@@ -70,11 +73,12 @@ def shapes(fn: Function) -> None:
     classes.written = {op.args["x"].id for op in fn.body.walk()
                        if op.prim == "setitem" and isinstance(op.args.get("x"), Value)}
     mapping: dict[Value, Value] = {}
+    surely_float = SurelyFloat(fn)
 
     def visit(op: Op, visible: set[int]) -> None:
         op.args = {k: _remap(a, mapping) for k, a in op.args.items()}
         classes.visit(op)
-        new = _rewrite(op, classes, visible)
+        new = _rewrite(op, classes, visible, surely_float)
         if new is not None:
             if new.name is None and new.adjoint_of is None and new.op is not None:
                 new.name, new.adjoint_of = op.out.name, op.out.adjoint_of  # keep ``dx``
@@ -138,7 +142,8 @@ def _next_op(ops: list[Op], op: Op, moved: list[Op]) -> Op | None:
     return None
 
 
-def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
+def _rewrite(op: Op, classes: Classes, visible: set[int],
+             surely_float: SurelyFloat) -> Value | None:
     a = op.args
     if op.prim == "shape" and isinstance(a.get("x"), Value):
         rep = classes.of(a["x"])
@@ -150,6 +155,8 @@ def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
         source = classes.shape_source(a.get("shape"))
         if source is not None and classes.same(a["x"], source):
             return a["x"]
+    if op.prim == "like" and _python_float(a["x"]) and surely_float(a["d"]):
+        return a["d"]  # (a float argument's float gradient: ``like`` would return it as is)
     if op.prim == "like" and float64_array(a["x"]) and isinstance(a["d"], Value):
         d = a["d"]
         fresh = _fresh(d)
@@ -168,6 +175,17 @@ def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
         op.prim, op.args, op.attrs = "const", {}, {"value": one}
         op.out.type = of_value(one)
     return None
+
+
+def _python_float(v: Any) -> bool:
+    """``v`` is known to be a Python float: a ``float`` literal, or typed so (the type the
+    backend's ``math.*`` spellings already rely on)."""
+    if not isinstance(v, Value):
+        return False
+    is_const, value = const_value(v)
+    if is_const:
+        return type(value) is float
+    return v.type is not None and v.type.kind == "float"
 
 
 def _fresh(v: Value) -> bool:

@@ -1,0 +1,83 @@
+"""The derived function's one version written inside its dispatcher (no second call).
+
+:mod:`.dispatcher` generates the function users call: guards, then ``return _sg_v0(x)``.
+For a derivative of ~1 us (a Newton loop of one float) that second Python call is ~8% of
+the time. When the dispatcher holds exactly one version that is a plain function of the
+same parameters, :func:`inlined_text` writes that version's own emitted body under its
+guards instead (DESIGN.md principle 7: the emitted function itself with cheap guards
+inside)::
+
+    def grad_f(a):                              def grad_f(a):
+        try:                                        if type(a) is float and _sg_gen[0] == 7:
+            if type(a) is float and ...:    ->          try:
+                return _sg_v0(a)                            # line 2: return a * 2.0
+        except Exception as _sg_e:                          return 2.0
+            ...                                         except Exception as _sg_e:
+        return _sg_slow(a)                                  _sg_note(_sg_e)
+                                                            raise
+                                                    return _sg_slow(a)
+
+The version's names (``math``, ``like``, captured modules' globals) join the dispatcher's
+namespace; anything that could make that ambiguous (a name bound to another object there,
+a ``_sg_`` name, a call of the version by its own name, defaults, closures, structured
+arguments) keeps the ordinary call.
+"""
+
+from __future__ import annotations
+
+import linecache
+from typing import Any
+
+_OWN = ("__name__", "__srcgrad_filename__", "__builtins__")
+
+
+def inlined_text(name: str, doc: str, call_names: list[str], checks: list[str],
+                 entry: Any, ns: dict[str, Any]) -> str | None:
+    """The dispatcher's text with ``entry``'s body under ``checks``, or None (and ``ns``
+    untouched) when it cannot be written so."""
+    fn = entry.fn
+    code = getattr(fn, "__code__", None)
+    if entry.boundary is not None or code is None or fn.__defaults__ or fn.__kwdefaults__ \
+            or fn.__closure__ or code.co_kwonlyargcount or code.co_flags & 0x0C \
+            or list(code.co_varnames[:code.co_argcount]) != call_names:
+        return None
+    if fn.__name__ in code.co_names or any(n.startswith("_sg_") for n in
+                                           (*code.co_names, *code.co_varnames)):
+        return None  # (it calls itself by name, or a name could clash with the guards')
+    body = _body_lines(fn)
+    if body is None:
+        return None
+    names = {k: v for k, v in fn.__globals__.items() if k not in _OWN and k != fn.__name__}
+    if any(k.startswith("_sg_") or (k in ns and ns[k] is not v) or k == name
+           for k, v in names.items()):
+        return None
+    ns.update(names)
+    args = ", ".join(call_names)
+    lines = [f"def {name}({args}):", f"    {doc!r}",
+             f"    if {' and '.join(checks)}:", "        try:"]
+    lines += ["        " + line if line.strip() else line for line in body]
+    lines += ["        except Exception as _sg_e:", "            _sg_note(_sg_e)",
+              "            raise", f"    return _sg_slow({args})"]
+    return "\n".join(lines) + "\n"
+
+
+def _body_lines(fn: Any) -> list[str] | None:
+    """The emitted function's body, as compiled (one ``def`` line, then its block)."""
+    code = fn.__code__
+    text = linecache.getlines(code.co_filename)
+    if not text:
+        return None
+    first = code.co_firstlineno - 1
+    params = ", ".join(code.co_varnames[:code.co_argcount])
+    if first >= len(text) or text[first].rstrip("\n") != f"def {fn.__name__}({params}):":
+        return None
+    body = []
+    for line in text[first + 1:]:
+        if line.strip() and not line.startswith(" "):
+            break  # the next top-level statement
+        body.append(line.rstrip("\n"))
+    while body and not body[-1].strip():
+        body.pop()
+    if not body or any('"""' in line or "'''" in line for line in body):
+        return None  # (a multi-line string would not take the new indentation)
+    return body
