@@ -110,8 +110,10 @@ class Expressions:
         if spelling is not None:
             if (spelling in _BINOPS and set(a) == {"x", "y"}
                     and not floats.power_as_math_pow(op)):
-                if spelling == "+" and _minus_a_float(a["x"], a["y"]):  # x - c, not x + -c
-                    return gast.BinOp(left=self.expr(a["x"]), op=gast.Sub(),
+                if spelling in ("+", "-") and _minus_a_float(a["x"], a["y"]):
+                    # x - c, not x + -c (and x + c, not x - -c)
+                    flipped = gast.Sub if spelling == "+" else gast.Add
+                    return gast.BinOp(left=self.expr(a["x"]), op=flipped(),
                                       right=self.literal(-const_value(a["y"])[1]))
                 n = floats.float_exponent(op)  # (y ** 2.0: see floats.py)
                 return gast.BinOp(left=self.expr(a["x"]), op=_BINOPS[spelling](),
@@ -228,10 +230,11 @@ _REQUIRED = object()
 
 
 def _minus_a_float(x: Any, y: Any) -> bool:
-    """``x + y`` with ``y`` a negative float literal may print as ``x - (-y)``: on real
-    numbers (IEEE subtraction is the addition of the negation) the same value, signed
-    zeros, infs and nans included. Not on complex numbers (the sign of a zero imaginary
-    part differs) nor on values of unknown type (their ``__sub__`` is another method)."""
+    """``x + y`` with ``y`` a negative float literal may print as ``x - (-y)`` (and
+    ``x - y`` as ``x + (-y)``): on real numbers (IEEE subtraction is the addition of the
+    negation) the same value, signed zeros, infs and nans included. Not on complex
+    numbers (the sign of a zero imaginary part differs) nor on values of unknown type
+    (their ``__sub__`` is another method)."""
     is_const, c = const_value(y)
     if not is_const or type(c) is not float or math.isnan(c) or math.copysign(1.0, c) > 0:
         return False
