@@ -45,9 +45,10 @@ import numpy as np
 
 from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value, const_value
-from ..ir.types import FLOAT, STATIC, of_value
+from ..ir.types import FLOAT, NUMBER, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .matmul_adjoints import plain_matmul_adjoints
+from .matmul_lengths import matmul_lengths
 from .rewrite import replace_uses
 from .shape_classes import (
     Classes,
@@ -64,6 +65,7 @@ _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new arra
 
 
 def shapes(fn: Function) -> None:
+    matmul_lengths(fn)  # (``(a @ W).shape[-1]`` read from ``W``: invariant in a loop)
     classes = parameter_classes(fn)
     classes.shaped_like = plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
@@ -157,7 +159,8 @@ def _rewrite(op: Op, classes: Classes, visible: set[int]) -> Value | None:
                 unknown(d) or d.type == a["x"].type):
             return d
     if op.prim == "seed_one" and a["out"].type is not None and (
-            a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"):
+            a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"
+            or a["out"].type == NUMBER):  # (a float or float64 scalar: its seed is 1 either way)
         op.prim, op.args, op.attrs = "const", {}, {"value": 1.0}
         op.out.type = FLOAT
     elif op.prim == "seed_one" and a["out"].type is not None and (
