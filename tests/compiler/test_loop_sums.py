@@ -252,3 +252,35 @@ def test_a_length_past_the_rank_is_read_only_where_the_user_reads_it():
     assert sg.grad(past_the_rank)(x, 0).shape == (2, 2)  # (the loop never runs)
     with pytest.raises(IndexError):
         sg.grad(past_the_rank)(x, 1)
+
+
+def batched(Wq, Wk, Wv, x):
+    q, k, v = x @ Wq, x @ Wk, x @ Wv
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p = p / p.sum(-1, keepdims=True)
+    o = p @ v
+    return np.sum(o * o)
+
+
+def two_sums_of_one_product(Wq, Wk, Wv, x):
+    # p's cotangent is summed twice (two unbroadcasts of one product): neither sum may
+    # take the product's buffer
+    s = (x @ Wq) @ (x @ Wk).transpose(0, 2, 1)
+    m = s.max(-1, keepdims=True)
+    lse = m + np.log(np.sum(np.exp(s - m), axis=-1, keepdims=True))
+    p = np.exp(s - lse)
+    return np.sum((p @ (x @ Wv)) ** 2)
+
+
+def test_a_top_level_softmax_adjoint_updates_the_sum_it_made():
+    args = _point()
+    text = sg.source(sg.grad(batched, wrt=(0, 1, 2)), *args)
+    assert "dp -= unbroadcast(dp * p" in text, text
+    for fn in (batched, two_sums_of_one_product):
+        got = sg.grad(fn, wrt=(0, 1, 2))(*args)
+        plain = sg.grad(fn, wrt=(0, 1, 2), optimize=False)(*args)
+        for i, (g, u) in enumerate(zip(got, plain)):
+            np.testing.assert_allclose(g, u, rtol=1e-12, atol=1e-13)
+            np.testing.assert_allclose(g, numeric_gradient(fn, args, {}, i), rtol=1e-6,
+                                       atol=1e-8)
