@@ -14,7 +14,8 @@ class. Nothing is assumed about values of unknown rank. With the classes:
                               #  the shape is then the same each iteration and is hoisted)
     %14 = unbroadcast(x=%12, shape=%13)   ->   (uses of %14 -> %12, when %12 ~ %13's value)
     %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
-    %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar)
+    %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar, or a
+                                                 loop's ``0.0 + np.sum(...)``: NUMBER)
     %8 = unreduce(x=%6, shape=%7, ...)    ->   (uses of %8 -> %6, when %6 is a scalar and
     %10 = divide(x=%8, y=%9)                    every use chain ends in an elementwise op
     %12 = multiply(x=%10, y=%11)                with an operand of %7's class, float64)
