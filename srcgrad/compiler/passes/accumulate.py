@@ -84,19 +84,13 @@ _UPDATED = {"add": ("x", "y"), "multiply": ("x", "y"), "subtract": ("x",), "divi
 
 def _owned(v: Value, params: set[int], uses: dict[int, int]) -> bool:
     # a result that is always a new array (or a scalar) nothing else refers to
-    return v.id not in params and _new_array(v, uses) and uses.get(v.id) == 1
+    return v.id not in params and _new_array(v) and uses.get(v.id) == 1
 
 
-def _new_array(v: Value, uses: dict[int, int]) -> bool:
-    """``v`` is always a new array (or a number): a fresh rule's result, or the
-    ``unbroadcast`` of one read only there (it returns its operand or a new sum, so the
-    top-level softmax adjoint ``dp = unbroadcast(do @ v.T, s)`` may be updated in place)."""
-    op = v.op
-    rule = op.attrs.get("rule") if op is not None else None
-    if rule is not None and rule.fresh and not rule.user:
-        return True
-    x = op.args.get("x") if op is not None and op.prim == "unbroadcast" else None
-    return isinstance(x, Value) and uses.get(x.id) == 1 and _new_array(x, uses)
+def _new_array(v: Value) -> bool:
+    """``v`` is always a new array (or a number): a fresh rule's result."""
+    rule = v.op.attrs.get("rule") if v.op is not None else None
+    return rule is not None and rule.fresh and not rule.user
 
 
 def _read_before(v: Value, op: Op, block: Block, params: set[int], uses: dict[int, int]
@@ -104,7 +98,7 @@ def _read_before(v: Value, op: Op, block: Block, params: set[int], uses: dict[in
     """``v`` is a fresh array ``op`` reads once, and every other read of it is by an earlier
     op of the same block that makes a new array (``dp_1 * p`` before ``dp_1 - ...``): once
     ``op`` runs, nothing reads ``v`` or holds a view of it."""
-    if v.id in params or not _new_array(v, uses):
+    if v.id in params or not _new_array(v):
         return False
     reads, seen = 0, False
     for other in block.ops:
