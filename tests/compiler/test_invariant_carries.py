@@ -28,7 +28,10 @@ def while_accumulator(x, n):
 
 
 def _reverse_loop(text: str) -> str:
-    body = text.split("= seed_one(")[1]  # (a while loop's adjoint counts its pops)
+    # from the header of the loop that pops the tape (a while loop's adjoint counts its
+    # pops); the seed of a loop-carried number is 1.0, no ``seed_one`` call to start from
+    start = text.index("tape.pop()")
+    body = text[text.rfind("\n    for ", 0, start):]
     return "\n".join(line for line in body.splitlines()
                      if line.startswith("        ") and not line.lstrip().startswith("#"))
 

@@ -309,16 +309,16 @@ class _Emitter(Expressions):
         if reuse is None and index is not None:
             reuse = self.reusable_name(op, out, index)
         accumulator = op.args.get(op.attrs.get("accumulate", ""))
-        if isinstance(accumulator, Value) and index is not None and out.id not in direct \
-                and accumulator.adjoint_of is not None and self.names.family(out) is None \
-                and accumulator.id in self.names.names \
-                and self.last_use.get(accumulator.id) == index:
+        dies = isinstance(accumulator, Value) and self._dies_at(accumulator, op, index)
+        if dies and out.id not in direct and accumulator.id in self.names.names and (
+                accumulator.adjoint_of is not None and self.names.family(out) is None
+                or index is None and reuse is None and accumulator.adjoint_of is not None
+                and out.adjoint_of is not None):
             # a temporary made from a cotangent that dies here (``ds / scale``) takes the
-            # cotangent's buffer and name (``ds /= scale``) rather than a new array
+            # cotangent's buffer and name (``ds /= scale``) rather than a new array; in a
+            # loop body, so does another adjoint made from it (``dp_1 -= ...``)
             reuse = self.names.names[accumulator.id]
-        if isinstance(accumulator, Value) and index is not None and reuse is not None \
-                and reuse == self.names.names.get(accumulator.id) \
-                and self.last_use.get(accumulator.id) == index:
+        if dies and reuse is not None and reuse == self.names.names.get(accumulator.id):
             # the passes proved it a fresh, unaliased array of the result's shape and dtype
             other = op.args["y" if op.attrs["accumulate"] == "x" else "x"]
             self.names.define(out, reuse)
@@ -333,6 +333,14 @@ class _Emitter(Expressions):
             return floats.guard(_assign(target, value), target,
                                 self.rule_call(op, numpy=True), op, self.refs)
         return _assign(target, value)
+
+    def _dies_at(self, v: Value, op: Op, index: int | None) -> bool:
+        """``v`` is read last by ``op``: top-level statement ``index``, or in a loop or
+        branch body (a loop's carried value too: the slot then takes the result)."""
+        if index is not None:
+            return self.last_use.get(v.id) == index
+        block, last = self.block_state
+        return any(o is op for o in block.ops) and last.get(v.id) == block.ops.index(op)
 
     def written(self, op: Op) -> bool:
         """``op`` was emitted as a statement of its own."""

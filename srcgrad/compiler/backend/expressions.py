@@ -142,6 +142,14 @@ class Expressions:
             # (multi-head attention reshapes and transposes per head, forward and back)
             method = gast.Attribute(value=self.expr(a["x"]), attr=op.prim, ctx=gast.Load())
             return call_node(method, [self.expr(a["axes" if op.prim == "transpose" else "shape"])])
+        if op.prim == "zeros_of" and a.get("x") in self.fn.params \
+                and self._surely_ndarray(a["x"]) and a["x"].type.dtype == "float64":
+            # a float64 ndarray argument's zeros (the adjoint a loop sums into): np.zeros of
+            # its shape is the same fresh array without np.zeros_like's dispatch and
+            # ``like``'s checks (a few us per differentiated array per call). Only of an
+            # argument: a value saved by one branch of an ``if`` is None from the others
+            shape = gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
+            return call_node(dotted(self.refs.ref(np.zeros)), [shape])
         if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
             # (the same for np.shape: its wrapper runs once per shape the adjoints need)
             return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())

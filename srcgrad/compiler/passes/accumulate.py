@@ -1,6 +1,6 @@
 """In-place updates: ``dx = dx + t`` may be emitted as ``dx += t`` (and ``-=``, ``*=``, ``/=``).
 
-Runs last. It marks a top-level ``add`` with ``attrs["accumulate"]`` naming the operand
+Runs last. It marks an ``add`` with ``attrs["accumulate"]`` naming the operand
 that may be updated in place; the backend writes ``dx += t`` when that operand's name is
 also the result's (otherwise a plain ``dx = dx + t``):
 
@@ -16,6 +16,12 @@ It is safe, so marked, only when the accumulator
   the same shape (shape classes) or shaped like a keepdims reduction of an array of that
   shape; ``+=`` never broadcasts the accumulator itself.
 A Python float accumulator keeps float semantics (``+=`` on a float rebinds).
+Inside a loop body the same holds for a cotangent the body itself made on this iteration
+(one defined before the loop is read again by the next iteration): ``dp_1 -= ...`` then
+``dp_1 *= p`` where the softmax adjoint allocated three arrays per iteration (an ``add``,
+and the forward sweep's arithmetic, stay the expressions the user wrote). The
+loop-carried sums of a reverse loop (``dW = dW + dW_1`` per iteration) are marked by
+:func:`.loop_sums.accumulate_in_loops`, with the conditions that hold across iterations.
 
 A ``subtract`` or ``divide`` (its left operand) and a ``multiply`` (either) are marked the
 same way when the array updated is known to be a float64 array with an axis (typed so,
@@ -27,7 +33,8 @@ mmap that page-faults). Numbers are left to their expressions (they own no memor
 
 from __future__ import annotations
 
-from ..ir.core import Function, Value
+from ..ir.core import Block, Function, Op, Value
+from .loop_sums import accumulate_in_loops, loop_bodies, loop_classes
 from .shape_classes import Classes as _Classes
 from .shape_classes import float64_array as _float64_array
 from .shape_classes import plain_classes as _plain_classes
@@ -35,21 +42,39 @@ from .shape_classes import rank0 as _rank0
 
 
 def accumulate_in_place(fn: Function) -> None:
-    classes = _plain_classes(fn)
+    for op in fn.body.walk():  # (a mark of an earlier round may no longer hold)
+        op.attrs.pop("accumulate", None)
     uses = fn.body.use_counts()
     params = {p.id for p in fn.params}
+    classes = _plain_classes(fn)
     for op in fn.body.ops:
-        op.attrs.pop("accumulate", None)
-        keys = _UPDATED.get(op.prim)
-        if keys is None or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
-            continue
-        for key in keys:
-            acc, rest = op.args[key], op.args["y" if key == "x" else "x"]
-            if isinstance(acc, Value) and isinstance(rest, Value) \
-                    and (op.prim == "add" or _float64_array(acc, classes)) \
-                    and _owned(acc, params, uses) and _fits(acc, rest, classes):
-                op.attrs["accumulate"] = key
-                break
+        _mark(op, fn.body, classes, params, uses, None)
+    inner = loop_classes(fn)
+    if inner is None:
+        return
+    for body in loop_bodies(fn):
+        # an operand defined before the loop is read on every iteration: never updated
+        own = {o.id for op in body.ops for o in op.outputs}
+        for op in body.ops:
+            _mark(op, body, inner, params, uses, own)
+    accumulate_in_loops(fn, uses, inner)
+
+
+def _mark(op: Op, block: Block, classes: _Classes, params: set[int], uses: dict[int, int],
+          own: set[int] | None) -> None:
+    keys = _UPDATED.get(op.prim)
+    if keys is None or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
+        return
+    for key in keys:
+        acc, rest = op.args[key], op.args["y" if key == "x" else "x"]
+        if isinstance(acc, Value) and isinstance(rest, Value) \
+                and (own is None or acc.id in own and acc.adjoint_of is not None
+                     and op.prim != "add") \
+                and (op.prim == "add" or _float64_array(acc, classes)) \
+                and (_owned(acc, params, uses) or _read_before(acc, op, block, params, uses)) \
+                and _fits(acc, rest, classes):
+            op.attrs["accumulate"] = key
+            return
 
 
 # the operands an augmented assignment may update (``a -= b`` is ``a - b``, never ``b - a``)
@@ -59,9 +84,36 @@ _UPDATED = {"add": ("x", "y"), "multiply": ("x", "y"), "subtract": ("x",), "divi
 
 def _owned(v: Value, params: set[int], uses: dict[int, int]) -> bool:
     # a result that is always a new array (or a scalar) nothing else refers to
+    return v.id not in params and _new_array(v) and uses.get(v.id) == 1
+
+
+def _new_array(v: Value) -> bool:
+    """``v`` is always a new array (or a number): a fresh rule's result."""
     rule = v.op.attrs.get("rule") if v.op is not None else None
-    return (v.id not in params and rule is not None and rule.fresh and not rule.user
-            and uses.get(v.id) == 1)
+    return rule is not None and rule.fresh and not rule.user
+
+
+def _read_before(v: Value, op: Op, block: Block, params: set[int], uses: dict[int, int]
+                 ) -> bool:
+    """``v`` is a fresh array ``op`` reads once, and every other read of it is by an earlier
+    op of the same block that makes a new array (``dp_1 * p`` before ``dp_1 - ...``): once
+    ``op`` runs, nothing reads ``v`` or holds a view of it."""
+    if v.id in params or not _new_array(v):
+        return False
+    reads, seen = 0, False
+    for other in block.ops:
+        n = sum(1 for w in other.operands() if w is v)
+        seen = seen or other is op
+        if other is op:
+            if n != 1:
+                return False
+        elif n:
+            later = seen
+            made = other.attrs.get("rule")
+            if later or other.regions or made is None or not made.fresh or made.user:
+                return False
+        reads += n
+    return reads == uses.get(v.id)  # (no read in a region, as a result or elsewhere)
 
 
 def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:

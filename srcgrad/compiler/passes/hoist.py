@@ -14,16 +14,18 @@ A hoisted op runs even when the loop runs no iteration, so only ops that cannot 
 act on the world are moved: ``shape`` of a typed value, and ``negative``/``add``/
 ``subtract``/``multiply`` of Python or NumPy numbers and non-bool arrays (NumPy raises on
 ``-bool_array``; Python float arithmetic other than ``/``, ``%``, ``**`` never raises), and
-NumPy's ``sin``, ``exp``, ... of a NumPy array or scalar (never the user's ``math.*``, which
-raises on a bad argument where NumPy warns), and ``unbroadcast`` of a number or array (the
-adjoint of a loop's scalar result, the seed, summed to its shape once).
+NumPy's ``sin``, ``exp``, ... of a NumPy array or scalar or a Python int or float (never
+the user's ``math.*``, which raises on a bad argument where NumPy warns), one length of
+a shape by a constant index inside its known rank (``np.sqrt(Wq.shape[-1])``), and
+``unbroadcast`` of a number or array (the adjoint of a loop's scalar result, the seed,
+summed to its shape once).
 Ops inside nested branches stay where they are; an inner loop's invariants move to the
 outer body first and from there further out when they are invariant there too.
 """
 
 from __future__ import annotations
 
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 from ..spelling import has_python_spelling
 
 _LOOPS = ("for_range", "while")
@@ -85,11 +87,27 @@ def _movable(op: Op) -> bool:
     if op.prim in _ARITHMETIC:
         return all(_known(v, allow_bool=op.prim in ("add", "multiply"))
                    for v in op.operands())
+    if op.prim == "getitem":
+        return _length(op)
     if op.prim in _UFUNCS and not has_python_spelling(op.attrs):
-        return all(v.type is not None and v.type.kind in ("array", "scalar")
-                   and v.type.dtype is not None and v.type.dtype != "bool"
-                   for v in op.operands())
+        return all(v.type is not None and (v.type.kind in ("int", "float") or (
+            v.type.kind in ("array", "scalar") and v.type.dtype is not None
+            and v.type.dtype != "bool")) for v in op.operands())
     return False
+
+
+def _length(op: Op) -> bool:
+    """``getitem(shape(v), k)`` with ``k`` a constant int inside ``v``'s known rank: one
+    length of a shape, which cannot raise."""
+    shape, index = op.args.get("x"), op.args.get("index")
+    if not isinstance(shape, Value) or shape.op is None or shape.op.prim != "shape" \
+            or not isinstance(index, Value):
+        return False
+    known, k = const_value(index)
+    v = shape.op.args.get("x")
+    ndim = v.type.ndim if isinstance(v, Value) and v.type is not None \
+        and v.type.kind == "array" else None
+    return known and type(k) is int and ndim is not None and -ndim <= k < ndim
 
 
 def _immutable(value: object) -> bool:

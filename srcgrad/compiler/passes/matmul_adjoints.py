@@ -34,7 +34,7 @@ from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import NONE, STATIC
 from .blocks import popped_items
-from .shape_classes import MATMUL_ADJOINTS
+from .shape_classes import MATMUL_ADJOINTS, SHAPED_LIKE
 
 
 def plain_matmul_adjoints(fn: Function) -> dict[int, Value]:
@@ -131,7 +131,8 @@ def _block(block: Block, popped: dict[int, Value], shaped_like: dict[int, Value]
         # are exactly the differentiated operand's
         exact = m == 2 or n == m == 2
         if exact:
-            op.prim, op.args, op.attrs = "matmul", pair, {**op.attrs, "rule": RULES["matmul"]}
+            op.prim, op.args = "matmul", pair
+            op.attrs = {**op.attrs, "rule": RULES["matmul"], SHAPED_LIKE: source}
             shaped_like[op.out.id] = source
             ranks[op.out.id] = (max(n, m), m) if is_x else (m, max(n, m))
             ops.append(op)

@@ -22,6 +22,10 @@ from .static_shapes import broadcast_static, note_static, stacked_shape
 # operands into plain matmuls (named apart so a new shaped-by-argument helper is not taken
 # for one)
 MATMUL_ADJOINTS = ("matmul_adjoint_x", "matmul_adjoint_y")
+# An op attribute on a product ``matmul_adjoints.py`` made from an adjoint: the operand
+# whose shape it has exactly (that pass's map is rebuilt each round, from the adjoints
+# still left; the mark stays, for the rounds after and for ``accumulate.py``)
+SHAPED_LIKE = "shaped_like"
 # helpers whose result has the shape their ``shape`` argument names
 SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
 
@@ -189,8 +193,9 @@ class Classes:
             if self.is_float64(op.args["g"]):
                 self.float64.add(op.out.id)
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
-            if op.out.id in self.shaped_like:
-                self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
+            like = self.shaped_like.get(op.out.id, op.attrs.get(SHAPED_LIKE))
+            if isinstance(like, Value):
+                self.rep[op.out.id] = self.of(like)
             # (a transpose's axes are no operand of its dtype)
             if all(self.is_float64(op.args[k]) for k in ("x", "y") if k in op.args):
                 self.float64.add(op.out.id)

@@ -16,7 +16,8 @@ class. Nothing is assumed about values of unknown rank. With the classes:
     %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
     %25 = like(d=%22, x=%a)               ->   (uses of %25 -> %22: both Python floats,
                                                 see python_floats.py)
-    %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar)
+    %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar, or a
+                                                 loop's ``0.0 + np.sum(...)``: NUMBER)
     %8 = unreduce(x=%6, shape=%7, ...)    ->   (uses of %8 -> %6, when %6 is a scalar and
     %10 = divide(x=%8, y=%9)                    every use chain ends in an elementwise op
     %12 = multiply(x=%10, y=%11)                with an operand of %7's class, float64)
@@ -47,9 +48,10 @@ import numpy as np
 
 from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value, const_value
-from ..ir.types import FLOAT, STATIC, of_value
+from ..ir.types import FLOAT, NUMBER, STATIC, of_value
 from .blocks import popped_items, read_inside, walk
 from .matmul_adjoints import plain_matmul_adjoints
+from .matmul_lengths import matmul_lengths
 from .python_floats import SurelyFloat
 from .rewrite import replace_uses
 from .shape_classes import (
@@ -67,6 +69,7 @@ _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new arra
 
 
 def shapes(fn: Function) -> None:
+    matmul_lengths(fn)  # (``(a @ W).shape[-1]`` read from ``W``: invariant in a loop)
     classes = parameter_classes(fn)
     classes.shaped_like = plain_matmul_adjoints(fn)
     classes.popped = popped_items(fn)
@@ -164,7 +167,8 @@ def _rewrite(op: Op, classes: Classes, visible: set[int],
                 unknown(d) or d.type == a["x"].type):
             return d
     if op.prim == "seed_one" and a["out"].type is not None and (
-            a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"):
+            a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"
+            or a["out"].type == NUMBER):  # (a float or float64 scalar: its seed is 1 either way)
         op.prim, op.args, op.attrs = "const", {}, {"value": 1.0}
         op.out.type = FLOAT
     elif op.prim == "seed_one" and a["out"].type is not None and (

@@ -2,7 +2,7 @@
 # Golden emitted source (pytest --update-golden regenerates it).
 import golden_programs as _golden_programs
 import numpy as np
-from srcgrad.compiler.support import like, zeros_of
+from srcgrad.compiler.support import like
 from srcgrad.rules.products import dot_adjoint_y
 
 
@@ -25,7 +25,7 @@ def grad_data_fit(w):
         loss = loss + _t4 ** 2
         tape.append((_t4, _t3, row))
     # line 126: for row, t in zip(DATA, TARGETS):
-    dw = zeros_of(w)
+    dw = np.zeros(w.shape)
     for i_1 in reversed(range(_t2)):
         _t5, _t6, row_1 = tape.pop()
         # line 127: loss = loss + (np.tanh(np.dot(row, w)) - t) ** 2

@@ -40,7 +40,7 @@ def grad_first_large_row(a):
     _t8 = seed_one(_t8)
     # line 86: for row in a:
     if _return1:
-        da = zeros_of(a)
+        da = np.zeros(a.shape)
         d_returned1 = _t8
     else:
         # line 89: return np.sum(a)

@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, zeros_of
+from srcgrad.compiler.support import like
 from srcgrad.rules.helpers import unbroadcast
 
 
@@ -23,7 +23,7 @@ def grad_loop_passes(x, k, n):
     # line 177: return np.sum(y * y)
     dy = y + y
     # line 175: for _ in range(n):
-    dx = zeros_of(x)
+    dx = np.zeros(x.shape)
     # line 176: y = y + 0.1 * (-k * np.sin(y)) * np.cos(y) - -np.cos(x)
     _t6 = np.sin(x)
     # line 175: for _ in range(n):
@@ -34,12 +34,12 @@ def grad_loop_passes(x, k, n):
         dx_1 = dy * _t6
         _t10 = dy * _t7
         dy_1 = dy - dy * _t8 * _t9
-        _t11 = _t10 * 0.1
-        _t12 = unbroadcast(_t11 * _t9, ())
-        dy = dy_1 - _t11 * k * _t7
+        _t10 *= 0.1
+        _t11 = unbroadcast(_t10 * _t9, ())
+        dy = dy_1 - _t10 * k * _t7
         # line 175: for _ in range(n):
         dx = dx - dx_1
-        dk = dk - _t12
+        dk = dk - _t11
     del _t6
     dx = dx + dy
     dx = like(dx, x)

@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, zeros_of
+from srcgrad.compiler.support import like
 from srcgrad.rules.helpers import unreduce
 
 
@@ -24,7 +24,7 @@ def grad_loop_with_branch(x, n):
     # line 74: return np.sum(acc)
     dacc = unreduce(1.0, _t1)
     # line 69: for i in range(n):
-    dx = zeros_of(x)
+    dx = np.zeros(x.shape)
     dx_1 = dx
     for i_1 in reversed(range(n)):
         acc_2, _t3 = tape.pop()

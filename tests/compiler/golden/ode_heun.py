@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import like, zeros_of
+from srcgrad.compiler.support import like
 from srcgrad.rules.helpers import unbroadcast
 
 
@@ -31,7 +31,7 @@ def grad_ode_heun(p, s0, n):
     # line 196: return np.sum(s * s)
     ds = s + s
     # line 192: for _ in range(n):
-    dp = zeros_of(p)
+    dp = np.zeros(p.shape)
     for i_1 in reversed(range(n)):
         _t12, _t13, _t14, _t15, _t16, _t17, _t18, _t19, _t20, _t21 = tape.pop()
         # line 195: s = s + 0.05 * (k1 + k2)

@@ -29,7 +29,7 @@ def grad_rnn_states(x, w):
     dstates = unstack(_t4 * (2 * _t3))
     # line 112: for t in range(len(x)):
     dh = zeros_of(h)
-    dx = zeros_of(x)
+    dx = np.zeros(x.shape)
     dw = 0.0
     for i_1 in reversed(range(_t2)):
         h_2, h_3 = tape.pop()

@@ -26,7 +26,7 @@ def grad_running_sums(x):
     dy = unreduce(1.0, _t2)
     # line 103: for i in range(len(x)):
     dtotal = zeros_of(total)
-    dx = zeros_of(x)
+    dx = np.zeros(x.shape)
     for i_1 in reversed(range(_t3)):
         _t5 = tape.pop()
         # line 105: y[i] = total
