@@ -3,7 +3,9 @@
 Values of one class provably have the same shape at run time; ``Classes.visit`` puts each
 op's outputs in a class as a forward walk meets them (``blocks.walk`` drives it through
 loop and branch bodies). Also here: which ops are plain elementwise ones, which values are
-0-d, and which are float64 arrays. See ``shapes.py`` for the rewrites these facts allow.
+0-d, and the float dtype of values with no type of their own (adjoints): float32 code gets
+the same rewrites as float64 code where the dtype is provably kept. See ``shapes.py`` for
+the rewrites these facts allow.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from .static_shapes import broadcast_static, note_static, stacked_shape
 MATMUL_ADJOINTS = ("matmul_adjoint_x", "matmul_adjoint_y")
 # helpers whose result has the shape their ``shape`` argument names
 SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
+# the dtypes tracked for untyped values: an elementwise rule of operands of one of these
+# keeps it (NumPy 2 promotion; ``tests/compiler/test_shape_dtypes.py`` checks every rule)
+FLOAT_DTYPES = ("float16", "float32", "float64")
 
 
 def elementwise(op: Op) -> bool:
@@ -71,11 +76,19 @@ def rank0(v: Value) -> bool:
 
 
 def float64_array(v: Value, classes: Classes | None = None) -> bool:
+    return float_array(v, classes, ("float64",))
+
+
+def float_array(v: Value, classes: Classes | None = None,
+                dtypes: tuple[str, ...] = FLOAT_DTYPES) -> bool:
+    """``v`` is an ndarray with an axis, of one of ``dtypes``: typed so, or (an adjoint)
+    of such a dtype and in the shape class of such an array."""
     t = v.type
-    if unknown(v) and classes is not None:  # an adjoint: float64 and shaped like an array
+    if unknown(v) and classes is not None:
         rep = classes.of(v)
-        return classes.is_float64(v) and rep is not v and float64_array(rep)
-    return t is not None and t.kind == "array" and t.dtype == "float64" and bool(t.ndim)
+        return classes.dtype_of(v) in dtypes and rep is not v and float_array(rep, None,
+                                                                              FLOAT_DTYPES)
+    return t is not None and t.kind == "array" and t.dtype in dtypes and bool(t.ndim)
 
 
 class Classes:
@@ -83,7 +96,8 @@ class Classes:
 
     def __init__(self) -> None:
         self.rep: dict[int, Value] = {}
-        self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
+        # untyped values (adjoints) of a known float dtype (``FLOAT_DTYPES``)
+        self.dtypes: dict[int, str] = {}
         self.weak: set[int] = set()  # untyped values known to be Python numbers
         self.shaped_like: dict[int, Value] = {}
         self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
@@ -97,7 +111,7 @@ class Classes:
 
     def copy(self) -> Classes:
         new = Classes()
-        new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
+        new.rep, new.dtypes, new.weak = dict(self.rep), dict(self.dtypes), set(self.weak)
         new.shaped_like, new.popped = self.shaped_like, self.popped
         new.static, new.static_of = dict(self.static), dict(self.static_of)
         new.written = self.written
@@ -108,15 +122,15 @@ class Classes:
         return not rank0(v)
 
     def assume(self, v: Value, source: Value) -> None:
-        """``v`` has ``source``'s shape (and dtype, when that is float64)."""
+        """``v`` has ``source``'s shape (and dtype, when that is a known float dtype)."""
         self.rep[v.id] = self.of(source)
-        if self.is_float64(source):
-            self.float64.add(v.id)
+        self.note_dtype(v, [source])
 
     def carries(self, result: Value, init: Value) -> bool:
-        """A loop's next value keeps the class (and float64 dtype) of its initial value."""
-        return self.same(result, init) and (not self.is_float64(init)
-                                            or self.is_float64(result))
+        """A loop's next value keeps the class (and float dtype) of its initial value."""
+        dtype = self.dtype_of(init)
+        return self.same(result, init) and (dtype not in FLOAT_DTYPES
+                                            or self.dtype_of(result) == dtype)
 
     def shape_source(self, s: Any) -> Value | None:
         """``v`` when ``s`` is ``shape(x=v)``, possibly saved on a tape and popped."""
@@ -140,10 +154,27 @@ class Classes:
         return v.id in self.weak or (v.op is not None and v.op.prim == "reduced_count")
 
     def is_float64(self, v: Value) -> bool:
+        return self.dtype_of(v) == "float64"
+
+    def dtype_of(self, v: Value) -> str | None:
+        """``v``'s dtype: its type's (a NumPy array or scalar), else a float dtype known
+        from what made it, else None."""
         t = v.type
         if t is not None and t.kind in ("array", "scalar"):
-            return t.dtype == "float64"
-        return v.id in self.float64
+            return t.dtype
+        return self.dtypes.get(v.id)
+
+    def note_dtype(self, out: Value, inputs: list[Any]) -> None:
+        """``out`` has the float dtype every one of ``inputs`` has, if they share one."""
+        found = {self.dtype_of(v) if isinstance(v, Value) else None for v in inputs}
+        if len(found) == 1:
+            dtype = found.pop()
+            if dtype in FLOAT_DTYPES:
+                self.dtypes[out.id] = dtype
+
+    def _mask(self, v: Value) -> bool:
+        """A bool array or scalar: it never changes a float operand's dtype."""
+        return self.dtype_of(v) == "bool"
 
     def of(self, v: Value) -> Value:
         return self.rep.get(v.id, v)
@@ -173,32 +204,30 @@ class Classes:
             elif shaped:
                 broadcast_static(self, op, shaped)
             if not elementwise(op):
-                return  # (a mask: never float64)
-            # float64 with Python numbers (weakly typed under NEP 50) stays float64
+                return  # (a mask: never a float)
+            # a float dtype with Python numbers (weakly typed under NEP 50) and bool masks
+            # stays that dtype
             strong = [v for v in op.operands() if not self.is_weak(v)]
             if not strong:
                 self.weak.add(op.out.id)
-            elif all(self.is_float64(v) for v in strong):
-                self.float64.add(op.out.id)
+            else:
+                self.note_dtype(op.out, [v for v in strong if not self._mask(v)] or strong)
         elif kept_reduction(op):
             self.fits[op.out.id] = op.args["x"]
         elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
             self.rep[op.out.id] = self.of(op.args["x"])
         elif op.prim == "picked":  # g sent into the picks' shape, in g's dtype
             self.rep[op.out.id] = self.of(op.args["picks"])
-            if self.is_float64(op.args["g"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args["g"]])
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             if op.out.id in self.shaped_like:
                 self.rep[op.out.id] = self.of(self.shaped_like[op.out.id])
             # (a transpose's axes are no operand of its dtype)
-            if all(self.is_float64(op.args[k]) for k in ("x", "y") if k in op.args):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args[k] for k in ("x", "y") if k in op.args])
         elif op.prim in ("reshape", "swapaxes", "moveaxis") and len(op.outputs) == 1:
-            # a view's elements are its operand's: float64 stays float64 (so a cotangent
+            # a view's elements are its operand's: its dtype is kept (so a cotangent
             # reshaped for multi-head attention still needs no cast back by ``like``)
-            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args.get("x")])
         elif stacked_shape(op) is not None:
             note_static(self, op.out, stacked_shape(op))
         elif op.prim in ("zeros", "setitem") and len(op.outputs) == 1:
@@ -212,21 +241,18 @@ class Classes:
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
-            if self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)  # a sum of float64 is float64
+            self.note_dtype(op.out, [op.args["x"]])  # a float sum keeps its dtype
         elif op.prim == "contract_to":
             # an einsum cotangent fitted to its operand's shape (rules/contract_to.py)
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
-            if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, list(op.args["operands"]))
         elif op.prim == "scatter_add":  # a gather's adjoint: zeros of shape, x's dtype
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
-            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args.get("x")])
         elif op.prim in SHAPED_BY_ARG and len(op.outputs) == 1:
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
@@ -235,16 +261,17 @@ class Classes:
             if op.prim == "unreduce" and isinstance(x, Value) and (x.type == FLOAT or (
                     self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
                 # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
-                self.float64.add(op.out.id)
+                self.dtypes[op.out.id] = "float64"
+                return
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
-            if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, inputs)
 
 
 def parameter_classes(fn: Function) -> Classes:
     """Classes that know the parameters the version's guard proves to share a shape
     (``fn.meta["same_shapes"]``, pairs of parameter positions: ``signature.same_shapes``)."""
     classes = Classes()
+    classes.shaped_like = fn.meta.get("shaped_like", {})  # (the shapes pass's products)
     for j, i in fn.meta.get("same_shapes", ()):
         if i < len(fn.params) and j < len(fn.params):
             classes.rep[fn.params[i].id] = classes.of(fn.params[j])
