@@ -52,6 +52,13 @@ def elementwise_shaped(op: Op) -> bool:
             and len(op.outputs) == 1)
 
 
+def mask_keeps_dtype(rule: Any, k: int) -> bool:
+    """A bool array as input ``k`` of elementwise ``rule`` leaves the float dtype of its
+    other operands: NumPy's promotion for a ufunc; for a rule of its own (``kept(c, mask)``
+    keeps ``c``'s dtype, whatever it is) any input but the first."""
+    return isinstance(rule.impl, np.ufunc) or k > 0
+
+
 def unknown(v: Value) -> bool:
     return v.type is None or v.type.kind == "any"
 
@@ -172,9 +179,15 @@ class Classes:
             if dtype in FLOAT_DTYPES:
                 self.dtypes[out.id] = dtype
 
-    def _mask(self, v: Value) -> bool:
-        """A bool array or scalar: it never changes a float operand's dtype."""
-        return self.dtype_of(v) == "bool"
+    def _float_operands(self, op: Op) -> list[Value]:
+        """The operands of elementwise ``op`` that decide its float dtype: not the Python
+        numbers (weakly typed under NEP 50), nor a bool mask where it cannot promote."""
+        rule = RULES[op.prim]
+        strong = [(i, op.args[k]) for i, k in enumerate(rule.inputs)
+                  if isinstance(op.args.get(k), Value) and not self.is_weak(op.args[k])]
+        floats = [v for i, v in strong
+                  if not (self.dtype_of(v) == "bool" and mask_keeps_dtype(rule, i))]
+        return floats or [v for _, v in strong]
 
     def of(self, v: Value) -> Value:
         return self.rep.get(v.id, v)
@@ -207,11 +220,10 @@ class Classes:
                 return  # (a mask: never a float)
             # a float dtype with Python numbers (weakly typed under NEP 50) and bool masks
             # stays that dtype
-            strong = [v for v in op.operands() if not self.is_weak(v)]
-            if not strong:
+            if all(self.is_weak(v) for v in op.operands()):
                 self.weak.add(op.out.id)
             else:
-                self.note_dtype(op.out, [v for v in strong if not self._mask(v)] or strong)
+                self.note_dtype(op.out, self._float_operands(op))
         elif kept_reduction(op):
             self.fits[op.out.id] = op.args["x"]
         elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
