@@ -31,8 +31,8 @@ mmap that page-faults). Numbers are left to their expressions (they own no memor
 from __future__ import annotations
 
 from ..ir.core import Function, Value
-from .shape_classes import Classes as _Classes
 from .shape_classes import FLOAT_DTYPES as _FLOAT_DTYPES
+from .shape_classes import Classes as _Classes
 from .shape_classes import float_array as _float_array
 from .shape_classes import plain_classes as _plain_classes
 from .shape_classes import rank0 as _rank0
