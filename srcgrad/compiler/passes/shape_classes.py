@@ -27,7 +27,8 @@ MATMUL_ADJOINTS = ("matmul_adjoint_x", "matmul_adjoint_y")
 # helpers whose result has the shape their ``shape`` argument names
 SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
 # the dtypes tracked for untyped values: an elementwise rule of operands of one of these
-# keeps it (NumPy 2 promotion; ``tests/compiler/test_shape_dtypes.py`` checks every rule)
+# keeps it (NumPy 2 promotion: ``tests/compiler/test_float32_shape_classes.py`` checks
+# every rule)
 FLOAT_DTYPES = ("float16", "float32", "float64")
 
 
