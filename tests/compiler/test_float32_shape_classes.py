@@ -155,3 +155,24 @@ def test_an_empty_float32_batch_keeps_shapes_and_dtypes():
         (np.tanh(x @ W1 + b1) @ W2 + b2 - y) ** 2), wrt=(0, 1, 2, 3))(W1, b1, W2, b2, x, y)
     for g, a in zip(got, (W1, b1, W2, b2), strict=True):
         assert g.dtype == np.float32 and g.shape == a.shape and not np.any(g)
+
+
+def max_relu_sum(W1, b1, W2, x, y):
+    h = np.maximum(x @ W1 + b1, 0.0)
+    return np.sum((h @ W2 - y) ** 2)
+
+
+def test_float32_maximum_adjoint_with_ties_keeps_float32_without_a_cast():
+    # ties make larger_picks weights (float64) at run time, though typed a bool mask:
+    # taken() casts to the cotangent's dtype, so no like() is needed, ties or not
+    W1, b1, W2, _, x, y = mlp_point(np.float32)
+    x[0] = 0.0
+    b1[:] = 0.0  # row 0 of x @ W1 + b1 is exactly 0: every element ties with 0.0
+    wrt = (0, 1, 2)
+    text = sg.source(sg.grad(max_relu_sum, wrt=wrt), W1, b1, W2, x, y)
+    assert "like(" not in text and "taken(" in text, text
+    got = sg.grad(max_relu_sum, wrt=wrt)(W1, b1, W2, x, y)
+    plain = sg.grad(max_relu_sum, wrt=wrt, optimize=False)(W1, b1, W2, x, y)
+    for g, p in zip(got, plain, strict=True):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-30)

@@ -60,6 +60,14 @@ def mask_keeps_dtype(rule: Any, k: int) -> bool:
     return isinstance(rule.impl, np.ufunc) or k > 0
 
 
+def _numpy_bool(v: Value) -> bool:
+    """A bool made by NumPy itself (a comparison, an argument): a mask helper of ours
+    typed bool may hold weights at run time (``larger_picks`` where values tie), which
+    only a rule of ours (``taken``, past its first input) reads keeping ``c``'s dtype."""
+    rule = v.op.attrs.get("rule") if v.op is not None else None
+    return rule is None or isinstance(rule.impl, np.ufunc)
+
+
 def unknown(v: Value) -> bool:
     return v.type is None or v.type.kind == "any"
 
@@ -187,7 +195,8 @@ class Classes:
         strong = [(i, op.args[k]) for i, k in enumerate(rule.inputs)
                   if isinstance(op.args.get(k), Value) and not self.is_weak(op.args[k])]
         floats = [v for i, v in strong
-                  if not (self.dtype_of(v) == "bool" and mask_keeps_dtype(rule, i))]
+                  if not (self.dtype_of(v) == "bool" and mask_keeps_dtype(rule, i)
+                          and (not isinstance(rule.impl, np.ufunc) or _numpy_bool(v)))]
         return floats or [v for _, v in strong]
 
     def of(self, v: Value) -> Value:
