@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import foreign as _foreign
-from .blas_sums import blas_summable, sum_first_axis, sum_last_axis_keepdims
+from .blas_sums import batch_summable, blas_summable, sum_first_axis, sum_last_axis_keepdims
 from .dispatch import as_array, dispatching, foreign
 from .registry import LINEAR, NONDIFF, defrule
 
@@ -75,7 +75,7 @@ def unbroadcast(x: Any, shape: Shape) -> Any:
     total = np.add.reduce if type(x) is np.ndarray else np.sum
     lead = len(xshape) - len(shape)
     if lead > 0:
-        if lead == 1 and len(xshape) == 2 and blas_summable(x):  # a bias of a batch
+        if lead == 1 and len(xshape) == 2 and batch_summable(x):  # a bias of a batch
             x = sum_first_axis(x)
         else:
             x = total(x, axis=0 if lead == 1 else tuple(range(lead)))

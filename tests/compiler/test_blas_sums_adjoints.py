@@ -1,8 +1,9 @@
 """Cotangents summed over a batch's first axis (a bias) or a row's last axis (a keepdims
 row statistic: the max shift of a softmax) by a product with ones (issue 16,
 ``rules/blas_sums.py``): the same sums as ``np.sum`` (NaN, inf, non-contiguous and 3-d
-inputs), float32 left to NumPy's pairwise sum, and gradients of batches large enough to
-take the product checked against central differences in every mode."""
+inputs), a float32 row sum left to NumPy's pairwise sum (its batch sums:
+``test_float32_batch_sums.py``), and gradients of batches large enough to take the product
+checked against central differences in every mode."""
 
 from __future__ import annotations
 

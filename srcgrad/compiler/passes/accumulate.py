@@ -11,10 +11,13 @@ also the result's (otherwise a plain ``dx = dx + t``):
 It is safe, so marked, only when the accumulator
 - is a fresh array the gradient owns: the result of an arithmetic op (never a parameter,
   a constant, a tape entry, ``np.broadcast_to``/``unreduce``, ``like`` or any view);
-- is read by nothing but this ``add`` (so no alias, tape push or view of it exists);
-- has the result's shape and dtype: float64, and the other operand a 0-d value, provably
-  the same shape (shape classes) or shaped like a keepdims reduction of an array of that
-  shape; ``+=`` never broadcasts the accumulator itself.
+- is read by nothing but this ``add`` and ``np.shape`` (so no alias, tape push or view of
+  it exists; an update in place changes no shape);
+- has the result's shape and dtype: a float dtype (float64, float32, float16: the shape
+  classes' ``dtype_of``), and the other operand a Python number or a value of that same
+  dtype (never an ``np.float64`` with a float32 array: NumPy 2 promotes that), 0-d,
+  provably the same shape (shape classes) or shaped like a keepdims reduction of an array
+  of that shape; ``+=`` never broadcasts the accumulator itself.
 A Python float accumulator keeps float semantics (``+=`` on a float rebinds).
 Inside a loop body the same holds for a cotangent the body itself made on this iteration
 (one defined before the loop is read again by the next iteration): ``dp_1 -= ...`` then
@@ -24,7 +27,7 @@ loop-carried sums of a reverse loop (``dW = dW + dW_1`` per iteration) are marke
 :func:`.loop_sums.accumulate_in_loops`, with the conditions that hold across iterations.
 
 A ``subtract`` or ``divide`` (its left operand) and a ``multiply`` (either) are marked the
-same way when the array updated is known to be a float64 array with an axis (typed so,
+same way when the array updated is known to be a float array with an axis (typed so,
 or a cotangent in the shape class of one): a softmax adjoint's
 ``dp = dp - unbroadcast(dp_1 * p, s) / z`` then writes into the buffer ``dp_1 / z`` made,
 instead of allocating another full-size array (at attention's sizes a new buffer is a fresh
@@ -35,8 +38,9 @@ from __future__ import annotations
 
 from ..ir.core import Block, Function, Op, Value
 from .loop_sums import accumulate_in_loops, loop_bodies, loop_classes
+from .shape_classes import FLOAT_DTYPES as _FLOAT_DTYPES
 from .shape_classes import Classes as _Classes
-from .shape_classes import float64_array as _float64_array
+from .shape_classes import float_array as _float_array
 from .shape_classes import plain_classes as _plain_classes
 from .shape_classes import rank0 as _rank0
 
@@ -45,6 +49,9 @@ def accumulate_in_place(fn: Function) -> None:
     for op in fn.body.walk():  # (a mark of an earlier round may no longer hold)
         op.attrs.pop("accumulate", None)
     uses = fn.body.use_counts()
+    for op in fn.body.walk():  # (a shape read is no alias: an update keeps the shape)
+        if op.prim == "shape" and isinstance(op.args.get("x"), Value):
+            uses[op.args["x"].id] -= 1
     params = {p.id for p in fn.params}
     classes = _plain_classes(fn)
     for op in fn.body.ops:
@@ -70,7 +77,7 @@ def _mark(op: Op, block: Block, classes: _Classes, params: set[int], uses: dict[
         if isinstance(acc, Value) and isinstance(rest, Value) \
                 and (own is None or acc.id in own and acc.adjoint_of is not None
                      and op.prim != "add") \
-                and (op.prim == "add" or _float64_array(acc, classes)) \
+                and (op.prim == "add" or _float_array(acc, classes)) \
                 and (_owned(acc, params, uses) or _read_before(acc, op, block, params, uses)) \
                 and _fits(acc, rest, classes):
             op.attrs["accumulate"] = key
@@ -117,9 +124,10 @@ def _read_before(v: Value, op: Op, block: Block, params: set[int], uses: dict[in
 
 
 def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
-    if not classes.is_float64(acc):
+    dtype = classes.dtype_of(acc)
+    if dtype not in _FLOAT_DTYPES:
         return False
-    if not (classes.is_weak(rest) or classes.is_float64(rest)):
+    if not (classes.is_weak(rest) or classes.dtype_of(rest) == dtype):
         return False
     return _rank0(rest) or classes.same(acc, rest) or _fits_into(rest, acc, classes)
 

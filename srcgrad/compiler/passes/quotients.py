@@ -1,5 +1,6 @@
-"""Quotients by one divisor combined: ``a/b - c/b`` is ``(a - c)/b``, and ``(a/b) * e`` is
-``a * y`` where the function already has ``y = e/b``.
+"""Quotients by one divisor combined: ``a/b - c/b`` is ``(a - c)/b``, ``(a/b) * e`` is
+``a * y`` where the function already has ``y = e/b``, and ``a/b`` is ``a * h`` where it
+has ``h = 1.0/b`` and ``b = 1.0 + np.exp(...)`` (a sigmoid).
 
 Runs in the pipeline after ``fold_negations`` (which makes ``a + -u`` a subtraction), in
 every block. The adjoint of a normalisation ``y = e / b`` (``b`` a ``keepdims`` sum of ``e``:
@@ -13,22 +14,35 @@ sum's broadcast ``sum(g * y) / b``; the exponential before it then multiplies by
 
 which is the hand-written softmax adjoint ``y * (g - sum(g * y))``: two full-size
 divisions fewer, and ``e`` no longer read by the reverse sweep (in a loop it is then not
-saved on the tape per iteration). In a reverse loop body the operands are values popped
-from the tape; a popped value stands for the forward value pushed at its position
-(``blocks.popped_items``), so ``y`` is found there too, popped by the same pop as ``e``
-and ``b`` (one iteration's values, never another's).
+saved on the tape per iteration). A sigmoid written out, ``h = 1.0 / (1.0 + e)`` with
+``e = np.exp(-z)``, has the adjoint ``dh * h / (1.0 + e) * e``; with ``h`` known::
+
+    %9 = divide(x=%p, y=%u)     # %u = add(1.0, %e), %e = exp(...)
+                          ->   %9 = multiply(x=%p, y=%h)    # %h = divide(x=1.0, y=%u)
+
+(``dh * h * h * e``): a division fewer, and ``1.0 + e`` no longer kept for the reverse
+sweep. ``u >= 1`` (or NaN) there, so ``1/u`` neither overflows nor loses digits as a
+subnormal, and the product differs from the quotient by rounding only. Only srcgrad's own
+arithmetic is rewritten so (a numerator made from a cotangent): a quotient the user's
+code computes stays as written.
+
+In a reverse loop body the operands are values popped from the tape; a popped value
+stands for the forward value pushed at its position (``blocks.popped_items``), so ``y``
+is found there too, popped by the same pop as ``e`` and ``b`` (one iteration's values,
+never another's).
 
 The divisor must be a NumPy array (Python numbers keep their own semantics: a division
 by zero raises). Each rewritten quotient must be read only by the op rewritten (no other
-reader keeps it alive, so no op is added). Both are identities of real arithmetic that
+reader keeps it alive, so no op is added). All are identities of real arithmetic that
 change rounding only: broadcasting gives the same shape either way (``(a - c)/b`` and
-``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``), and the result dtype is the same.
+``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``; ``a * (1.0/u)`` and ``a/u``), and the
+result dtype is the same.
 """
 
 from __future__ import annotations
 
 from ...rules.registry import RULES
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 from .blocks import popped_items
 from .rewrite import replace_uses
 
@@ -96,6 +110,9 @@ def _block(block: Block, visible: dict[int, Value], quotients: dict[tuple[int, i
         elif _is(op, "multiply"):
             product = _times_known_quotient(op, visible, quotients, popped, uses)
             made = None if product is None else [product]
+        elif _is(op, "divide"):
+            product = _times_reciprocal(op, visible, quotients, popped)
+            made = None if product is None else [product]
         ops.append(op)  # (when rewritten, dead now: dce drops it)
         if made is not None:
             ops.extend(made)
@@ -141,3 +158,56 @@ def _times_known_quotient(op: Op, visible: dict[int, Value],
         uses[q.out.id] = 0
         return _new("multiply", a, found, op) if name == "x" else _new("multiply", found, a, op)
     return None
+
+
+def _times_reciprocal(op: Op, visible: dict[int, Value],
+                      quotients: dict[tuple[int, int], Value],
+                      popped: dict[int, Value]) -> Op | None:
+    """``a / u`` -> ``a * h`` with ``h = 1.0 / u`` visible here and ``u = c + exp(w)``,
+    ``c >= 1`` a constant (so ``u >= 1``: ``h`` is a normal number, or NaN with ``u``)."""
+    a, u = op.args["x"], op.args["y"]
+    if not isinstance(a, Value) or not isinstance(u, Value) or const_value(a)[0] \
+            or not _from_adjoint(a) or not _array(u, popped) \
+            or not _at_least_one(_canon(u, popped), popped):
+        return None  # (a value of the user's own stays as the user's code computes it)
+    for (_, u_id), h in quotients.items():
+        one = const_value(h.op.args["x"]) if h.op is not None else (False, None)
+        if u_id != _canon(u, popped).id or not one[0] or type(one[1]) not in (int, float) \
+                or one[1] != 1:
+            continue
+        found = visible.get(h.id)
+        if found is None or found is op.out:
+            continue
+        pops = {id(v.op) for v in (u, found) if v.op is not None and v.op.prim == "tape_pop"}
+        if len(pops) > 1:
+            continue  # popped by different pops: maybe different iterations' values
+        return _new("multiply", a, found, op)
+    return None
+
+
+def _at_least_one(u: Value, popped: dict[int, Value]) -> bool:
+    """``u`` is ``c + np.exp(w)`` (either order) with a constant ``c >= 1``."""
+    if not _is(u.op, "add"):
+        return False
+    x, y = u.op.args["x"], u.op.args["y"]
+    for c, e in ((x, y), (y, x)):
+        is_const, value = const_value(c) if isinstance(c, Value) else (False, None)
+        if not is_const or type(value) not in (int, float) or not value >= 1:
+            continue
+        if isinstance(e, Value):
+            e = _canon(e, popped)
+            rule = e.op.attrs.get("rule") if e.op is not None else None
+            if rule is not None and rule.name == "exp" and len(e.op.outputs) == 1:
+                return True
+    return False
+
+
+def _from_adjoint(v: Value, depth: int = 4) -> bool:
+    """``v`` is a cotangent or a product or quotient of one (``dh * h``): srcgrad's own
+    arithmetic, never a value the user's code computes."""
+    if v.adjoint_of is not None:
+        return True
+    op = v.op
+    if depth == 0 or op is None or not (_is(op, "multiply") or _is(op, "divide")):
+        return False
+    return any(_from_adjoint(w, depth - 1) for w in op.operands())

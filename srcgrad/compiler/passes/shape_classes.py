@@ -3,7 +3,9 @@
 Values of one class provably have the same shape at run time; ``Classes.visit`` puts each
 op's outputs in a class as a forward walk meets them (``blocks.walk`` drives it through
 loop and branch bodies). Also here: which ops are plain elementwise ones, which values are
-0-d, and which are float64 arrays. See ``shapes.py`` for the rewrites these facts allow.
+0-d, and the float dtype of values with no type of their own (adjoints): float32 code gets
+the same rewrites as float64 code where the dtype is provably kept. See ``shapes.py`` for
+the rewrites these facts allow.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ MATMUL_ADJOINTS = ("matmul_adjoint_x", "matmul_adjoint_y")
 SHAPED_LIKE = "shaped_like"
 # helpers whose result has the shape their ``shape`` argument names
 SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
+# the dtypes tracked for untyped values: an elementwise rule of operands of one of these
+# keeps it (NumPy 2 promotion: ``tests/compiler/test_float32_shape_classes.py`` checks
+# every rule)
+FLOAT_DTYPES = ("float16", "float32", "float64")
 
 
 def elementwise(op: Op) -> bool:
@@ -49,6 +55,21 @@ def elementwise_shaped(op: Op) -> bool:
     return (rule is not None and isinstance(rule.impl, np.ufunc) and rule.impl.nout == 1
             and rule.impl.signature is None and not rule.params and not rule.user and not op.regions
             and len(op.outputs) == 1)
+
+
+def mask_keeps_dtype(rule: Any, k: int) -> bool:
+    """A bool array as input ``k`` of elementwise ``rule`` leaves the float dtype of its
+    other operands: NumPy's promotion for a ufunc; for a rule of its own (``kept(c, mask)``
+    keeps ``c``'s dtype, whatever it is) any input but the first."""
+    return isinstance(rule.impl, np.ufunc) or k > 0
+
+
+def _numpy_bool(v: Value) -> bool:
+    """A bool made by NumPy itself (a comparison, an argument): a mask helper of ours
+    typed bool may hold weights at run time (``larger_picks`` where values tie), which
+    only a rule of ours (``taken``, past its first input) reads keeping ``c``'s dtype."""
+    rule = v.op.attrs.get("rule") if v.op is not None else None
+    return rule is None or isinstance(rule.impl, np.ufunc)
 
 
 def unknown(v: Value) -> bool:
@@ -75,11 +96,19 @@ def rank0(v: Value) -> bool:
 
 
 def float64_array(v: Value, classes: Classes | None = None) -> bool:
+    return float_array(v, classes, ("float64",))
+
+
+def float_array(v: Value, classes: Classes | None = None,
+                dtypes: tuple[str, ...] = FLOAT_DTYPES) -> bool:
+    """``v`` is an ndarray with an axis, of one of ``dtypes``: typed so, or (an adjoint)
+    of such a dtype and in the shape class of such an array."""
     t = v.type
-    if unknown(v) and classes is not None:  # an adjoint: float64 and shaped like an array
+    if unknown(v) and classes is not None:
         rep = classes.of(v)
-        return classes.is_float64(v) and rep is not v and float64_array(rep)
-    return t is not None and t.kind == "array" and t.dtype == "float64" and bool(t.ndim)
+        return classes.dtype_of(v) in dtypes and rep is not v and float_array(rep, None,
+                                                                              FLOAT_DTYPES)
+    return t is not None and t.kind == "array" and t.dtype in dtypes and bool(t.ndim)
 
 
 class Classes:
@@ -87,7 +116,8 @@ class Classes:
 
     def __init__(self) -> None:
         self.rep: dict[int, Value] = {}
-        self.float64: set[int] = set()  # untyped values (adjoints) known to be float64
+        # untyped values (adjoints) of a known float dtype (``FLOAT_DTYPES``)
+        self.dtypes: dict[int, str] = {}
         self.weak: set[int] = set()  # untyped values known to be Python numbers
         self.shaped_like: dict[int, Value] = {}
         self.popped: dict[int, Value] = {}  # pop output id -> the item pushed there
@@ -101,7 +131,7 @@ class Classes:
 
     def copy(self) -> Classes:
         new = Classes()
-        new.rep, new.float64, new.weak = dict(self.rep), set(self.float64), set(self.weak)
+        new.rep, new.dtypes, new.weak = dict(self.rep), dict(self.dtypes), set(self.weak)
         new.shaped_like, new.popped = self.shaped_like, self.popped
         new.static, new.static_of = dict(self.static), dict(self.static_of)
         new.written = self.written
@@ -112,15 +142,15 @@ class Classes:
         return not rank0(v)
 
     def assume(self, v: Value, source: Value) -> None:
-        """``v`` has ``source``'s shape (and dtype, when that is float64)."""
+        """``v`` has ``source``'s shape (and dtype, when that is a known float dtype)."""
         self.rep[v.id] = self.of(source)
-        if self.is_float64(source):
-            self.float64.add(v.id)
+        self.note_dtype(v, [source])
 
     def carries(self, result: Value, init: Value) -> bool:
-        """A loop's next value keeps the class (and float64 dtype) of its initial value."""
-        return self.same(result, init) and (not self.is_float64(init)
-                                            or self.is_float64(result))
+        """A loop's next value keeps the class (and float dtype) of its initial value."""
+        dtype = self.dtype_of(init)
+        return self.same(result, init) and (dtype not in FLOAT_DTYPES
+                                            or self.dtype_of(result) == dtype)
 
     def shape_source(self, s: Any) -> Value | None:
         """``v`` when ``s`` is ``shape(x=v)``, possibly saved on a tape and popped."""
@@ -144,10 +174,34 @@ class Classes:
         return v.id in self.weak or (v.op is not None and v.op.prim == "reduced_count")
 
     def is_float64(self, v: Value) -> bool:
+        return self.dtype_of(v) == "float64"
+
+    def dtype_of(self, v: Value) -> str | None:
+        """``v``'s dtype: its type's (a NumPy array or scalar), else a float dtype known
+        from what made it, else None."""
         t = v.type
         if t is not None and t.kind in ("array", "scalar"):
-            return t.dtype == "float64"
-        return v.id in self.float64
+            return t.dtype
+        return self.dtypes.get(v.id)
+
+    def note_dtype(self, out: Value, inputs: list[Any]) -> None:
+        """``out`` has the float dtype every one of ``inputs`` has, if they share one."""
+        found = {self.dtype_of(v) if isinstance(v, Value) else None for v in inputs}
+        if len(found) == 1:
+            dtype = found.pop()
+            if dtype in FLOAT_DTYPES:
+                self.dtypes[out.id] = dtype
+
+    def _float_operands(self, op: Op) -> list[Value]:
+        """The operands of elementwise ``op`` that decide its float dtype: not the Python
+        numbers (weakly typed under NEP 50), nor a bool mask where it cannot promote."""
+        rule = RULES[op.prim]
+        strong = [(i, op.args[k]) for i, k in enumerate(rule.inputs)
+                  if isinstance(op.args.get(k), Value) and not self.is_weak(op.args[k])]
+        floats = [v for i, v in strong
+                  if not (self.dtype_of(v) == "bool" and mask_keeps_dtype(rule, i)
+                          and (not isinstance(rule.impl, np.ufunc) or _numpy_bool(v)))]
+        return floats or [v for _, v in strong]
 
     def of(self, v: Value) -> Value:
         return self.rep.get(v.id, v)
@@ -177,33 +231,30 @@ class Classes:
             elif shaped:
                 broadcast_static(self, op, shaped)
             if not elementwise(op):
-                return  # (a mask: never float64)
-            # float64 with Python numbers (weakly typed under NEP 50) stays float64
-            strong = [v for v in op.operands() if not self.is_weak(v)]
-            if not strong:
+                return  # (a mask: never a float)
+            # a float dtype with Python numbers (weakly typed under NEP 50) and bool masks
+            # stays that dtype
+            if all(self.is_weak(v) for v in op.operands()):
                 self.weak.add(op.out.id)
-            elif all(self.is_float64(v) for v in strong):
-                self.float64.add(op.out.id)
+            else:
+                self.note_dtype(op.out, self._float_operands(op))
         elif kept_reduction(op):
             self.fits[op.out.id] = op.args["x"]
         elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
             self.rep[op.out.id] = self.of(op.args["x"])
         elif op.prim == "picked":  # g sent into the picks' shape, in g's dtype
             self.rep[op.out.id] = self.of(op.args["picks"])
-            if self.is_float64(op.args["g"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args["g"]])
         elif op.prim in ("matmul", "transpose") and len(op.outputs) == 1:
             like = self.shaped_like.get(op.out.id, op.attrs.get(SHAPED_LIKE))
             if isinstance(like, Value):
                 self.rep[op.out.id] = self.of(like)
             # (a transpose's axes are no operand of its dtype)
-            if all(self.is_float64(op.args[k]) for k in ("x", "y") if k in op.args):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args[k] for k in ("x", "y") if k in op.args])
         elif op.prim in ("reshape", "swapaxes", "moveaxis") and len(op.outputs) == 1:
-            # a view's elements are its operand's: float64 stays float64 (so a cotangent
+            # a view's elements are its operand's: its dtype is kept (so a cotangent
             # reshaped for multi-head attention still needs no cast back by ``like``)
-            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args.get("x")])
         elif stacked_shape(op) is not None:
             note_static(self, op.out, stacked_shape(op))
         elif op.prim in ("zeros", "setitem") and len(op.outputs) == 1:
@@ -217,21 +268,18 @@ class Classes:
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
-            if self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)  # a sum of float64 is float64
+            self.note_dtype(op.out, [op.args["x"]])  # a float sum keeps its dtype
         elif op.prim == "contract_to":
             # an einsum cotangent fitted to its operand's shape (rules/contract_to.py)
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
-            if all(isinstance(v, Value) and self.is_float64(v) for v in op.args["operands"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, list(op.args["operands"]))
         elif op.prim == "scatter_add":  # a gather's adjoint: zeros of shape, x's dtype
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
                 self.rep[op.out.id] = self.of(source)
-            if isinstance(op.args.get("x"), Value) and self.is_float64(op.args["x"]):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, [op.args.get("x")])
         elif op.prim in SHAPED_BY_ARG and len(op.outputs) == 1:
             source = self.shape_source(op.args.get("shape"))
             if source is not None:
@@ -240,16 +288,17 @@ class Classes:
             if op.prim == "unreduce" and isinstance(x, Value) and (x.type == FLOAT or (
                     self.is_weak(x) and x.op is not None and x.op.prim == "divide")):
                 # np.broadcast_to(1.0, shape); a true division of Python numbers is a float
-                self.float64.add(op.out.id)
+                self.dtypes[op.out.id] = "float64"
+                return
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
-            if all(isinstance(v, Value) and self.is_float64(v) for v in inputs):
-                self.float64.add(op.out.id)
+            self.note_dtype(op.out, inputs)
 
 
 def parameter_classes(fn: Function) -> Classes:
     """Classes that know the parameters the version's guard proves to share a shape
     (``fn.meta["same_shapes"]``, pairs of parameter positions: ``signature.same_shapes``)."""
     classes = Classes()
+    classes.shaped_like = fn.meta.get("shaped_like", {})  # (the shapes pass's products)
     for j, i in fn.meta.get("same_shapes", ()):
         if i < len(fn.params) and j < len(fn.params):
             classes.rep[fn.params[i].id] = classes.of(fn.params[j])

@@ -13,7 +13,8 @@ class. Nothing is assumed about values of unknown rank. With the classes:
                               # (in a loop body, %3 may be the loop's initial value:
                               #  the shape is then the same each iteration and is hoisted)
     %14 = unbroadcast(x=%12, shape=%13)   ->   (uses of %14 -> %12, when %12 ~ %13's value)
-    %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype)
+    %24 = like(d=%23, x=%W1)              ->   (uses of %24 -> %23: same class, same dtype,
+                                                float32 as float64: ``Classes.dtype_of``)
     %25 = like(d=%22, x=%a)               ->   (uses of %25 -> %22: both Python floats,
                                                 see python_floats.py)
     %6 = seed_one(out=%5)                 ->   %6 = const(1.0)  (%5 a float64 scalar, or a
@@ -58,6 +59,7 @@ from .shape_classes import (
     Classes,
     elementwise,
     float64_array,
+    float_array,
     parameter_classes,
     rank0,
     shape_source,
@@ -71,7 +73,11 @@ _FRESH = ("matmul", "matmul_adjoint_x", "matmul_adjoint_y")  # always a new arra
 def shapes(fn: Function) -> None:
     matmul_lengths(fn)  # (``(a @ W).shape[-1]`` read from ``W``: invariant in a loop)
     classes = parameter_classes(fn)
-    classes.shaped_like = plain_matmul_adjoints(fn)
+    # (kept in the function's meta: the adjoints are plain products after the first round,
+    # and later passes' classes, ``plain_classes``, still know their shapes)
+    shaped_like = dict(fn.meta.get("shaped_like", {}))
+    shaped_like.update(plain_matmul_adjoints(fn))
+    fn.meta["shaped_like"] = classes.shaped_like = shaped_like
     classes.popped = popped_items(fn)
     classes.written = {op.args["x"].id for op in fn.body.walk()
                        if op.prim == "setitem" and isinstance(op.args.get("x"), Value)}
@@ -160,11 +166,11 @@ def _rewrite(op: Op, classes: Classes, visible: set[int],
             return a["x"]
     if op.prim == "like" and _python_float(a["x"]) and surely_float(a["d"]):
         return a["d"]  # (a float argument's float gradient: ``like`` would return it as is)
-    if op.prim == "like" and float64_array(a["x"]) and isinstance(a["d"], Value):
-        d = a["d"]
+    if op.prim == "like" and float_array(a["x"]) and isinstance(a["d"], Value):
+        d = a["d"]  # (a new array of x's shape and dtype: float32 in, float32 out)
         fresh = _fresh(d)
-        if fresh and classes.is_float64(d) and classes.same(d, a["x"]) and (
-                unknown(d) or d.type == a["x"].type):
+        if fresh and classes.dtype_of(d) == a["x"].type.dtype and classes.same(d, a["x"]) \
+                and (unknown(d) or d.type == a["x"].type):
             return d
     if op.prim == "seed_one" and a["out"].type is not None and (
             a["out"].type.kind == "scalar" and a["out"].type.dtype == "float64"
