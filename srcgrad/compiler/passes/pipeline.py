@@ -19,6 +19,7 @@ from .cse import cse
 from .dce import dce
 from .elements import element_adjoints, has_element_scatters
 from .fold import fold_constants
+from .halves import cancel_halves
 from .hoist import hoist_invariants
 from .negation import fold_negations
 from .quotients import combine_quotients
@@ -42,6 +43,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("regroup_tangents", regroup_tangents),
     ("scalar_factors", scalar_factors),
     ("cse", cse),
+    ("cancel_halves", cancel_halves),
     ("dce", dce),
     ("invariant_carries", invariant_carries),
     ("hoist_invariants", hoist_invariants),
