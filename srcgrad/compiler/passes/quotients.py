@@ -13,16 +13,28 @@ sum's broadcast ``sum(g * y) / b``; the exponential before it then multiplies by
 
 which is the hand-written softmax adjoint ``y * (g - sum(g * y))``: two full-size
 divisions fewer, and ``e`` no longer read by the reverse sweep (in a loop it is then not
-saved on the tape per iteration). In a reverse loop body the operands are values popped
-from the tape; a popped value stands for the forward value pushed at its position
-(``blocks.popped_items``), so ``y`` is found there too, popped by the same pop as ``e``
-and ``b`` (one iteration's values, never another's).
+saved on the tape per iteration).
+
+The division's own two adjoints share their quotient the same way: ``g / y`` for ``x``
+and ``-g * out / y`` for ``y`` become ``q = g / y`` and ``-q * out``, as by hand
+(``(u * v) / b`` is ``q * v`` where ``q = u/b`` is already visible)::
+
+    %12 = divide(x=%dm, y=%k)                  %12 = divide(x=%dm, y=%k)
+    %13 = negative(x=%dm)                ->    %16 = negative(x=%12)
+    %14 = multiply(x=%13, y=%m)                %17 = multiply(x=%16, y=%m)
+    %15 = divide(x=%14, y=%k)
+
+In a reverse loop body the operands are values popped from the tape; a popped value
+stands for the forward value pushed at its position (``blocks.popped_items``), so ``y`` is
+found there too, popped by the same pop as ``e`` and ``b`` (one iteration's values, never
+another's).
 
 The divisor must be a NumPy array (Python numbers keep their own semantics: a division
-by zero raises). Each rewritten quotient must be read only by the op rewritten (no other
-reader keeps it alive, so no op is added). Both are identities of real arithmetic that
-change rounding only: broadcasting gives the same shape either way (``(a - c)/b`` and
-``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``), and the result dtype is the same.
+by zero raises). Each rewritten quotient or product must be read only by the op rewritten
+(no other reader keeps it alive; at most a negation is added). All are identities of real
+arithmetic that change rounding only: broadcasting gives the same shape either way
+(``(a - c)/b`` and ``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``; ``(u * v)/b`` and
+``(u/b) * v``), and the result dtype is the same.
 """
 
 from __future__ import annotations
@@ -96,6 +108,8 @@ def _block(block: Block, visible: dict[int, Value], quotients: dict[tuple[int, i
         elif _is(op, "multiply"):
             product = _times_known_quotient(op, visible, quotients, popped, uses)
             made = None if product is None else [product]
+        elif _is(op, "divide"):
+            made = _known_quotient_times(op, visible, quotients, popped, uses)
         ops.append(op)  # (when rewritten, dead now: dce drops it)
         if made is not None:
             ops.extend(made)
@@ -141,3 +155,47 @@ def _times_known_quotient(op: Op, visible: dict[int, Value],
         uses[q.out.id] = 0
         return _new("multiply", a, found, op) if name == "x" else _new("multiply", found, a, op)
     return None
+
+
+def _known_quotient_times(op: Op, visible: dict[int, Value],
+                          quotients: dict[tuple[int, int], Value],
+                          popped: dict[int, Value], uses: dict[int, int]) -> list[Op] | None:
+    """``(u * v) / b`` -> ``q * v`` with ``q = u/b`` visible here (either factor; ``u`` may
+    be ``-w`` with ``q = w/b``, then ``-q * v``): the division's two adjoints ``g / y`` and
+    ``-g * out / y`` share their quotient, as by hand."""
+    product, b = op.args["x"], op.args["y"]
+    if not (isinstance(product, Value) and uses.get(product.id) == 1
+            and _is(product.op, "multiply") and _array(b, popped)):
+        return None
+    assert product.op is not None
+    for name, other in (("x", "y"), ("y", "x")):
+        u, v = product.op.args[name], product.op.args[other]
+        if not (isinstance(u, Value) and isinstance(v, Value)):
+            continue
+        negated = u.op is not None and u.op.prim == "negative" and len(u.op.outputs) == 1 \
+            and isinstance(u.op.args.get("x"), Value)
+        for w, negate in ((u, False), *(((u.op.args["x"], True),) if negated else ())):
+            y = quotients.get((_canon(w, popped).id, _canon(b, popped).id))
+            q = visible.get(y.id) if y is not None else None
+            if q is None:
+                continue
+            pops = {id(x.op) for x in (w, b, q) if x.op is not None and x.op.prim == "tape_pop"}
+            if len(pops) > 1:
+                continue  # popped by different pops: maybe different iterations' values
+            if _dtype(v) is not None and _dtype(q) is not None and _dtype(v) != _dtype(q):
+                continue  # (a float32 quotient times a float64 factor: rounded narrower)
+            uses[product.id] = 0
+            uses[q.id] = uses.get(q.id, 0) + 1
+            made: list[Op] = []
+            if negate:
+                made.append(Op("negative", {"x": q}, [Value(type=q.type, adjoint_of=q.adjoint_of)],
+                               {"rule": RULES["negative"]}, line=op.line))
+                q = made[-1].out
+            made.append(_new("multiply", q, v, op) if name == "x" else _new("multiply", v, q, op))
+            return made
+    return None
+
+
+def _dtype(v: Value) -> str | None:
+    t = v.type
+    return t.dtype if t is not None and t.kind in ("array", "scalar") else None
