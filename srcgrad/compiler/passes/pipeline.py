@@ -28,6 +28,7 @@ from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .sink import sink_loop_results
+from .squares import reuse_squares
 from .sum_factors import take_factors_out_of_sums
 from .tangent_algebra import regroup_tangents
 from .tape import dedupe_tape
@@ -42,6 +43,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("propagate_copies", propagate_copies),
     ("regroup_tangents", regroup_tangents),
     ("scalar_factors", scalar_factors),
+    ("reuse_squares", reuse_squares),
     ("cse", cse),
     ("cancel_halves", cancel_halves),
     ("dce", dce),
