@@ -15,6 +15,10 @@ libraries take ``np.where`` at once.
 - ``kept(c, mask)``: ``np.where(mask, c, 0)``;
 - ``dropped(c, mask)``: ``np.where(mask, 0, c)``.
 
+``kept_array``/``dropped_array`` are the same for a float ndarray ``c`` and an ndarray
+``mask``, without the dispatch and type tests: emitted code calls them where the compiler
+knows those types (the rule's ``on_arrays``).
+
 Both are elementwise and linear in ``c`` and broadcast like ``np.where``; their VJP is
 themselves (forward mode reuses it with the tangent). Imports only rules modules.
 """
@@ -61,8 +65,25 @@ def dropped(c: Any, mask: Any) -> Any:
     return np.where(mask, 0, c)
 
 
+def kept_array(c: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """:func:`kept` where ``c`` is known to be a float ndarray and ``mask`` an ndarray (the
+    compiler's spelling then): below the product's size, ``np.where`` with no test but the
+    size; the dispatching wrapper and its type tests cost half of ``np.where`` itself on a
+    few elements."""
+    if mask.size < PRODUCT_FROM:
+        return np.where(mask, c, 0.0)
+    return kept.__wrapped__(c, mask)  # type: ignore[attr-defined, no-any-return]
+
+
+def dropped_array(c: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """:func:`dropped` where ``c`` is known to be a float ndarray and ``mask`` an ndarray."""
+    if mask.size < PRODUCT_FROM:
+        return np.where(mask, 0.0, c)
+    return dropped.__wrapped__(c, mask)  # type: ignore[attr-defined, no-any-return]
+
+
 # (the input is not named ``g``: no derivative formula confuses it with the cotangent)
 defrule("kept", kept, inputs=("c", "mask"), kind=ELEMENTWISE, broadcasts=True,
-        vjp={"c": lambda g, mask: kept(g, mask)})
+        on_arrays=kept_array, vjp={"c": lambda g, mask: kept(g, mask)})
 defrule("dropped", dropped, inputs=("c", "mask"), kind=ELEMENTWISE, broadcasts=True,
-        vjp={"c": lambda g, mask: dropped(g, mask)})
+        on_arrays=dropped_array, vjp={"c": lambda g, mask: dropped(g, mask)})

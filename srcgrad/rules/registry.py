@@ -122,6 +122,11 @@ class Rule:
     # The Python operator spelling (``"+"``, ``"@"``, ``"<"``; ``"-"`` for ``negative``):
     # the backend emits the operator instead of a call.
     operator: str | None = None
+    # The implementation without dispatch or type tests that emitted code calls where its
+    # first input is known to be a float ndarray of at least one axis and every other
+    # array input an ndarray (same numbers as ``impl``; a few tests fewer per call, which
+    # counts on small arrays: ``kept``, ``taken``)
+    on_arrays: Callable[..., Any] | None = None
     structural: bool = False  # compiler-only (builtins, seeds, casts): no runtime, no NumPy
     runtime_only: bool = False  # only the runtime records it (relu, select, index_put, ...)
     # The runtime computes it in floating point even on integer tensors (as PyTorch)

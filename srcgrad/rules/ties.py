@@ -16,6 +16,10 @@ is two primitives:
   rule. Its input is not named ``g``, so no derivative formula confuses it with the
   cotangent.
 
+``larger_picks_array``/``taken_array`` are the same where the first input is known to be
+a float ndarray (the rule's ``on_arrays``, which emitted code calls then): no dispatch, no
+type tests but the mask's dtype.
+
 The numbers equal the written-out rule's: ``c * 0.5`` is ``c / 2`` exactly, and an
 infinite ``c`` still gives 0 where the other input was taken (a selection, never
 ``inf * 0``). Imports only rules modules.
@@ -28,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import as_array, dispatching, foreign
-from .masks import kept
+from .masks import PRODUCT_FROM, kept
 from .registry import ELEMENTWISE, NONDIFF, defrule
 
 _PLAIN = (np.ndarray, float, int)
@@ -67,8 +71,26 @@ def taken(c: Any, w: Any) -> Any:
     return (np.where(w != 0, c, 0) * w).astype(np.result_type(c), copy=False)
 
 
+def larger_picks_array(x: np.ndarray, y: Any) -> np.ndarray:
+    """:func:`larger_picks` where ``x`` is known to be a float ndarray of at least one axis
+    and ``y`` an ndarray or a number (the compiler's spelling then: no dispatch, and the
+    comparisons of an ndarray are ndarrays already)."""
+    ties = np.equal(x, y)
+    if not np.count_nonzero(ties):
+        return np.greater(x, y)  # type: ignore[no-any-return]
+    return np.where(ties, 0.5, np.greater(x, y))
+
+
+def taken_array(c: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`taken` where ``c`` is known to be a float ndarray and ``w`` an ndarray."""
+    if w.dtype.kind == "b" and w.size < PRODUCT_FROM:  # (kept_array's, written out)
+        return np.where(w, c, 0.0)
+    return taken.__wrapped__(c, w)  # type: ignore[attr-defined, no-any-return]
+
+
 # (broadcasts: its mask or weights have x's and y's broadcast shape, as a comparison's)
-defrule("larger_picks", larger_picks, inputs=("x", "y"), kind=NONDIFF, broadcasts=True)
+defrule("larger_picks", larger_picks, inputs=("x", "y"), kind=NONDIFF, broadcasts=True,
+        on_arrays=larger_picks_array)
 # diagonal and symmetric: its VJP is itself, and forward mode reuses it with the tangent
 defrule("taken", taken, inputs=("c", "w"), kind=ELEMENTWISE, broadcasts=True,
-        vjp={"c": lambda g, w: taken(g, w)})
+        on_arrays=taken_array, vjp={"c": lambda g, w: taken(g, w)})

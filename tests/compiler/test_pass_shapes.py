@@ -95,7 +95,8 @@ def test_an_array_name_is_rebound_before_a_scalar_name():
     w, x = rng.standard_normal((4, 3)), rng.standard_normal((5, 4))
     text = _code(sg.source(sg.grad(mean_square), w, x))
     # (1/n) * 2 times the array, written as one expression (backend/nesting.py)
-    scaled = re.search(r"(_t\d+) = (_t\d+) \* 2 \* (_t\d+)", text.split("= reduced_count")[1])
+    scaled = re.search(r"(_t\d+) = (_t\d+) \* 2\.0 \* (_t\d+)",
+                       text.split("= reduced_count")[1])
     assert scaled.group(1) == scaled.group(3), text  # the array's name, not 1/n's
 
 

@@ -119,3 +119,59 @@ def test_softmax_adjoint_in_a_reverse_loop_divides_nothing_and_pops_no_exponenti
     exponential = next(line.split(" = ")[0].strip() for line in text.splitlines()
                        if "np.exp(" in line and not line.strip().startswith("#"))
     assert not re.search(rf"\b{exponential}\b", pushed), text
+
+
+def ratio_of_a_product(x, y):
+    k = np.sqrt(x * x + 1.0) + y * y
+    m = (x * y) / k
+    return np.sum(np.tanh(m) * x)
+
+
+def ratio_in_a_loop(x, y):
+    for _ in range(3):
+        x = np.sin(x) / (y * y + 1.0)
+    return np.sum(x)
+
+
+def mixed_precision_ratio(x, k):
+    return np.sum(np.cos(x / k) * x)
+
+
+def test_a_divisions_two_adjoints_share_their_quotient():
+    # x's adjoint g / k and k's -g * m / k: one division by k, then -q * m (as by hand)
+    x, y = P[:5], P[5:10] + 3.0
+    text = sg.source(sg.grad(ratio_of_a_product, wrt=(0, 1)), x, y)
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert sum(line.count("/ k") + line.count("/= k") for line in code) == 2, text  # fwd, bwd
+    got = sg.grad(ratio_of_a_product, wrt=(0, 1))(x, y)
+    plain = sg.grad(ratio_of_a_product, wrt=(0, 1), optimize=False)(x, y)
+    for i in (0, 1):
+        assert_close(got[i], plain[i], rtol=1e-14, atol=1e-15)
+        assert_close(got[i], numeric_gradient(ratio_of_a_product, [x, y], {}, i))
+    check_all_modes(lambda p: ratio_of_a_product(p, P[5:10] + 3.0), x)
+    check_all_modes(lambda p: ratio_in_a_loop(p, P[5:10] + 3.0), x)
+    check_all_modes(lambda p: ratio_in_a_loop(P[:5], p), y)
+
+
+def test_a_shared_quotient_keeps_todays_special_values():
+    x = np.array([0.0, -0.0, 1e-300, 1e300, np.inf, -np.inf, np.nan, 2.0, -3.0])
+    y = np.array([0.0, 1.0, 1e300, -1e-300, 2.0, np.nan, 1.0, -np.inf, np.inf])
+    with np.errstate(all="ignore"):
+        got = sg.grad(ratio_of_a_product, wrt=(0, 1))(x, y)
+        plain = sg.grad(ratio_of_a_product, wrt=(0, 1), optimize=False)(x, y)
+    for g, p in zip(got, plain):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(p))
+        np.testing.assert_array_equal(np.isinf(g), np.isinf(p))
+        assert_close(g[np.isfinite(p)], p[np.isfinite(p)], rtol=1e-13, atol=1e-300)
+
+
+def test_a_float32_quotient_is_not_shared_with_a_float64_factor():
+    x, k = P[:4].astype(np.float32), P[4:8] + 3.0
+    got = sg.grad(mixed_precision_ratio, wrt=(0, 1))(x, k)
+    for i, g in enumerate(got):
+        want = numeric_gradient(mixed_precision_ratio, [x.astype(np.float64), k], {}, i)
+        assert_close(g, want, rtol=1e-3, atol=1e-3)
+    dk = sg.grad(mixed_precision_ratio, wrt=1)(x, k)
+    assert dk.dtype == np.float64
+    assert_close(dk, sg.grad(mixed_precision_ratio, wrt=1, optimize=False)(x, k),
+                 rtol=1e-14, atol=1e-15)

@@ -175,7 +175,25 @@ class Expressions:
             kw = dict(zip(op.attrs["kwnames"], (self.expr(v) for v in a["kwargs"])))
             return call_node(dotted(self.refs.ref(op.attrs["fn"])),
                          [self.expr(v) for v in a["args"]], kw)
+        if rule is not None and rule.on_arrays is not None and self._on_arrays(op):
+            # (its version for known ndarrays: no dispatch, no type tests; a mask
+            # helper's wrapper cost half of its np.where on a few elements)
+            return self.rule_call(op, numpy=True, impl=rule.on_arrays)
         return self.rule_call(op)
+
+    def _on_arrays(self, op: Op) -> bool:
+        """May ``op`` call its rule's ``on_arrays``: its first input surely a float ndarray,
+        every other input a number or surely an ndarray."""
+        rule = op.attrs["rule"]
+        first, *others = (op.args.get(name) for name in rule.inputs)
+        if not self._surely_ndarray(first) or first.type.dtype is None \
+                or np.dtype(first.type.dtype).kind != "f":
+            return False
+        return all(self._surely_ndarray(v) or (isinstance(v, Value) and v.type is not None
+                                               and v.type.is_python_number)
+                   or (isinstance(v, Value) and const_value(v)[0]
+                       and type(const_value(v)[1]) in (int, float))
+                   for v in others)
 
     def _surely_ndarray(self, v: Any) -> bool:
         """Known to be an ndarray of at least one axis when it runs, so its attributes
@@ -195,12 +213,13 @@ class Expressions:
             v = v.op.args["x"]  # (written as the value it copies)
         return v in self.fn.params if v.op is None else not v.op.regions
 
-    def rule_call(self, op: Op, *, numpy: bool = False) -> Any:
+    def rule_call(self, op: Op, *, numpy: bool = False, impl: Any = None) -> Any:
         """``impl(args..., kw=...)`` in the rule's public call form, defaults left out;
-        its ``math`` twin on Python numbers unless ``numpy``."""
+        its ``math`` twin on Python numbers unless ``numpy``; ``impl`` instead of the
+        rule's own if given."""
         rule = op.attrs["rule"]
         twin = None if numpy else uses_math_spelling(rule, op.args, has_python_spelling(op.attrs))
-        fn = twin if twin is not None else op.attrs.get("callee", rule.impl)
+        fn = twin if twin is not None else impl or op.attrs.get("callee", rule.impl)
         form = rule.call_form
         env: dict[str, Any] = {}
         for name, v in op.args.items():

@@ -19,6 +19,7 @@ from .cse import cse
 from .dce import dce
 from .elements import element_adjoints, has_element_scatters
 from .fold import fold_constants
+from .halves import cancel_halves
 from .hoist import hoist_invariants
 from .negation import fold_negations
 from .quotients import combine_quotients
@@ -28,6 +29,7 @@ from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
 from .sink import sink_loop_results
+from .squares import reuse_squares
 from .sum_factors import take_factors_out_of_sums
 from .tangent_algebra import regroup_tangents
 from .tape import dedupe_tape
@@ -43,7 +45,9 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("mark_root_tangents", mark_root_tangents),
     ("regroup_tangents", regroup_tangents),
     ("scalar_factors", scalar_factors),
+    ("reuse_squares", reuse_squares),
     ("cse", cse),
+    ("cancel_halves", cancel_halves),
     ("dce", dce),
     ("invariant_carries", invariant_carries),
     ("hoist_invariants", hoist_invariants),

@@ -14,32 +14,46 @@ sum's broadcast ``sum(g * y) / b``; the exponential before it then multiplies by
 
 which is the hand-written softmax adjoint ``y * (g - sum(g * y))``: two full-size
 divisions fewer, and ``e`` no longer read by the reverse sweep (in a loop it is then not
-saved on the tape per iteration). A sigmoid written out, ``h = 1.0 / (1.0 + e)`` with
-``e = np.exp(-z)``, has the adjoint ``dh * h / (1.0 + e) * e``; with ``h`` known::
+saved on the tape per iteration).
+
+The division's own two adjoints share their quotient the same way: ``g / y`` for ``x``
+and ``-g * out / y`` for ``y`` become ``q = g / y`` and ``-q * out``, as by hand
+(``(u * v) / b`` is ``q * v`` where ``q = u/b`` is already visible)::
+
+    %12 = divide(x=%dm, y=%k)                  %12 = divide(x=%dm, y=%k)
+    %13 = negative(x=%dm)                ->    %16 = negative(x=%12)
+    %14 = multiply(x=%13, y=%m)                %17 = multiply(x=%16, y=%m)
+    %15 = divide(x=%14, y=%k)
+
+A sigmoid written out, ``h = 1.0 / (1.0 + e)`` with ``e = np.exp(-z)``, has the adjoint
+``dh * h / (1.0 + e) * e``; with ``h`` known::
 
     %9 = divide(x=%p, y=%u)     # %u = add(1.0, %e), %e = exp(...)
                           ->   %9 = multiply(x=%p, y=%h)    # %h = divide(x=1.0, y=%u)
 
 (``dh * h * h * e``): a division fewer, and ``1.0 + e`` no longer kept for the reverse
 sweep. ``u >= 1`` (or NaN) there, so ``1/u`` neither overflows nor loses digits as a
-subnormal, and the product differs from the quotient by rounding only. Only srcgrad's own
-arithmetic is rewritten so (a numerator made from a cotangent): a quotient the user's
-code computes stays as written.
+subnormal, and the product differs from the quotient by rounding only.
+
+Only srcgrad's own arithmetic is rewritten (a value computed from a cotangent,
+:func:`_from_adjoint`): a value the user's code computes stays as written, bit for bit.
 
 In a reverse loop body the operands are values popped from the tape; a popped value
-stands for the forward value pushed at its position (``blocks.popped_items``), so ``y``
-is found there too, popped by the same pop as ``e`` and ``b`` (one iteration's values,
-never another's).
+stands for the forward value pushed at its position (``blocks.popped_items``), so ``y`` is
+found there too, popped by the same pop as ``e`` and ``b`` (one iteration's values, never
+another's).
 
 The divisor must be a NumPy array (Python numbers keep their own semantics: a division
-by zero raises). Each rewritten quotient must be read only by the op rewritten (no other
-reader keeps it alive, so no op is added). All are identities of real arithmetic that
-change rounding only: broadcasting gives the same shape either way (``(a - c)/b`` and
-``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``; ``a * (1.0/u)`` and ``a/u``), and the
-result dtype is the same.
+by zero raises). Each rewritten quotient or product must be read only by the op rewritten
+(no other reader keeps it alive; at most a negation is added). All are identities of real
+arithmetic that change rounding only: broadcasting gives the same shape either way
+(``(a - c)/b`` and ``a/b - c/b``; ``a * (e/b)`` and ``(a/b) * e``; ``(u * v)/b`` and
+``(u/b) * v``; ``a * (1.0/u)`` and ``a/u``), and the result dtype is the same.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value, const_value
@@ -111,8 +125,10 @@ def _block(block: Block, visible: dict[int, Value], quotients: dict[tuple[int, i
             product = _times_known_quotient(op, visible, quotients, popped, uses)
             made = None if product is None else [product]
         elif _is(op, "divide"):
-            product = _times_reciprocal(op, visible, quotients, popped)
-            made = None if product is None else [product]
+            made = _known_quotient_times(op, visible, quotients, popped, uses)
+            if made is None:
+                product = _times_reciprocal(op, visible, quotients, popped)
+                made = None if product is None else [product]
         ops.append(op)  # (when rewritten, dead now: dce drops it)
         if made is not None:
             ops.extend(made)
@@ -127,7 +143,7 @@ def _common_divisor(op: Op, uses: dict[int, int],
     """``a/b +- c/b`` -> ``(a +- c)/b``."""
     left, right = _quotient(op.args["x"], uses), _quotient(op.args["y"], uses)
     if left is None or right is None or left.args["y"] is not right.args["y"] \
-            or not _array(left.args["y"], popped):
+            or not _array(left.args["y"], popped) or not _from_adjoint(op.out):
         return None
     inner = _new(op.attrs["rule"].name, left.args["x"], right.args["x"], op)
     outer = _new("divide", inner.out, left.args["y"], op)
@@ -142,6 +158,8 @@ def _times_known_quotient(op: Op, visible: dict[int, Value],
                           quotients: dict[tuple[int, int], Value],
                           popped: dict[int, Value], uses: dict[int, int]) -> Op | None:
     """``(a/b) * e`` (either order) -> ``a * y`` with ``y = e/b`` visible here."""
+    if not _from_adjoint(op.out):
+        return None
     for name, other in (("x", "y"), ("y", "x")):
         q = _quotient(op.args[name], uses)
         e = op.args[other]
@@ -202,12 +220,59 @@ def _at_least_one(u: Value, popped: dict[int, Value]) -> bool:
     return False
 
 
-def _from_adjoint(v: Value, depth: int = 4) -> bool:
-    """``v`` is a cotangent or a product or quotient of one (``dh * h``): srcgrad's own
-    arithmetic, never a value the user's code computes."""
+def _from_adjoint(v: Any, depth: int = 8) -> bool:
+    """``v`` is computed from a cotangent (``dh * h``, ``-(g / y)``, ``sum(g * y)``):
+    srcgrad's own arithmetic, never a value the user's code computes (the forward sweep
+    runs before any cotangent exists). Looked for ``depth`` ops up; deeper is "no"."""
+    if not isinstance(v, Value):
+        return False
     if v.adjoint_of is not None:
         return True
     op = v.op
-    if depth == 0 or op is None or not (_is(op, "multiply") or _is(op, "divide")):
+    if depth == 0 or op is None or op.regions or op.prim == "tape_pop":
         return False
     return any(_from_adjoint(w, depth - 1) for w in op.operands())
+
+
+def _known_quotient_times(op: Op, visible: dict[int, Value],
+                          quotients: dict[tuple[int, int], Value],
+                          popped: dict[int, Value], uses: dict[int, int]) -> list[Op] | None:
+    """``(u * v) / b`` -> ``q * v`` with ``q = u/b`` visible here (either factor; ``u`` may
+    be ``-w`` with ``q = w/b``, then ``-q * v``): the division's two adjoints ``g / y`` and
+    ``-g * out / y`` share their quotient, as by hand."""
+    product, b = op.args["x"], op.args["y"]
+    if not (isinstance(product, Value) and uses.get(product.id) == 1
+            and _is(product.op, "multiply") and _array(b, popped) and _from_adjoint(product)):
+        return None
+    assert product.op is not None
+    for name, other in (("x", "y"), ("y", "x")):
+        u, v = product.op.args[name], product.op.args[other]
+        if not (isinstance(u, Value) and isinstance(v, Value)):
+            continue
+        negated = u.op is not None and u.op.prim == "negative" and len(u.op.outputs) == 1 \
+            and isinstance(u.op.args.get("x"), Value)
+        for w, negate in ((u, False), *(((u.op.args["x"], True),) if negated else ())):
+            y = quotients.get((_canon(w, popped).id, _canon(b, popped).id))
+            q = visible.get(y.id) if y is not None else None
+            if q is None:
+                continue
+            pops = {id(x.op) for x in (w, b, q) if x.op is not None and x.op.prim == "tape_pop"}
+            if len(pops) > 1:
+                continue  # popped by different pops: maybe different iterations' values
+            if _dtype(v) is not None and _dtype(q) is not None and _dtype(v) != _dtype(q):
+                continue  # (a float32 quotient times a float64 factor: rounded narrower)
+            uses[product.id] = 0
+            uses[q.id] = uses.get(q.id, 0) + 1
+            made: list[Op] = []
+            if negate:
+                made.append(Op("negative", {"x": q}, [Value(type=q.type, adjoint_of=q.adjoint_of)],
+                               {"rule": RULES["negative"]}, line=op.line))
+                q = made[-1].out
+            made.append(_new("multiply", q, v, op) if name == "x" else _new("multiply", v, q, op))
+            return made
+    return None
+
+
+def _dtype(v: Value) -> str | None:
+    t = v.type
+    return t.dtype if t is not None and t.kind in ("array", "scalar") else None

@@ -29,7 +29,7 @@ def grad_data_fit(w):
     for i_1 in reversed(range(_t2)):
         _t5, _t6, row_1 = tape.pop()
         # line 127: loss = loss + (np.tanh(np.dot(row, w)) - t) ** 2
-        dw_1 = dot_adjoint_y(row_1, 2 * _t5 * (1 - _t6 * _t6), _t1)
+        dw_1 = dot_adjoint_y(row_1, 2.0 * _t5 * (1.0 - _t6 * _t6), _t1)
         # line 126: for row, t in zip(DATA, TARGETS):
         dw = dw + dw_1
     # line 125: loss = DECAY * np.sum(w * w)

@@ -20,9 +20,9 @@ def grad_mlp_loss(w, b, x):
         _t5 = 1.0 / _t5
     except (ArithmeticError, ValueError):
         _t5 = as_python(np.divide(1.0, _t5), 1.0, _t5)
-    dh = _t5 * 2 * h
+    dh = _t5 * 2.0 * h
     # line 25: h = np.tanh(x @ w + b)
-    dh *= 1 - h * h
+    dh *= 1.0 - h * h
     del h
     _t6 = unbroadcast(dh, _t3)
     db = unbroadcast(dh, _t1)

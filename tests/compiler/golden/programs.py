@@ -197,3 +197,19 @@ def ode_heun(p, s0, n):
 
 
 PROGRAMS["ode_heun"] = (ode_heun, "grad", (0, 1), (np.array([4.0, 0.3]), np.array([1.0, 0.2]), 3))
+
+
+def masked_gate(x, y):
+    # a small-array chain: np.where's and np.maximum's adjoints call the mask helpers'
+    # ndarray versions; sqrt(y * y + c)'s halving cancels the square's doubling; the
+    # division's two adjoints share g / k; tanh's adjoint reads the user's square
+    r = np.sqrt(y * y + 0.25)
+    k = np.maximum(np.tanh(x) - r, 0.0) + 0.1
+    m = (x * y) / k
+    t = np.tanh(m) ** 2
+    v = np.where(y > 0.0, t * r, t / r)
+    return np.sum(v * x)
+
+
+PROGRAMS["masked_gate"] = (masked_gate, "grad", (0, 1),
+                           (np.linspace(-1.0, 1.0, 5), np.linspace(0.7, -0.9, 5)))

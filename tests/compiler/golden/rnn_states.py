@@ -36,7 +36,7 @@ def grad_rnn_states(x, w):
         _t5 = dstates.pop()
         dh_1 = dh + _t5
         # line 113: h = np.tanh(w * h + x[t])
-        _t6 = dh_1 * (1 - h_2 * h_2)
+        _t6 = dh_1 * (1.0 - h_2 * h_2)
         dx_1 = scatter_add(_t6, _t1, i_1)
         dw_1 = _t6 * h_3
         dh = _t6 * w
