@@ -3,7 +3,7 @@
 The shape classes (``passes/shape_classes.py``) know the float dtype of values with no
 type of their own (adjoints), float32 and float16 as float64: a float32 MLP's gradient
 then needs no ``like()`` cast back (its products are float32 already) and multiplies the
-activation's derivative into the product in place (``dh *= 1 - h * h``). A dtype that
+activation's derivative into the product in place (``dh *= 1.0 - h * h``). A dtype that
 NumPy 2 would promote (a float64 operand, an ``np.float64`` scalar) keeps the cast and
 the plain expression. The matmul adjoints' shapes are kept across the pass rounds
 (``fn.meta["shaped_like"]``), so the in-place update happens in float64 code too."""
@@ -82,7 +82,7 @@ def test_mlp_gradient_needs_no_cast_back_and_scales_in_place(dtype):
     wrt = (0, 1, 2, 3)
     text = sg.source(sg.grad(tanh_bias_mse, wrt=wrt), *args)
     assert "like(" not in text, text
-    assert re.search(r"\w+ \*= 1 - (\w+) \* \1\n", text), text
+    assert re.search(r"\w+ \*= 1(?:\.0)? - (\w+) \* \1\n", text), text
     got = sg.grad(tanh_bias_mse, wrt=wrt)(*args)
     plain = sg.grad(tanh_bias_mse, wrt=wrt, optimize=False)(*args)
     for g, p, a in zip(got, plain, args, strict=False):
@@ -170,7 +170,7 @@ def test_float32_maximum_adjoint_with_ties_keeps_float32_without_a_cast():
     b1[:] = 0.0  # row 0 of x @ W1 + b1 is exactly 0: every element ties with 0.0
     wrt = (0, 1, 2)
     text = sg.source(sg.grad(max_relu_sum, wrt=wrt), W1, b1, W2, x, y)
-    assert "like(" not in text and "taken(" in text, text
+    assert "like(" not in text and re.search(r"\btaken(_array)?\(", text), text
     got = sg.grad(max_relu_sum, wrt=wrt)(W1, b1, W2, x, y)
     plain = sg.grad(max_relu_sum, wrt=wrt, optimize=False)(W1, b1, W2, x, y)
     for g, p in zip(got, plain, strict=True):

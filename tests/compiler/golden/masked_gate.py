@@ -30,9 +30,7 @@ def grad_masked_gate(x, y):
     del _t5
     dr = dt * _t7
     del _t7
-    _t9 = _t8 * r
-    dt = dt + _t9
-    del _t9
+    dt += _t8 * r
     dr = _t8 * t - dr
     del _t8
     # line 209: t = np.tanh(m) ** 2
@@ -43,9 +41,9 @@ def grad_masked_gate(x, y):
     del k
     dk = -dm * m
     del m
-    _t10 = dm * y
-    dx = v + _t10
-    del v, _t10
+    _t9 = dm * y
+    dx = v + _t9
+    del v, _t9
     dy = dm * x
     del dm
     # line 207: k = np.maximum(np.tanh(x) - r, 0.0) + 0.1
