@@ -23,6 +23,7 @@ from .hoist import hoist_invariants
 from .negation import fold_negations
 from .quotients import combine_quotients
 from .recompute import store_or_recompute
+from .rows_in_place import rows_in_place
 from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
@@ -49,6 +50,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("store_or_recompute", store_or_recompute),
     ("sink_loop_results", sink_loop_results),
     ("accumulate_in_place", accumulate_in_place),
+    ("rows_in_place", rows_in_place),
 ]
 
 
