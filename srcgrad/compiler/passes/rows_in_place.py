@@ -45,8 +45,10 @@ ROWS_IN_PLACE = "rows_in_place"  # the mark nesting keeps as a statement of its 
 
 _UPDATED = {"add": ("x", "y"), "multiply": ("x", "y"), "subtract": ("x",), "divide": ("x",)}
 _ROW_RULE_IDS = {id(r) for r in ROW_RULES.values()}
-_KEPT_BY = {"rows_getitem", "rows_scatter_add", "rows_add_at", "rows_add_into",
-            "rows_unbroadcast", "rows_rebroadcast"}
+_GETITEM, _ADD_AT = ROW_RULES["rows_getitem"], ROW_RULES["rows_add_at"]
+# the row rules whose result has the shape key their first input or shape says
+_KEPT_BY = {id(ROW_RULES[n]) for n in ("rows_getitem", "rows_scatter_add", "rows_add_at",
+                                       "rows_unbroadcast", "rows_rebroadcast")}
 
 
 def rows_in_place(fn: Function) -> None:
@@ -111,16 +113,16 @@ class _Rows:
             return
         out, a = op.out, op.args
         if id(rule) in _ROW_RULE_IDS:
-            first = a.get(rule.inputs[0]) if rule.name in _KEPT_BY else None
+            first = a.get(rule.inputs[0]) if id(rule) in _KEPT_BY else None
             if not isinstance(first, Value) \
                     or first.id not in self.key:
                 return
-            if rule.name == "rows_getitem":
+            if rule is _GETITEM:
                 self.key[out.id] = sliced_key(self.key[first.id], a.get("index"))
             else:
                 shaped = self.facts.shape_key.get(a["shape"].id) \
                     if isinstance(a.get("shape"), Value) else None
-                if rule.name in ("rows_add_at", "rows_add_into") \
+                if rule is _ADD_AT \
                         and self.key[first.id] != shaped:
                     return
                 self.key[out.id] = shaped
