@@ -78,10 +78,18 @@ def _rewrite(block: Block, uses: dict[int, int]) -> None:
         adds: list[Op] = []
         terms(op.args["x"], leaves, adds)
         terms(op.args["y"], leaves, adds)
-        scatters = [v for v in leaves if inner(v) and v.op.attrs.get("rule") is _SCATTER]
+        # a scatter every read of which is a term here (``x[i] * x[i]``'s adjoint has the
+        # same one twice): added as many times as it is a term
+        scatters = [v for v in leaves if v.op is not None and id(v.op) in here
+                    and v.op.attrs.get("rule") is _SCATTER
+                    and uses.get(v.id) == sum(1 for w in leaves if w is v)]
         rest = [v for v in leaves if not any(v is s for s in scatters)]
+        if not rest and len(scatters) > 1:
+            # a sum of scatters alone (a vectorised function's adjoint of x[1:], x[:-1],
+            # ...): the first one's fresh zeros are the array the others are added into
+            rest, scatters = scatters[:1], scatters[1:]
         if not scatters or not rest:
-            continue  # (a sum of scatters alone: no array to add them into)
+            continue
         absorbed.update(id(a) for a in adds)
         new_ops[id(op)] = _chain(op, rest, scatters)
     if not new_ops:

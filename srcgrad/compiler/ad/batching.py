@@ -21,9 +21,11 @@ from typing import Any
 
 from srcgrad.rules import ELEMENTWISE, LINEAR, NONDIFF, forward_tangent, rule_named
 
-from ..ir.core import Op, Value, const_value
+from ..ir.builder import Builder
+from ..ir.core import Function, Op, Value, const_value
 from ..rows import ROW_RULES, Unbatchable
 from ..symbolic import Sym, record_rule, to_value
+from .accumulate_rows import add_rows_in_place
 from .ranks import Facts
 
 # linear primitives whose tangent is the same primitive applied to each row: the rule's
@@ -39,6 +41,8 @@ _ROW_FORMS = {
     "stack_list": ("rows_stack_list", ("axis",)),
     "unstack": ("rows_unstack", ("axis",)),
 }
+# (un)broadcasts to a shape: identities on a tangent that already has it
+_SHAPED = frozenset({"unbroadcast", "rebroadcast"})
 # identities on the tangent (seed checks, float(), a copy)
 _IDENTITY = frozenset({"checked_seed", "seed_of_shape", "float", "positive", "copy"})
 
@@ -57,6 +61,8 @@ def rows_tangent(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any],
         return None
     if name in _IDENTITY and len(given) == 1:
         return next(iter(given.values())).value
+    if name in _SHAPED and set(given) == {"x"} and facts.same_shape([op.args["x"], op.out]):
+        return given["x"].value  # (x has the shape it is sent to: nothing to do per row)
     if name in _ROW_FORMS and set(given) == {rule.inputs[0]}:
         form, params = _ROW_FORMS[name]
         t = given[rule.inputs[0]]
@@ -69,6 +75,11 @@ def rows_tangent(rule: Any, op: Op, env: dict[str, Any], given: dict[str, Any],
         return record_rule(rule, [given["xs"], given["ys"]], {}).value
     if name == "matmul":
         return _matmul(op, given)
+    if name == "multiply" and len(given) == 1 and _by_seed(op, given, facts):
+        seed = op.args["y" if "x" in given else "x"]
+        if all(s is not seed for s in facts.seeds):
+            facts.seeds.append(seed)
+        return next(iter(given.values())).value
     if rule.kind == ELEMENTWISE and not rule.user and rule.variadic is None \
             and not any(n in rule.jvp for n in given):
         return _elementwise(rule, op, env, given, facts)
@@ -130,6 +141,33 @@ def _matmul(op: Op, given: dict[str, Any]) -> Value:
             rule_named("add"), [Sym(total), Sym(term)], {}).value
     assert total is not None
     return total
+
+
+def _by_seed(op: Op, given: dict[str, Any], facts: Facts) -> bool:
+    """``t * seed``, ``seed`` the one a gradient starts from (``seed_one`` of a 0-d
+    result): exactly ``t`` (times 1) in every row. A reverse sweep in a loop multiplies by
+    it per element read (``dx[i] += x[i + 1] * seed``); in the rows of a Hessian that was
+    two ``(k,)`` products a trip, 40% of the pass. The rows keep their dtype, at least the
+    argument's; the Hessian's dtype is the argument's either way (``like`` casts it)."""
+    other = op.args.get("y" if "x" in given else "x")
+    return (isinstance(other, Value) and other.op is not None
+            and other.op.prim == "seed_one" and facts.rank.get(other.id) == 0
+            and other.id in facts.top_level)
+
+
+def finish_rows(fn: Function) -> None:
+    """After the batched transform: the sums of element-read adjoints added in place
+    (:mod:`.accumulate_rows`), and the result rows returned through ``rows_after`` of
+    the seeds :func:`_by_seed` left out of products, so the user's function still runs
+    as the gradient's does (and raises where it raises) though no row reads its value."""
+    add_rows_in_place(fn)
+    seeds = fn.meta["ranks"].seeds
+    if not seeds or not fn.body.results:
+        return
+    with Builder(fn.body, line=fn.meta.get("return_line")):
+        for seed in seeds:
+            fn.body.results[-1] = record_rule(
+                ROW_RULES["rows_after"], [Sym(fn.body.results[-1]), Sym(seed)], {}).value
 
 
 def _shared(rule: Any) -> bool:

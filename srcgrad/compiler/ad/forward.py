@@ -29,9 +29,8 @@ from ..rows import ROW_RULES
 from ..spelling import derivative_spelling
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule, to_value
-from .accumulate_rows import add_rows_in_place
 from .activity import can_carry, checked_varied_values, rule_of, useful_values
-from .batching import rows_tangent
+from .batching import finish_rows, rows_tangent
 from .checkpoint import strip_primal_marks
 from .prune import drop_dead_carries
 from .ranks import value_ranks
@@ -102,11 +101,10 @@ def forward(primal: Function, wrt: tuple[int, ...], tuple_wrt: bool,
     if batched:  # only the tangent rows (their shape says the result's): the value's own
         # computation, a Hessian's gradient itself, is dead code then
         fn.body.results, returns = t_outs, result_tree
+        finish_rows(fn)
     # a loop carries the tangent of every carried value that varies, also of one that only
     # feeds the next trip's value (Newton's fx and dfx): dropped unless something reads it
     drop_dead_carries(fn)
-    if batched:
-        add_rows_in_place(fn)
     del fn.meta["varied"], fn.meta["tapes"], fn.meta["useful"], fn.meta["rows"]
     del fn.meta["ranks"]
     fn.meta.update(transform=JVP, wrt=wrt, tuple_wrt=tuple_wrt,

@@ -22,6 +22,7 @@ import numpy as np
 from srcgrad.rules import ELEMENTWISE
 
 from ..ir.core import Block, Function, Op, Value, const_value
+from ..passes.shape_classes import slice_drops
 from .activity import rule_of
 from .tape import Tapes
 
@@ -35,9 +36,13 @@ _TO_SHAPE = frozenset({"scatter_add", "unbroadcast", "rebroadcast", "unreduce"})
 class Facts:
     """Ranks and shape keys of a function's values (by value id)."""
 
-    def __init__(self, rank: dict[int, int], key: dict[int, Any]) -> None:
+    def __init__(self, rank: dict[int, int], key: dict[int, Any],
+                 shape_key: dict[int, Any] | None = None) -> None:
         self.rank = rank
         self.key = key
+        self.shape_key = shape_key or {}  # a shape tuple's id -> the key of its values
+        self.top_level: set[int] = set()  # values the function's own block defines
+        self.seeds: list[Value] = []  # seeds whose products batching left out (.batching)
 
     def same_shape(self, values: list[Value]) -> bool:
         keys = {self.key.get(v.id) for v in values}
@@ -50,7 +55,9 @@ def value_ranks(fn: Function, tapes: Tapes) -> Facts:
     for p in fn.params:
         r.seed(p)
     r.block(fn.body)
-    return Facts(r.rank, r.key)
+    facts = Facts(r.rank, r.key, r.shape_key)
+    facts.top_level = {o.id for op in fn.body.ops for o in op.outputs}
+    return facts
 
 
 class _Ranks:
@@ -199,13 +206,16 @@ class _Ranks:
             self.set(out, 0)
             return
         if op.prim == "getitem":
-            self.set(out, self.indexed(op))
+            self.set(out, self.indexed(op), sliced_key(self.key_of(op.args.get("x")),
+                                                       op.args.get("index")))
             return
         rule = rule_of(op)
         if rule is not None and rule.kind == ELEMENTWISE and rule.variadic is None:
             args = [op.args[n] for n in rule.inputs if n in op.args]
             ranks = [self.of(a) for a in args]
             keys = {self.key_of(a) for a in args}
+            if len(keys) == 2 and "scalar" in keys:  # (a 0-d input takes the other's shape)
+                keys.discard("scalar")
             if ranks and None not in ranks:
                 self.set(out, max(ranks),  # type: ignore[type-var]
                          keys.pop() if len(keys) == 1 else None)
@@ -214,6 +224,8 @@ class _Ranks:
 
     def stable(self, key: Any) -> bool:
         """A shape key that means the same shape in every iteration of every loop."""
+        if isinstance(key, tuple) and key[0] == "sliced":
+            return self.stable(key[1])
         return key == "scalar" or (isinstance(key, tuple) and (
             key[0] == "param" or key[1] in self.top_shapes))
 
@@ -232,3 +244,17 @@ class _Ranks:
             return int(np.broadcast_to(np.float64(0.0), (1 << 40,) * r)[c].ndim)
         except (IndexError, TypeError, ValueError):
             return None
+
+
+
+def sliced_key(key: Any, index: Any) -> Any:
+    """The shape key of ``x[index]`` for ``x`` of shape key ``key``, where the index is
+    constant slices that each drop a fixed count of elements from an axis (``x[1:]`` and
+    ``x[:-1]`` of one array have one shape: :func:`..passes.shape_classes.slice_drops`),
+    or None."""
+    if key is None or key == "scalar":
+        return None
+    drops = slice_drops(index)
+    if drops is None:
+        return None
+    return key if not drops else ("sliced", key, drops)

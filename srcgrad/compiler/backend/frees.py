@@ -27,12 +27,13 @@ def dying_by_statement(fn: Function, last_use: dict[int, int]) -> dict[int, list
     """Top-level statement index -> the array values of the top-level block whose last
     read is that statement (defined at top level, not parameters, not results)."""
     params = {p.id for p in fn.params}
+    rows = fn.meta.get("row_arrays", frozenset())  # a batched pass's tangent rows
     dying: dict[int, list[Value]] = {}
     for op in fn.body.ops:
         for v in op.outputs:
             at = last_use.get(v.id)
-            if at is None or at >= len(fn.body.ops) or v.id in params or not holds_array(v) \
-                    or not _owns_memory(v, params):
+            if at is None or at >= len(fn.body.ops) or v.id in params \
+                    or not (holds_array(v) or v.id in rows) or not _owns_memory(v, params):
                 continue
             dying.setdefault(at, []).append(v)
     return dying

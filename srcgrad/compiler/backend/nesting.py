@@ -154,7 +154,8 @@ def _sums_in_place(op: Op) -> bool:
     """An adjoint's sum marked for ``+=``: its own statement, its accumulator named. (A
     ``-=``/``*=``/``/=`` mark yields to nesting: within one line ``dh * a * 1.5`` stays one
     expression, whose temporaries NumPy itself reuses when large.)"""
-    return op.prim == "add" and "accumulate" in op.attrs
+    return (op.prim == "add" or op.attrs.get("rows_in_place", False)) \
+        and "accumulate" in op.attrs  # (tangent rows: a statement, so no new array)
 
 
 def _numbers_only(op: Op) -> bool:

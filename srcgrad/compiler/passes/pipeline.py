@@ -25,6 +25,7 @@ from .negation import fold_negations
 from .quotients import combine_quotients
 from .recompute import store_or_recompute
 from .root_tangents import mark_root_tangents, reciprocal_roots
+from .rows_in_place import rows_in_place
 from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
@@ -55,6 +56,7 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("store_or_recompute", store_or_recompute),
     ("sink_loop_results", sink_loop_results),
     ("accumulate_in_place", accumulate_in_place),
+    ("rows_in_place", rows_in_place),
 ]
 
 

@@ -128,6 +128,9 @@ class Classes:
         # with keepdims: same rank, the reduced axes of length 1): ``z - max(z, 1, keepdims=
         # True)`` then has ``z``'s class
         self.fits: dict[int, Value] = {}
+        # (a class, the elements constant slices drop from its axes) -> the first value
+        # sliced so: ``x[1:]`` and ``x[:-1]`` of one array are of one class
+        self.sliced: dict[tuple[int, tuple[int, ...]], Value] = {}
 
     def copy(self) -> Classes:
         new = Classes()
@@ -136,6 +139,7 @@ class Classes:
         new.static, new.static_of = dict(self.static), dict(self.static_of)
         new.written = self.written
         new.fits = dict(self.fits)
+        new.sliced = dict(self.sliced)
         return new
 
     def has_shape_facts(self, v: Value) -> bool:
@@ -166,6 +170,14 @@ class Classes:
                 return sources[0]
             return None
         return shape_source(s)
+
+    def an_array(self, v: Value) -> bool:
+        """Typed an array with an axis, or an adjoint in the class of one (never a list,
+        whose slices are lists)."""
+        t = v.type
+        if t is not None and t.kind == "array":
+            return bool(t.known_ndim)
+        return float64_array(v, self)
 
     def is_weak(self, v: Value) -> bool:
         """A Python number (NEP 50: it does not change an array's dtype)."""
@@ -238,6 +250,17 @@ class Classes:
                 self.weak.add(op.out.id)
             else:
                 self.note_dtype(op.out, self._float_operands(op))
+        elif op.prim == "getitem" and len(op.outputs) == 1 \
+                and isinstance(op.args.get("x"), Value) and self.an_array(op.args["x"]):
+            drops = slice_drops(op.args.get("index"))
+            if drops is not None:
+                x = self.of(op.args["x"])
+                if not drops:  # x[:] or x[0:]: x's own shape
+                    self.rep[op.out.id] = x
+                else:
+                    self.rep[op.out.id] = self.of(
+                        self.sliced.setdefault((x.id, drops), op.out))
+                self.note_dtype(op.out, [op.args["x"]])  # (a slice keeps x's dtype)
         elif kept_reduction(op):
             self.fits[op.out.id] = op.args["x"]
         elif op.prim in ("max_picks", "min_picks"):  # a mask or weights shaped like x
@@ -318,3 +341,30 @@ def shape_source(s: Any) -> Value | None:
     if isinstance(s, Value) and s.op is not None and s.op.prim == "shape":
         return s.op.args["x"]
     return None
+
+
+def slice_drops(index: Any) -> tuple[int, ...] | None:
+    """How many elements a constant index of slices drops from each axis it slices, the
+    trailing zeros left out; None for any other index.
+
+    ``x[s:-e]`` (``s >= 0``, ``e > 0`` or no stop, step 1) has ``max(n - s - e, 0)``
+    elements of an axis of length ``n``, whatever ``n`` is: two such slices dropping as
+    many elements have one shape (``x[1:]`` and ``x[:-1]``, a vectorised difference)."""
+    if not isinstance(index, Value):
+        return None
+    is_const, c = const_value(index)
+    if not is_const:
+        return None
+    drops = []
+    for p in c if type(c) is tuple else (c,):
+        if type(p) is not slice or p.step not in (None, 1):
+            return None
+        start = 0 if p.start is None else p.start
+        stop = 0 if p.stop is None else p.stop
+        if type(start) is not int or type(stop) is not int or start < 0 or stop > 0 \
+                or (p.stop is not None and stop == 0):  # (x[:0] is empty at any length)
+            return None
+        drops.append(start - stop)
+    while drops and drops[-1] == 0:
+        drops.pop()
+    return tuple(drops)
