@@ -8,7 +8,6 @@ of the same file keeps the helper's own line, which is the user's.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import inspect
 import statistics
 import sys
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.user_modules import load_module
 from tests.fd import assert_close, directional_derivative, numeric_gradient, numeric_hessian
 
 HELPERS = '''\
@@ -42,19 +42,9 @@ def smooth(x):
 '''
 
 
-def _load(tmp_path, name: str, source: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def helpers(tmp_path):
-    module = _load(tmp_path, "sg_inline_helpers", HELPERS)
+    module = load_module(tmp_path, "sg_inline_helpers", HELPERS)
     yield module
     sys.modules.pop("sg_inline_helpers", None)
 

@@ -5,13 +5,13 @@ reads its own module's globals (frontend/source.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.user_modules import load_module
 
 REFUSED = '''\
 import numpy as np
@@ -32,23 +32,13 @@ def f(x):
 '''
 
 
-def _load(tmp_path, name: str, source: str):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def load(tmp_path):
     names: list[str] = []
 
     def loader(name: str, source: str):
         names.append(name)
-        return _load(tmp_path, name, source)
+        return load_module(tmp_path, name, source)
 
     yield loader
     for name in names:

@@ -25,8 +25,9 @@ outer body first and from there further out when they are invariant there too.
 
 from __future__ import annotations
 
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value
 from ..spelling import has_python_spelling
+from .rewrite import length_read
 
 _LOOPS = ("for_range", "while")
 _ARITHMETIC = frozenset({"negative", "add", "subtract", "multiply"})
@@ -99,15 +100,12 @@ def _movable(op: Op) -> bool:
 def _length(op: Op) -> bool:
     """``getitem(shape(v), k)`` with ``k`` a constant int inside ``v``'s known rank: one
     length of a shape, which cannot raise."""
-    shape, index = op.args.get("x"), op.args.get("index")
-    if not isinstance(shape, Value) or shape.op is None or shape.op.prim != "shape" \
-            or not isinstance(index, Value):
+    read = length_read(op)
+    if read is None:
         return False
-    known, k = const_value(index)
-    v = shape.op.args.get("x")
-    ndim = v.type.ndim if isinstance(v, Value) and v.type is not None \
-        and v.type.kind == "array" else None
-    return known and type(k) is int and ndim is not None and -ndim <= k < ndim
+    v, k = read
+    ndim = v.type.ndim if v.type is not None and v.type.kind == "array" else None
+    return ndim is not None and -ndim <= k < ndim
 
 
 def _immutable(value: object) -> bool:

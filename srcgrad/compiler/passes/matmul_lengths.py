@@ -25,8 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...rules.registry import RULES
-from ..ir.core import Block, Function, Op, Value, const_value
+from ..ir.core import Block, Function, Op, Value
 from ..ir.types import STATIC
+from .rewrite import length_read
 
 
 def matmul_lengths(fn: Function) -> None:
@@ -51,16 +52,11 @@ def _block(block: Block) -> None:
 def _operand_shape(op: Op) -> Value | None:
     """The operand of a product whose shape has the same length at ``op``'s index, when
     ``op`` is ``getitem(shape(matmul(x, y)), -1 or -2)``; else None."""
-    if op.prim != "getitem" or len(op.outputs) != 1:
+    read = length_read(op)
+    if read is None:
         return None
-    shape, index = op.args.get("x"), op.args.get("index")
-    if not isinstance(shape, Value) or shape.op is None or shape.op.prim != "shape" \
-            or not isinstance(index, Value):
-        return None
-    known, k = const_value(index)
-    product = shape.op.args.get("x")
-    if not known or type(k) is not int or not isinstance(product, Value) \
-            or product.op is None or product.op.prim != "matmul":
+    product, k = read
+    if product.op is None or product.op.prim != "matmul":
         return None
     x, y = product.op.args.get("x"), product.op.args.get("y")
     if not isinstance(x, Value) or not isinstance(y, Value) or (_rank(y) or 0) < 2:

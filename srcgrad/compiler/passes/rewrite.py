@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.core import Block, Function, Op, Value
+from ..ir.core import Block, Function, Op, Value, const_value
 
 # Ops kept even when their results are unused: they act on the world or may raise.
 EFFECTS = frozenset({"print", "assert", "raise", "call",
@@ -46,3 +46,19 @@ def replace_uses(fn: Function, mapping: dict[Value, Value]) -> None:
         b.results = [fix(r) for r in b.results]
 
     block(fn.body)
+
+
+def length_read(op: Op) -> tuple[Value, int] | None:
+    """``(v, k)`` when ``op`` is ``getitem(shape(v), k)`` with ``k`` a constant int: one
+    length of ``v``'s shape (hoisted out of loops, read from a product's operand)."""
+    if op.prim != "getitem" or len(op.outputs) != 1:
+        return None
+    shape, index = op.args.get("x"), op.args.get("index")
+    if not isinstance(shape, Value) or shape.op is None or shape.op.prim != "shape" \
+            or not isinstance(index, Value):
+        return None
+    known, k = const_value(index)
+    v = shape.op.args.get("x")
+    if not known or type(k) is not int or not isinstance(v, Value):
+        return None
+    return v, k
