@@ -83,15 +83,7 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
 def emit_break(em: Any, op: Op, lines: list[str], indent: str) -> None:
     """A ``break`` op: the values the loop leaves with, assigned to its slots in parallel
     (a slot already holding its value is left out), then ``break``."""
-    targets, values = [], []
-    for name, v in zip(em.loop_slots[-1], op.args["values"]):
-        value = em.expr(v)
-        if isinstance(value, gast.Name) and value.id == name:
-            continue
-        targets.append(name)
-        values.append(em.source_of(value))
-    if targets:
-        lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
+    em.assign_slots(list(zip(em.loop_slots[-1], op.args["values"])), lines, indent)
     lines.append(f"{indent}break")
 
 

@@ -251,20 +251,25 @@ class _Emitter(Expressions, NameReuse):
         for name, value in zip(appends or [], appended):
             lines.append(f"{indent}{name}.append({self.source_of(self.expr(value))})")
         if slots:  # the remaining results, assigned in parallel (a, b = b, a)
-            targets, values = [], []
-            for r, name in zip(block.results, slots):
-                if direct.get(r.id) == name:
-                    continue
-                value = self.expr(r)
-                if isinstance(value, gast.Name) and value.id == name:
-                    continue
-                targets.append(name)
-                values.append(self.source_of(value))
-            if targets:
-                lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
+            self.assign_slots([(name, r) for r, name in zip(block.results, slots)
+                               if direct.get(r.id) != name], lines, indent)
         if len(lines) == start and not empty_ok:
             lines.append(indent + "pass")
         self.block_state = saved
+
+    def assign_slots(self, pairs: list[tuple[str, Value]], lines: list[str],
+                     indent: str) -> None:
+        """``name, ... = value, ...`` in parallel for each slot not already holding its
+        value (a loop's carried slots, a branch's results, a ``break``'s exit values)."""
+        targets, values = [], []
+        for name, v in pairs:
+            value = self.expr(v)
+            if isinstance(value, gast.Name) and value.id == name:
+                continue
+            targets.append(name)
+            values.append(self.source_of(value))
+        if targets:
+            lines.append(f"{indent}{', '.join(targets)} = {', '.join(values)}")
 
     @staticmethod
     def source_of(node: Any) -> str:
