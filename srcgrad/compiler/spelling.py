@@ -26,6 +26,9 @@ from .ir.core import PYTHON_SPELLING, Value
 # would. Every other op (``np.*`` calls, all derivative code) keeps NumPy's semantics
 # (inf/nan) even where the backend prints a fast Python spelling for it.
 _spelling: list[str] = [""]
+# True while an AD transform traces a derivative: what it records is srcgrad's code, not
+# the user's arithmetic, whatever its spelling (``is_user_arithmetic``).
+_in_derivative: list[bool] = [False]
 
 
 @contextmanager
@@ -49,13 +52,26 @@ def has_python_spelling(attrs: dict[str, Any]) -> bool:
     return bool(attrs.get(PYTHON_SPELLING))
 
 
-def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Any:
+def records_user_arithmetic() -> bool:
+    """An op recorded now with a Python spelling is the user's own arithmetic (the
+    frontend lowering the user's code), not a derivative traced in that spelling."""
+    return bool(_spelling[0]) and not _in_derivative[0]
+
+
+@contextmanager
+def derivative_spelling(rule: Rule, attrs: dict[str, Any]) -> Iterator[None]:
     """The context to trace the derivative of an op in: the derivative of a user's
     Python-spelled op keeps that spelling when the rule says its formulas cannot raise
     where the primal did not (``Rule.safe_python_derivative``: no NumPy fallback needed)."""
-    if has_python_spelling(attrs) and rule.safe_python_derivative:
-        return python_spelling()  # (its operators and math twins, as the rule writes them)
-    return nullcontext()
+    saved = _in_derivative[0]
+    _in_derivative[0] = True
+    spelled = has_python_spelling(attrs) and rule.safe_python_derivative
+    try:
+        # (its operators and math twins, as the rule writes them)
+        with python_spelling() if spelled else nullcontext():
+            yield
+    finally:
+        _in_derivative[0] = saved
 
 
 def uses_math_spelling(rule: Rule, operands: dict[str, Any],

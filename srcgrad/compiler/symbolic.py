@@ -27,8 +27,8 @@ from srcgrad.rules import Rule, rule_for, rule_named
 
 from .ir import types as T
 from .ir.builder import current
-from .ir.core import PYTHON_SPELLING, Value, const_value
-from .spelling import spelling_now
+from .ir.core import PYTHON_SPELLING, USER_ARITHMETIC, Value, const_value
+from .spelling import records_user_arithmetic, spelling_now
 from .type_inference import infer_type
 
 
@@ -239,6 +239,8 @@ def record_rule(rule: Rule, args: list[Any], kwargs: dict[str, Any], *,
     spelled = spelling_now()
     if spelled:
         attrs[PYTHON_SPELLING] = spelled
+        if records_user_arithmetic():
+            attrs[USER_ARITHMETIC] = True
     op = current().emit(rule.name, operands, attrs=attrs, types=[out_type])
     return Sym(op.out)
 

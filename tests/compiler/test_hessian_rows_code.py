@@ -188,8 +188,16 @@ def test_hessians_match_finite_differences_and_the_column_passes(fn, n):
 
 @pytest.mark.parametrize("fn", [rosenbrock_vectorised, chain_vectorised, unequal_slices])
 def test_empty_argument_gives_an_empty_hessian(fn):
-    got = sg.hessian(fn)(np.zeros(0))  # (the per-column passes' empty layout, as before)
-    assert got.size == 0 and got.dtype == np.float64
+    got = sg.hessian(fn)(np.zeros(0))  # x.shape + x.shape, as for any other size
+    assert got.shape == (0, 0) and got.dtype == np.float64
+
+
+def test_empty_input_jacobians_keep_the_result_shape():
+    def three(x):
+        return np.array([np.sum(x), 1.0, 2.0])
+    assert sg.jacobian(three)(np.zeros(0)).shape == (3, 0)
+    assert sg.jacobian(three)(np.zeros((0, 2))).shape == (3, 0, 2)
+    assert sg.hessian(rosenbrock_vectorised)(np.zeros((0, 3))).shape == (0, 3, 0, 3)
 
 
 def test_slices_along_each_axis_of_a_matrix():
@@ -222,11 +230,6 @@ def test_non_finite_elements_propagate_as_in_the_column_passes():
         np.testing.assert_array_equal(got, columns)
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception, reason=(
-    "known gap: the gradient's seed of a loop-carried float sum is the constant 1.0, so the "
-    "sum, and the user's math.floor it adds, is dead code the batched Hessian drops; a "
-    "user's Python op that may raise must stay though its value is unread (dead-code "
-    "elimination of raising ops, in the notes)"))
 def test_hessian_runs_the_function_and_raises_where_it_raises():
     x = points(6)
     H = sg.hessian(floors)

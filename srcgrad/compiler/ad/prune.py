@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..ir.core import Block, Function, Op, Value
 from ..passes.dce import dce
-from ..passes.rewrite import is_pure, replace_uses
+from ..passes.rewrite import removable, replace_uses
 
 
 def drop_dead_carries(fn: Function) -> None:
@@ -101,7 +101,7 @@ def _live(block: Block, roots: list[Value]) -> set[int]:
     effects and the nested regions read, transitively."""
     live = {v.id for v in roots}
     for op in reversed(block.ops):
-        if op.regions or not is_pure(op) or any(o.id in live for o in op.outputs):
+        if op.regions or not removable(op) or any(o.id in live for o in op.outputs):
             live.update(v.id for v in op.operands())
             for region in op.regions:  # (conservative: all a nested region reads)
                 live |= _reads(region)

@@ -132,6 +132,11 @@ class Function:
 # ``math.*`` call), so on Python floats it may raise as the user's code would. Set by the
 # frontend (``spelling.python_spelling``), read by the backend's choice of spelling.
 PYTHON_SPELLING = "python_spelling"
+# An op attribute: the op is the user's own Python-spelled arithmetic (set by the frontend
+# with PYTHON_SPELLING; never on derivative code, which may carry the spelling too). On
+# Python numbers it may raise where the user's code raises (``math.log(-1.0)``), so dead
+# code elimination keeps it though nothing reads its value (``passes/rewrite.may_raise``).
+USER_ARITHMETIC = "user_arithmetic"
 
 
 def const_value(v: Value) -> tuple[bool, Any]:

@@ -15,7 +15,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import NUMBER_SIGN, PYTHON_SPELLING, TANGENT_CODE, Block, Function, Op, Value
+from .core import (
+    NUMBER_SIGN,
+    PYTHON_SPELLING,
+    TANGENT_CODE,
+    USER_ARITHMETIC,
+    Block,
+    Function,
+    Op,
+    Value,
+)
 
 _COMMENT_COLUMN = 48
 
@@ -80,7 +89,8 @@ def _print_block(block: Block, names: _Names, lines: list[str], indent: str) -> 
 def _print_op(op: Op, names: _Names, lines: list[str], indent: str) -> None:
     args = [f"{k}={names.ref(a)}" for k, a in op.args.items()]
     args += [f"{k}={_const(a)}" for k, a in op.attrs.items()
-             if k not in ("fn", "rule", PYTHON_SPELLING, TANGENT_CODE, NUMBER_SIGN)]
+             if k not in ("fn", "rule", PYTHON_SPELLING, TANGENT_CODE, NUMBER_SIGN,
+                           USER_ARITHMETIC)]
     if "fn" in op.attrs:
         fn = op.attrs["fn"]
         args.insert(0, f"fn={getattr(fn, '__qualname__', repr(fn))}")

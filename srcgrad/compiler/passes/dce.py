@@ -1,5 +1,9 @@
 """Dead code elimination: drop pure ops none of whose results is used.
 
+The user's own Python arithmetic that may raise (``math.log(a)`` of a Python float) stays
+though unread: the derivative raises where the user's function raises
+(``rewrite.may_raise``).
+
     %0 = multiply(x=%a, y=%b)      # unused
     %1 = cos(x=%a)                 ->    %1 = cos(x=%a)
     return %1                            return %1
@@ -14,7 +18,7 @@ with no results and empty branches is dropped (its condition is then dead too):
 from __future__ import annotations
 
 from ..ir.core import Block, Function, Op
-from .rewrite import is_pure
+from .rewrite import removable
 
 
 def dce(fn: Function) -> None:
@@ -25,7 +29,7 @@ def _block(block: Block, live: set[int]) -> None:
     live.update(r.id for r in block.results)
     kept = []
     for op in reversed(block.ops):
-        if is_pure(op) and not any(o.id in live for o in op.outputs):
+        if removable(op) and not any(o.id in live for o in op.outputs):
             continue
         if op.prim == "if":
             _prune_if(op, live)

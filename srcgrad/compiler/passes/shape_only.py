@@ -30,7 +30,7 @@ from ..ir.types import STATIC
 from .blocks import read_inside
 from .cse import cse
 from .dce import dce
-from .rewrite import is_pure, replace_uses
+from .rewrite import removable, replace_uses
 from .shape_classes import elementwise as _elementwise
 from .shape_classes import plain_classes as _plain_classes
 from .shape_classes import rank0 as _rank0
@@ -139,7 +139,7 @@ def _value_live(fn: Function) -> set[int]:
     for op in reversed(fn.body.ops):
         if op.prim == "shape":
             continue  # reads only the shape
-        if is_pure(op) and not op.regions and not any(o.id in live for o in op.outputs):
+        if removable(op) and not any(o.id in live for o in op.outputs):
             continue
         live.update(v.id for v in op.operands())
     return live

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import Block, Function, Op, Value, const_value
-from .rewrite import is_pure, replace_uses
+from .rewrite import removable, replace_uses
 
 
 def reuse_squares(fn: Function) -> None:
@@ -60,7 +60,7 @@ def _live(block: Block, live: set[int]) -> None:
     its sweep; an op with regions and everything in it counts as live)."""
     live.update(r.id for r in block.results)
     for op in reversed(block.ops):
-        if is_pure(op) and not any(o.id in live for o in op.outputs):
+        if removable(op) and not any(o.id in live for o in op.outputs):
             continue
         live.update(v.id for v in op.operands())
         for region in op.regions:
