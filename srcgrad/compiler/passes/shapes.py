@@ -50,6 +50,7 @@ import numpy as np
 from ...rules.registry import RULES
 from ..ir.core import Block, Function, Op, Value, const_value
 from ..ir.types import FLOAT, NUMBER, STATIC, of_value
+from ..type_inference import infer_type
 from .blocks import popped_items, read_inside, walk
 from .matmul_adjoints import plain_matmul_adjoints
 from .matmul_lengths import matmul_lengths
@@ -98,8 +99,19 @@ def shapes(fn: Function) -> None:
     scalar = _lazy_unreduce(fn, classes)
     from .spread import spread_lazily  # (it reads this module's shape classes)
     spread_lazily(fn, classes, scalar)
+    _retype_numbers(fn, scalar)
     _shapes_early(fn)
     replace_uses(fn, _number_rebroadcasts(fn.body, {}))
+
+
+def _retype_numbers(fn: Function, scalar: set[int]) -> None:
+    """The values the folds above made numbers get a number's type: typed as the array
+    they stood for, a later transform would read their ``.shape`` (``sg.hessian`` runs
+    forward mode over this gradient) and get none from a Python float."""
+    for op in fn.body.walk():
+        if len(op.outputs) == 1 and op.out.id in scalar and "rule" in op.attrs \
+                and op.out.type is not None and op.out.type.known_ndim != 0:
+            op.out.type = infer_type(op.attrs["rule"], op.args)
 
 
 def _number_rebroadcasts(block: Block, mapping: dict[Value, Value]) -> dict[Value, Value]:
