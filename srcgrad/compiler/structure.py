@@ -32,6 +32,7 @@ from srcgrad.errors import SrcGradError
 
 from .closures import function_key, same_function
 from .ir import types as T
+from .ir.core import exact_key
 
 _NOT_USERS = frozenset(sys.stdlib_module_names) | {"numpy", "srcgrad", "builtins"}
 
@@ -176,7 +177,7 @@ class Static:
             return
         try:
             hash(value)
-            self._key = (type(value), value)
+            self._key = exact_key(value)  # (-0.0 is not 0.0 for a compiled version)
         except TypeError:
             self._key = ("id", id(value))
 

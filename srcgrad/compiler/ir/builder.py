@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .core import Block, Function, Op, Value
+from .core import Block, Function, Op, Value, exact_key
 from .types import ANY, AType, of_value
 
 _stack: list[Builder] = []
@@ -47,7 +47,7 @@ class Builder:
     def const(self, value: Any) -> Value:
         """A ``const`` op for ``value`` (shared within this builder for hashable values)."""
         try:
-            key = (type(value), value)
+            key = exact_key(value)
             hash(key)
         except TypeError:
             key = None

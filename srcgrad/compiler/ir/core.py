@@ -29,9 +29,12 @@ Example (``def f(x): return np.sin(x) * 2``) printed by :mod:`.printer`::
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 Arg = "Value | tuple[Value, ...]"
 
@@ -137,6 +140,20 @@ PYTHON_SPELLING = "python_spelling"
 # Python numbers it may raise where the user's code raises (``math.log(-1.0)``), so dead
 # code elimination keeps it though nothing reads its value (``passes/rewrite.may_raise``).
 USER_ARITHMETIC = "user_arithmetic"
+
+
+def exact_key(value: Any) -> Any:
+    """``value`` as a key that tells what ``==`` does not: the sign of a float's zero
+    (``0.0 == -0.0``, but ``np.where(c, x, -0.0)`` must keep the user's negative zero)
+    and the type (``np.bool_(False)`` is not ``False``), in tuples too."""
+    if isinstance(value, tuple):
+        return (tuple, tuple(exact_key(x) for x in value))
+    if isinstance(value, (float, np.floating)):
+        return (type(value), value, math.copysign(1.0, value))
+    if isinstance(value, (complex, np.complexfloating)):
+        return (type(value), value, math.copysign(1.0, value.real),
+                math.copysign(1.0, value.imag))
+    return (type(value), value)
 
 
 def const_value(v: Value) -> tuple[bool, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.core import PYTHON_SPELLING, USER_ARITHMETIC, Block, Function, Value
+from ..ir.core import PYTHON_SPELLING, USER_ARITHMETIC, Block, Function, Value, exact_key
 from ..spelling import has_python_spelling
 from .rewrite import is_pure, replace_uses
 
@@ -34,7 +34,7 @@ def _attr_key(attrs: dict[str, Any]) -> Any:
             hash(v)
         except TypeError:
             return None
-        parts.append((k, type(v), v))  # the type itself: np.bool_(False) is not False
+        parts.append((k, exact_key(v)))  # (np.bool_(False) is not False, -0.0 not 0.0)
     return tuple(parts)
 
 
