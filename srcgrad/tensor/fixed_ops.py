@@ -24,7 +24,7 @@ from ..autograd.grad_mode import STATE
 from ..rules import Rule
 from ..rules.registry import NONDIFF
 from . import ops as _ops
-from .nodes import attach, view_requires, zero_grad
+from .nodes import view_requires, zero_grad
 from .spec import spec_for, with_defaults
 
 _ndarray = np.ndarray
@@ -86,7 +86,8 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
             out = out.astype(dt)  # (record's promotion: a float input keeps its dtype)
         result = _ops._Tensor._wrap(out)  # (a call is cheap beside a reduction)
         if (self._rg or self._base is not None and view_requires(self)) and STATE.enabled:
-            attach(spec, (self,), (x,), result, _ONE, full)
+            plan = spec.plans.get(_ONE) or spec.plan(_ONE)  # (nodes.attach, written out)
+            plan.build((self,), (self,), (x,), result, full)
         return result
 
     return op
