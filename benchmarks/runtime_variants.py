@@ -9,7 +9,11 @@ written by hand in NumPy (a forward loop keeping what the backward reads, then a
 loop), and beside the 40-line tape (``sgbench/tape.py``) where its few operations suffice.
 Every srcgrad gradient is checked against the hand-written one first.
 
-    python benchmarks/runtime_variants.py [--cpu-time] [--rounds N] [--only NAME,...]
+    python benchmarks/runtime_variants.py [--cpu-time] [--rounds N] [--repeat K] [--only NAME,...]
+
+Each round takes ``K`` interleaved samples of every call and keeps each one's best (on a
+shared machine a sample is slowed by others' load, never sped up); a row's ratio is the
+median over the rounds of the ratio of those bests.
 
 To compare two checkouts, run it under each (``PYTHONPATH=checkout``) alternately. Not
 part of the test suite.
@@ -244,10 +248,25 @@ def _runner(graph: Callable[..., Any], make: Callable[..., Any],
     return run
 
 
+def _best_per_round(medians: dict[str, dict[str, Any]], repeat: int) -> dict[str, dict[str, Any]]:
+    """Each call's samples grouped by ``repeat`` consecutive interleaved rounds, the best
+    of each group kept as that round's sample; ``median_s`` is their median."""
+    import statistics
+
+    found = {}
+    for name, m in medians.items():
+        samples = m["samples_s"]
+        best = [min(samples[i:i + repeat]) for i in range(0, len(samples), repeat)]
+        found[name] = {**m, "samples_s": best, "median_s": statistics.median(best)}
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cpu-time", action="store_true", help="time by this thread's CPU time")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="interleaved samples per round, the best of which counts")
     parser.add_argument("--min-sample-ms", type=float, default=10.0)
     parser.add_argument("--only", default="", help="comma-separated names (substrings)")
     args = parser.parse_args(argv)
@@ -259,9 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     import srcgrad as sg
 
     clock = time.thread_time if args.cpu_time else time.perf_counter
-    plan = TimingPlan(rounds=args.rounds, min_sample_s=args.min_sample_ms / 1000)
+    repeat = max(1, args.repeat)
+    plan = TimingPlan(rounds=args.rounds * repeat, min_sample_s=args.min_sample_ms / 1000)
     print(f"srcgrad from {os.path.dirname(os.path.dirname(sg.__file__))}; ratios: median of "
-          f"per-round ratios, {args.rounds} interleaved rounds")
+          f"per-round ratios, {args.rounds} rounds of the best of {repeat} interleaved samples")
     only = [s for s in args.only.split(",") if s]
     worst = 0.0
     for name, ((graph, by_hand), dtype, shapes) in variants().items():
@@ -282,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             calls["tape"] = tape
         except (AttributeError, TypeError):
             pass
-        medians = interleaved_medians(calls, plan, clock)
+        medians = _best_per_round(interleaved_medians(calls, plan, clock), repeat)
         ratio = paired_ratio(medians["srcgrad"]["samples_s"], medians["hand"]["samples_s"])
         worst = max(worst, ratio)
         extra = ""

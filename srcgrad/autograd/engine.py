@@ -13,7 +13,6 @@ after it ran, so a second pass raises PyTorch's error.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from heapq import heappop, heappush
 from typing import Any
@@ -24,6 +23,8 @@ from .anomaly import ANOMALY
 from .fp_errors import IGNORE, quiet, restore
 from .grad_mode import STATE
 from .graph import AccumulateGrad, Node, accumulate, deliver, run_tensor_hooks, tensor_type
+from .node_hooks import pre_hooks as _pre_hooks
+from .node_hooks import run_special as _run_special
 from .rule_node import RuleNode
 
 Edge = tuple[Node, int]
@@ -147,6 +148,16 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
     """
     if retain_graph is None:
         retain_graph = create_graph
+    if (grad_outputs is None and inputs is None and not create_graph and len(roots) == 1
+            and not ANOMALY.enabled):
+        root = roots[0]
+        node = root._grad_fn
+        # ``loss.backward()``: one non-view result of one element (what _seed checks, and
+        # its implicit cotangent), straight to the common walk
+        if (node is not None and root._base is None and node.num_outputs == 1
+                and type(root) is tensor_type() and root._data.size == 1):
+            _backward_one(node, root._data, retain_graph)
+            return []
     seeds = _seed(roots, _as_list(grad_outputs), create_graph)
     root_edges = [grad_edge(r) for r in roots]
     captures: dict[Node, list[tuple[int, int]]] = {}
@@ -204,6 +215,28 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
+
+
+def _backward_one(node: Node, data: np.ndarray, retain_graph: bool) -> None:
+    """:func:`execute`'s common case: the implicit cotangent 1 of a one-element result whose
+    node has one output, through :func:`_walk_fast` (the same steps, without the lists)."""
+    g = np.empty(data.shape, data.dtype)
+    g.fill(1)
+    previous_mode = STATE.enabled
+    STATE.enabled = False
+    token = quiet(IGNORE)
+    state = _Walk()
+    try:
+        _walk_fast(state, {node: g}, [(node._order, node)], retain_graph)
+    except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
+        failed = state.node
+        if not isinstance(failed, RuleNode):
+            raise
+        raise RuntimeError(f"the backward of {failed.name()} (rule "
+                           f"{failed._plan.rule.name!r}) failed: {e}") from e
+    finally:
+        restore(token)
+        STATE.enabled = previous_mode
 
 
 class _Walk:
@@ -321,72 +354,3 @@ def _capture(node: Node, buf: list[Any], slots: list[tuple[int, int]], captured:
         if type(node) is AccumulateGrad and not accumulate_grads:
             g = run_tensor_hooks(node.variable._hooks, g, create_graph)
         captured[k] = g if captured[k] is None or g is None else captured[k] + g
-
-
-def _run_special(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
-    """A node with post hooks or an anomaly trace (pre-hooks already ran)."""
-    if ANOMALY.enabled or node._trace is not None:
-        outs = _apply_with_anomaly(node, buf, create_graph)
-    else:
-        outs = node.apply(buf, create_graph)
-    if node._post_hooks:
-        outs = _post_hooks(node, outs, buf)
-    return outs
-
-
-def _pre_hooks(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
-    buf = list(buf)
-    if node._tensor_hooks:
-        for nr, hooks in node._tensor_hooks.items():
-            if buf[nr] is not None:
-                buf[nr] = run_tensor_hooks(hooks, buf[nr], create_graph)
-    if node._retained:
-        for nr, ref in node._retained.items():
-            t = ref()
-            if t is not None and buf[nr] is not None:
-                accumulate(t, buf[nr], create_graph)
-    if node._pre_hooks:
-        tensor = tensor_type()
-        wrapped = tuple(None if g is None else (g if isinstance(g, tensor) else tensor._wrap(g))
-                        for g in buf)
-        for hook in list(node._pre_hooks):
-            new = hook(wrapped)
-            if new is not None:
-                wrapped = tuple(new)
-        buf = [None if g is None else (g if create_graph else g._data) for g in wrapped]
-    return buf
-
-
-def _post_hooks(node: Node, outs: list[Any], buf: list[Any]) -> list[Any]:
-    tensor = tensor_type()
-
-    def wrap(gs: list[Any]) -> tuple[Any, ...]:
-        return tuple(None if g is None else (g if isinstance(g, tensor) else tensor._wrap(g))
-                     for g in gs)
-
-    grad_inputs, grad_outputs = wrap(outs), wrap(buf)
-    for hook in list(node._post_hooks or ()):
-        new = hook(grad_inputs, grad_outputs)
-        if new is not None:
-            grad_inputs = tuple(new)
-    plain = all(not isinstance(g, tensor) for g in outs)
-    return [None if g is None else (g._data if plain else g) for g in grad_inputs]
-
-
-def _apply_with_anomaly(node: Node, buf: list[Any], create_graph: bool) -> list[Any]:
-    try:
-        outs = node.apply(buf, create_graph)
-        if ANOMALY.check_nan:
-            for k, g in enumerate(outs):
-                if g is None:
-                    continue
-                data = getattr(g, "_data", g)
-                if np.isnan(data).any():
-                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
-                                       f"{k}th output.")
-        return outs
-    except Exception:
-        trace = node._trace or "(the node was made before anomaly detection was enabled)\n"
-        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
-                      f"caused the error:\n{trace}", UserWarning, stacklevel=3)
-        raise

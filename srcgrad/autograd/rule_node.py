@@ -50,7 +50,7 @@ class Plan:
     __slots__ = ("rule", "node_cls", "wrt", "save_inputs", "save_shapes", "save_dtypes",
                  "save_params", "save_out", "variadic", "edge_slots", "arity", "broadcasts",
                  "tensors", "defaults", "build", "quick", "backward", "frees", "versioned",
-                 "saved_names")
+                 "saved_names", "target_cache")
 
     def __init__(self, rule: Any, node_cls: type, names: tuple[str, ...],
                  wrt: tuple[int, ...], edge_of: tuple[Any, ...], requires: tuple[bool, ...],
@@ -78,6 +78,7 @@ class Plan:
                             *(n for _, n in self.save_dtypes), *self.save_params,
                             *(("out",) if self.save_out else ()))
         self.variadic = rule.variadic
+        self.target_cache: dict[Any, Any] = {}  # (see targets)
         self.edge_slots = tuple((i, edge_of[i]) for i, r in enumerate(requires)
                                 if r and edge_of[i] is not None)
         self.arity = arity
@@ -245,7 +246,31 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
 
 def targets(plan: Plan, arrays: tuple[Any, ...], out: np.ndarray) -> list[Any] | None:
     """Per input whose gradient is computed: where its cotangent must be unbroadcast or
-    cast back to its dtype (most operations: nowhere, giving None)."""
+    cast back to its dtype (most operations: nowhere, giving None).
+
+    A function of the arrays' and the result's shapes and dtypes only, so kept per plan
+    under them (``t - t.mean()`` meets the same shapes on every step; the nodes only read
+    what they share)."""
+    if plan.variadic is not None:
+        return _targets(plan, arrays, out)
+    wrt = plan.wrt
+    if len(wrt) == 2:
+        x, y = arrays[wrt[0][0]], arrays[wrt[1][0]]
+        key: Any = (out.shape, out.dtype, x.shape, x.dtype, y.shape, y.dtype)
+    else:
+        key = (out.shape, out.dtype, *((arrays[i].shape, arrays[i].dtype) for i, _, _ in wrt))
+    cache = plan.target_cache
+    try:
+        return cache[key]
+    except KeyError:
+        pass
+    found = cache[key] = _targets(plan, arrays, out)
+    if len(cache) > 64:  # (ever-new shapes: start over)
+        cache.clear()
+    return found
+
+
+def _targets(plan: Plan, arrays: tuple[Any, ...], out: np.ndarray) -> list[Any] | None:
     found = None
     out_dtype, out_size, out_ndim = out.dtype, out.size, out.ndim
     for k, (i, name, _slot) in enumerate(plan.wrt):

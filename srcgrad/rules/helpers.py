@@ -121,7 +121,9 @@ def unreduce(x: Any, shape: Shape, axis: Any = None, keepdims: bool = False) -> 
         out = np.empty(shape)
         out.fill(x)
         return out
-    if type(x) is np.ndarray and x.dtype.kind == "f" and math.prod(shape) <= _SMALL:
+    # (a NumPy float scalar too: a full reduction's cotangent, e.g. a mean's g / N)
+    if (type(x) is np.ndarray or isinstance(x, np.floating)) and x.dtype.kind == "f" \
+            and math.prod(shape) <= _SMALL:
         out = np.empty(shape, dtype=x.dtype)
         out[...] = x  # (np.copyto's dispatch costs as much as the copy)
         return out

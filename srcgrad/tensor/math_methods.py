@@ -36,6 +36,8 @@ _EQ, _NE, _LT, _LE, _GT, _GE = (_ew(n) for n in ("equal", "not_equal", "less", "
 _AND, _OR, _XOR = _ew("bitwise_and"), _ew("bitwise_or"), _ew("bitwise_xor")
 _ATAN2 = _ew("arctan2")
 
+_SUB_OP = _SUB["op"]  # (its code is swapped in place as plans are written in: elementwise)
+
 # filled by ``_unary_method`` as the class body names its methods
 _UNARY_SPECS: dict[str, _ops.Spec] = {}
 
@@ -73,7 +75,7 @@ class MathMethods(InplaceMethods):
     __sub__ = _operator(_SUB, "__sub__")
 
     def __rsub__(self, other: Any) -> Any:
-        return _binary(_SUB, other, self)
+        return _SUB_OP(other, self)  # (the op itself: ops.binary's lookup is one call more)
 
     __mul__ = _operator(_MUL, "__mul__")
     __rmul__ = _operator(_MUL, "__rmul__")

@@ -64,6 +64,19 @@ def _reduce(self: Any, rule: str, dim: Any, keepdim: bool, **extra: Any) -> Any:
 _FIXED: dict[tuple[Any, ...], Any] = {}
 
 
+def _whole(self: Any, rule: str) -> Any:
+    """``x.sum()``, ``x.mean()``: :func:`_reduce` with ``dim`` and ``keepdim`` not given
+    (every loss ends in one), its op found under the rule's name alone."""
+    found = rule_named(rule)  # (looked up per call: a rule may be registered again)
+    op = _WHOLE.get(rule)
+    if op is None or op[0] is not found:
+        op = _WHOLE[rule] = (found, fixed_op(found, {"axis": None, "keepdims": False}))
+    return op[1](self)
+
+
+_WHOLE: dict[str, tuple[Any, Any]] = {}  # rule name: (its rule, the op made for it)
+
+
 def _check_float(self: Any, op: str) -> None:
     if self._data.dtype.kind != "f":
         raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either "
@@ -124,12 +137,16 @@ class ReduceMethods:
         return matmul(other, self)
 
     def sum(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Any:
+        if dim is NO_DIM and dtype is None and not keepdim:
+            return _whole(self, "sum")
         x = self if dtype is None else self.to(dtype)
         return _reduce(x, "sum", dim, keepdim)
 
     def mean(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Any:
         x = self if dtype is None else self.to(dtype)
         _check_float(x, "mean")
+        if dim is NO_DIM and not keepdim:
+            return _whole(x, "mean")
         return _reduce(x, "mean", dim, keepdim)
 
     def prod(self, dim: Any = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Any:
