@@ -81,3 +81,60 @@ def test_gradients_with_freed_arrays_differentiate_in_every_mode(f, args):
     else:
         Wq, x = args
         check_all_modes(lambda w: f(w.reshape(3, 3), x), Wq.ravel())
+
+
+# --- a loop's body frees its own dead arrays (frees.dying_in_body) ------------------------
+def attention_per_sequence(Wq, Wv, x):
+    total = 0.0
+    for b in range(x.shape[0]):
+        xb = x[b]
+        q, v = xb @ Wq, xb @ Wv
+        s = q @ q.T / np.sqrt(q.shape[-1])
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)
+        o = p @ v
+        total = total + np.sum(o * o)
+    return total
+
+
+def vector_steps(x, n):
+    for _ in range(n):
+        y = np.sin(x) * x
+        x = x + 0.1 * (y * y)
+    return np.sum(x)
+
+
+def _loop_deletes(text: str) -> list[str]:
+    """The ``del`` lines inside a loop body (indented deeper than the function's)."""
+    return [line.strip() for line in text.splitlines() if line.startswith("        del ")]
+
+
+def test_a_loop_body_frees_its_dead_matrices_and_the_peak_memory_falls():
+    Wq, Wv = rng.standard_normal((16, 16)) / 4, rng.standard_normal((16, 16)) / 4
+    x = rng.standard_normal((6, 160, 16))
+    df = sg.grad(attention_per_sequence, wrt=(0, 1))
+    text = sg.source(df, Wq, Wv, x)
+    deleted = {name for line in _loop_deletes(text) for name in line[4:].split(", ")}
+    # the forward's scores and the reverse loop's popped probabilities die in the body
+    assert {"s", "p"} <= deleted, text
+    # a popped row is a view of the argument ``x``: its name holds no memory of its own
+    assert not any(name.startswith("xb") for name in deleted), text
+    held = _without_deletes(text, "grad_attention_per_sequence")
+    for a, b in zip(df(Wq, Wv, x), held(Wq, Wv, x)):
+        np.testing.assert_array_equal(a, b)
+    # one (160, 160) scores array (or more) is no longer held into the next iteration
+    assert _peak(df, Wq, Wv, x) + 160 * 160 * 8 <= _peak(held, Wq, Wv, x)
+
+
+def test_a_loop_over_vectors_writes_no_deletes():
+    # (a del per iteration costs a statement and frees nothing worth it: small vectors)
+    x = rng.standard_normal(4)
+    text = sg.source(sg.grad(vector_steps), x, 5)
+    assert _loop_deletes(text) == [], text
+
+
+def test_a_gradient_freeing_in_its_loops_differentiates_in_every_mode():
+    Wv = rng.standard_normal((3, 3)) / 2
+    x = rng.standard_normal((2, 4, 3))
+    check_all_modes(lambda w: attention_per_sequence(w.reshape(3, 3), Wv, x),
+                    rng.standard_normal(9) / 2)

@@ -182,7 +182,8 @@ def _loop(em: Any, op: Op, lines: list[str], indent: str, index: int | None) -> 
                 lines.append(f"{inner}    break")
     em.loop_slots.append(slots)
     try:
-        em.block(body, lines, inner, slots=slots, carried=carried, appends=lists)
+        em.block(body, lines, inner, slots=slots, carried=carried, appends=lists,
+                 loop_body=True)
     finally:
         em.loop_slots.pop()
 

@@ -21,6 +21,7 @@ from typing import Any
 import gast
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
+from ..passes.blocks import popped_items
 from . import breaks, conditions, control, floats, frees, inplace
 from .expressions import Expressions
 from .expressions import call_node as _call
@@ -157,6 +158,7 @@ class _Emitter(Expressions, NameReuse):
         self.break_tests = conditions.break_tests(fn, self.plan)
         self.last_use = self._last_uses()
         self.dying = frees.dying_by_statement(fn, self.last_use)
+        self.popped = popped_items(fn)  # (what a loop body may free: frees.dying_in_body)
         self.block_state: tuple[Block, dict[int, int]] = (fn.body, {})
         self.fresh_params: set[int] = set()  # loop-carried arrays safe to write in place
         self.inline: dict[int, Any] = {}  # value id -> the expression written in its place
@@ -208,11 +210,13 @@ class _Emitter(Expressions, NameReuse):
 
     def block(self, block: Block, lines: list[str], indent: str, *, top: bool = False,
               slots: list[str] | None = None, carried: list[Value] | None = None,
-              appends: list[str] | None = None, empty_ok: bool = False) -> None:
+              appends: list[str] | None = None, empty_ok: bool = False,
+              loop_body: bool = False) -> None:
         """Emit ``block``'s ops; then assign its results to ``slots`` (region outputs;
         ``carried``: the block parameters holding the slots' previous values) and append
         the remaining results to the lists named ``appends`` (a loop's collected lists).
-        An empty block is a ``pass`` unless ``empty_ok`` (statements follow it)."""
+        An empty block is a ``pass`` unless ``empty_ok`` (statements follow it). The
+        function's block and a loop's body free their dead arrays (:mod:`.frees`)."""
         start = len(lines)
         slots = slots or []
         appended = block.results[len(slots):] if appends else []
@@ -220,15 +224,17 @@ class _Emitter(Expressions, NameReuse):
         self.slot_of.update(direct)  # (an ``if`` among them names its outputs so)
         saved = self.block_state
         self.block_state = (block, _last_reads(block, appended, self.plan))
+        dying = self.dying if top else frees.dying_in_body(
+            block, self.block_state[1], self.fn, self.popped) if loop_body else {}
         deferred: list[int] = []  # ops whose dying arrays are not freed yet
         for i, op in enumerate(block.ops):
-            if top and i:
+            if dying and i:
                 deferred.append(i - 1)
                 if self.written(block.ops[i - 1]):
                     # (after a statement: an op written inside a later one, a literal or an
                     # inlined transpose read by the next statement frees nothing yet)
                     for j in deferred:
-                        self.free(j, lines, indent)
+                        self.free(dying.get(j, []), lines, indent)
                     deferred = []
             if op.prim == "const" or (len(op.outputs) == 1 and op.out.id in self.plan):
                 continue  # a literal, or written inside the expression that reads it
@@ -355,9 +361,9 @@ class _Emitter(Expressions, NameReuse):
         return not (len(op.outputs) == 1 and (op.out.id in self.plan
                                               or op.out.id in self.inline))
 
-    def free(self, index: int, lines: list[str], indent: str) -> None:
-        """``del`` the arrays top-level statement ``index`` read last (see :mod:`.frees`)."""
-        names = frees.deletable(self.dying.get(index, []), self.names.names, self.names.holder)
+    def free(self, values: list[Value], lines: list[str], indent: str) -> None:
+        """``del`` the names still holding ``values``, arrays a statement read last."""
+        names = frees.deletable(values, self.names.names, self.names.holder)
         if names:
             lines.append(f"{indent}del {', '.join(names)}")
 

@@ -1,4 +1,5 @@
 """Arrays freed where they die: ``del name`` after the last statement reading them.
+(The function's block, and a loop's body within one iteration: :func:`dying_in_body`.)
 
 Where it sits: the emitter (``emit.py``) asks, after each top-level statement, which
 arrays that statement read for the last time still sit under a name. A name keeps its
@@ -20,7 +21,7 @@ lives on), never a parameter or a result.
 
 from __future__ import annotations
 
-from ..ir.core import Function, Value
+from ..ir.core import Block, Function, Value
 
 
 def dying_by_statement(fn: Function, last_use: dict[int, int]) -> dict[int, list[Value]]:
@@ -39,10 +40,47 @@ def dying_by_statement(fn: Function, last_use: dict[int, int]) -> dict[int, list
     return dying
 
 
-def _owns_memory(v: Value, params: set[int]) -> bool:
+def dying_in_body(block: Block, last_read: dict[int, int], fn: Function,
+                  popped: dict[int, Value]) -> dict[int, list[Value]]:
+    """The same for a loop's body, by statement index of ``block``: arrays an op of the
+    body defines and a later op of the same iteration reads last. A body's value is
+    defined afresh on every iteration, so its name is not read again before it is
+    rebound; carried values, the body's results and what it appends to a list (a tape)
+    are read past the last op and stay. Freed so, an iteration's dead arrays are reused
+    by its own later statements: otherwise each lives until the next iteration rebinds
+    its name, and the reverse loop of a per-sequence attention grew the heap by a
+    score-sized array per iteration, page-faulting it back in after a trim."""
+    params = {p.id for p in (*fn.params, *block.params)}
+    dying: dict[int, list[Value]] = {}
+    for op in block.ops:
+        for v in op.outputs:
+            at = last_read.get(v.id)
+            if at is None or at >= len(block.ops) or not _body_array(v) \
+                    or not _owns_memory(v, params, popped):
+                continue
+            dying.setdefault(at, []).append(v)
+    return dying
+
+
+def _body_array(v: Value) -> bool:
+    """A matrix or higher (a cotangent typed ``any``, one made from popped values of a
+    reverse loop, taken as its primal's type). A ``del`` is a statement run on every
+    iteration: a loop over small state vectors (an ODE's, an RNN's) gains nothing from
+    it, a loop making matrices (attention per sequence) is where the heap grows."""
+    t = v.type
+    if (t is None or t.kind == "any") and v.adjoint_of is not None:
+        t = v.adjoint_of.type
+    return t is not None and t.kind == "array" and t.ndim is not None and t.ndim >= 2
+
+
+def _owns_memory(v: Value, params: set[int], popped: dict[int, Value] | None = None) -> bool:
     """Not a name for memory the caller or a module holds anyway: a global read, a
-    constant, a view of a parameter or of a global (``x.reshape(...)``)."""
+    constant, a view of a parameter or of a global (``x.reshape(...)``); ``popped``: a
+    tape's popped value -> the item pushed (a reverse loop's ``row_1``, ``DATA[i]``)."""
     while v.op is not None:
+        if popped and v.id in popped:
+            v = popped[v.id]
+            continue
         if v.op.prim in ("captured", "const"):
             return False
         rule = v.op.attrs.get("rule")
