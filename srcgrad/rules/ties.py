@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .dispatch import as_array, dispatching, foreign
-from .masks import PRODUCT_FROM, kept
+from .masks import kept, kept_array
 from .registry import ELEMENTWISE, NONDIFF, defrule
 
 _PLAIN = (np.ndarray, float, int)
@@ -83,8 +83,8 @@ def larger_picks_array(x: np.ndarray, y: Any) -> np.ndarray:
 
 def taken_array(c: np.ndarray, w: np.ndarray) -> np.ndarray:
     """:func:`taken` where ``c`` is known to be a float ndarray and ``w`` an ndarray."""
-    if w.dtype.kind == "b" and w.size < PRODUCT_FROM:  # (kept_array's, written out)
-        return np.where(w, c, 0.0)
+    if w.dtype.kind == "b":  # (a mask: np.where's numbers, bits on a large array)
+        return kept_array(c, w)
     return taken.__wrapped__(c, w)  # type: ignore[attr-defined, no-any-return]
 
 

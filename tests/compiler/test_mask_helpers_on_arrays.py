@@ -4,7 +4,7 @@ compiler knows a selection adjoint's cotangent is a float ndarray, emitted code 
 ``on_arrays``) instead of the dispatching helpers, whose wrappers and type tests cost half
 of ``np.where`` itself on a few elements. Each gives the generic helper's numbers bit for
 bit (infinite and NaN cotangents, ties, float32, empty and broadcast masks, both sides of
-the product's size); the emitted code uses them only where the types allow."""
+the size where bits pay); the emitted code uses them only where the types allow."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 import srcgrad as sg
 from srcgrad.rules.masks import (
-    PRODUCT_FROM,
-    PRODUCT_FROM_WIDE,
+    BITS_FROM,
+    BITS_FROM_WIDE,
     dropped,
     dropped_array,
     kept,
@@ -32,7 +32,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> None:
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # (-0.0 kept)
 
 
-@pytest.mark.parametrize("size", [0, 1, 4, 64, PRODUCT_FROM + 3, PRODUCT_FROM_WIDE + 3])
+@pytest.mark.parametrize("size", [0, 1, 4, 64, BITS_FROM + 3, BITS_FROM_WIDE + 3])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_array_versions_give_the_generic_helpers_numbers(size, dtype):
     x = rng.standard_normal(size).astype(dtype)
@@ -60,13 +60,13 @@ def test_array_versions_broadcast_a_mask_and_a_cotangent_as_the_helpers_do():
         _same(kept_array(g, mask), kept(g, mask))
         _same(dropped_array(g, mask), dropped(g, mask))
     row = rng.standard_normal(5)
-    big = rng.standard_normal((PRODUCT_FROM, 5)) > 0
+    big = rng.standard_normal((BITS_FROM, 5)) > 0
     _same(kept_array(row, big), kept(row, big))
     _same(larger_picks_array(row, row[:, None]), larger_picks(row, row[:, None]))
 
 
 def test_a_truthy_non_boolean_mask_selects_and_does_not_scale():
-    g = rng.standard_normal(PRODUCT_FROM + 1)
+    g = rng.standard_normal(BITS_FROM + 1)
     mask = np.where(rng.standard_normal(g.size) > 0, 2.5, 0.0)
     _same(kept_array(g, mask), kept(g, mask))
     _same(dropped_array(g, mask), dropped(g, mask))

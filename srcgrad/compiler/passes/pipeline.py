@@ -26,6 +26,7 @@ from .quotients import combine_quotients
 from .recompute import store_or_recompute
 from .root_tangents import mark_root_tangents, reciprocal_roots
 from .rows_in_place import rows_in_place
+from .selections import where_as_masks
 from .shape_only import shapes_without_values
 from .shapes import shapes
 from .simplify import scalar_factors, simplify
@@ -38,6 +39,7 @@ from .tape import dedupe_tape
 PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("shapes", shapes),
     ("simplify", simplify),
+    ("where_as_masks", where_as_masks),
     ("take_factors_out_of_sums", take_factors_out_of_sums),
     ("fold_constants", fold_constants),
     ("fold_negations", fold_negations),
