@@ -6,7 +6,10 @@ stores cost as much as the arithmetic, and the text reads unlike the user's. So 
 asks :func:`nesting_plan` which values to *nest*: a pure op whose one result is read exactly
 once in the whole function, by a later plain op of the same block, is not emitted where it
 stands but written as a sub-expression of its reader, when both came from the same user
-line (so each ``# line N`` comment still heads the code of line N)::
+line (so each ``# line N`` comment still heads the code of line N) or when it is a nameless
+number made for a later line's number (a tangent's part computed where its user line
+stood, ``dy = dy + (de * step - (de - 1.0)) / e``: a user's value read on another line has
+a name and keeps its statement)::
 
     _t1 = y * x                         (nested)
     _t2 = math.sin(y)           ->      (nested)
@@ -87,10 +90,13 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
             if op.prim == "const":
                 continue
             reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
+            if reader is not None and id(reader) in tree and op.out.id in plan:
+                tree.add(id(op))  # nested into an op nested here: counted in its size
+                continue
             if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
                     and not _accumulator_of(op.out, reader)
                     and not _written_into(op.out, reader)
-                    and op.line == statement.line
+                    and (op.line == statement.line or _a_later_lines_part(op, statement))
                     and total + size.get(id(op), 1) <= MAX_NESTED + 1
                     and (adjacent or _numbers_only(op))
                     and not (past_result and _reads_params(op, params, plan))):
@@ -101,6 +107,15 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
             adjacent = False
             past_result = past_result or any(o.id in results for o in op.outputs)
         size[id(statement)] = total
+
+
+def _a_later_lines_part(op: Op, statement: Op) -> bool:
+    """A nameless number made for a later line (a tangent's part computed where its
+    user line stood, ``_t1 = de - 1.0``, read once by the next line's tangent) is written
+    in that line's expression, as a person writes a tangent: a user's value that another
+    line reads has a name, and arrays stay on their own lines."""
+    return (op.out.name is None and op.out.adjoint_of is None and _numbers_only(op)
+            and len(statement.outputs) == 1 and _a_number(statement.out))
 
 
 def _reads_params(op: Op, params: set[int], plan: dict[int, int], depth: int = 0) -> bool:
