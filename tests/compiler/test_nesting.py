@@ -133,3 +133,26 @@ def test_a_tangents_parts_from_the_line_before_are_written_in_its_update():
 def test_a_users_named_value_keeps_its_line():
     text = sg.source(sg.grad(named_across_lines), 0.4)
     assert re.search(r"\n    t = x \* 3\.0 \+ 1\.0\n", text), text
+
+
+def root_loop(x, steps):
+    y = 1.0
+    for _ in range(steps):
+        y = (y + x) ** 0.5
+    return y
+
+
+def test_a_tangent_part_moves_past_another_loop_variables_update():
+    """``dy + 1.0`` reads the old ``dy``: written after ``y``'s update (``y`` assigned
+    directly) it still reads the old ``dy``, so it is nested in ``dy``'s own update; only
+    the update of a slot it reads would stop it."""
+    text = sg.source(sg.grad(root_loop), 2.0, 10)
+    assert "            dy = (dy + 1.0) * 0.5 / y\n" in text, text
+    assert not re.search(r"\n +y = y_\d+\n", text), text
+    for x in (0.0, 2.0, 7.5):
+        got = sg.grad(root_loop)(x, 10)
+        assert math.isclose(got, sg.grad(root_loop, optimize=False)(x, 10), rel_tol=1e-13)
+        assert got == pytest.approx(float(numeric_gradient(root_loop, (x, 10), {}, 0)),
+                                    rel=1e-6)
+    assert sg.grad(sg.grad(root_loop))(2.0, 10) == pytest.approx(
+        float(numeric_gradient(sg.grad(root_loop), (2.0, 10), {}, 0)), rel=1e-5)
