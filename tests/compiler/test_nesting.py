@@ -43,6 +43,22 @@ def negative_base(x):
     return x * (-2.0) ** np.floor(x)
 
 
+def newton_log(a):
+    y = 1.0
+    while True:
+        e = math.exp(y)
+        step = (e - a) / e
+        y = y - step
+        if abs(step) < 1e-13:
+            break
+    return y
+
+
+def named_across_lines(x):
+    t = x * 3.0 + 1.0
+    return math.sin(t) * x
+
+
 PROGRAMS = [
     (scalar_loop, (0.7, 12)),
     (swap_in_loop, (0.4, 9)),
@@ -50,6 +66,8 @@ PROGRAMS = [
     (array_writes, (np.linspace(0.2, 1.1, 4),)),
     (newton, (1.3,)),
     (negative_base, (2.5,)),
+    (newton_log, (5.0,)),
+    (named_across_lines, (0.4,)),
 ]
 
 
@@ -96,3 +114,45 @@ def test_a_negative_number_keeps_its_parentheses_as_a_power_base():
     assert "(-2.0) **" in text and "= -2.0 **" not in text, text
     assert sg.grad(negative_base)(2.5) == pytest.approx(4.0)
     assert sg.grad(negative_base)(3.5) == pytest.approx(-8.0)
+
+
+def test_a_tangents_parts_from_the_line_before_are_written_in_its_update():
+    """The quotient's tangent is computed at ``step``'s line but read once by ``dy``'s
+    update on the next line: its nameless parts are written inside that update, as a
+    person writes it (and a statement counts each op nested into it once, so the whole
+    update fits in one expression)."""
+    text = sg.source(sg.grad(newton_log), 5.0)
+    assert "        dy = dy + (de * step - (de - 1.0)) / e\n" in text, text
+    assert "_t" not in text, text
+    for a in (0.5, 5.0, 40.0):
+        got = sg.grad(newton_log)(a)
+        assert got == pytest.approx(1.0 / a, rel=1e-12)
+        assert math.isclose(got, sg.grad(newton_log, optimize=False)(a), rel_tol=1e-13)
+
+
+def test_a_users_named_value_keeps_its_line():
+    text = sg.source(sg.grad(named_across_lines), 0.4)
+    assert re.search(r"\n    t = x \* 3\.0 \+ 1\.0\n", text), text
+
+
+def root_loop(x, steps):
+    y = 1.0
+    for _ in range(steps):
+        y = (y + x) ** 0.5
+    return y
+
+
+def test_a_tangent_part_moves_past_another_loop_variables_update():
+    """``dy + 1.0`` reads the old ``dy``: written after ``y``'s update (``y`` assigned
+    directly) it still reads the old ``dy``, so it is nested in ``dy``'s own update; only
+    the update of a slot it reads would stop it."""
+    text = sg.source(sg.grad(root_loop), 2.0, 10)
+    assert "            dy = (dy + 1.0) * 0.5 / y\n" in text, text
+    assert not re.search(r"\n +y = y_\d+\n", text), text
+    for x in (0.0, 2.0, 7.5):
+        got = sg.grad(root_loop)(x, 10)
+        assert math.isclose(got, sg.grad(root_loop, optimize=False)(x, 10), rel_tol=1e-13)
+        assert got == pytest.approx(float(numeric_gradient(root_loop, (x, 10), {}, 0)),
+                                    rel=1e-6)
+    assert sg.grad(sg.grad(root_loop))(2.0, 10) == pytest.approx(
+        float(numeric_gradient(sg.grad(root_loop), (2.0, 10), {}, 0)), rel=1e-5)

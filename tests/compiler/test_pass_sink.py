@@ -81,3 +81,28 @@ def test_a_print_keeps_the_order_of_the_users_exception(capsys):
     assert capsys.readouterr().out == ""
     assert sg.grad(printed_steps)(2.0, 3) == pytest.approx(
         float(numeric_gradient(printed_steps, (2.0, 3), {}, 0)), rel=1e-6)
+
+
+def clamped(x, n):
+    y = x
+    for _ in range(n):
+        y = min(max(x * y + 0.3, -1.0), 0.9) * 0.8 + 0.1 * math.sin(y)
+    return y
+
+
+def test_a_next_value_read_through_a_branch_still_moves_last():
+    """``y``'s next value reads the clamp's branch result: the branch stays where it is and
+    only the arithmetic after it moves, so the tangent (which reads the old ``y``) is
+    written first and each loop variable is assigned directly."""
+    text = sg.source(sg.grad(clamped), 0.6, 20)
+    body = _body(text)
+    assert body[-2:] == ["dy = _t6 * 0.8 + dy * math.cos(y) * 0.1",
+                         "y = _t5 * 0.8 + 0.1 * math.sin(y)"], text
+    assert not any(line.startswith("y_") for line in body), text
+    for x in (-3.0, 0.2, 0.6, 2.0):
+        got = sg.grad(clamped)(x, 20)
+        assert got == sg.grad(clamped, optimize=False)(x, 20) or math.isclose(
+            got, sg.grad(clamped, optimize=False)(x, 20), rel_tol=1e-12)
+        assert got == pytest.approx(float(numeric_gradient(clamped, (x, 20), {}, 0)),
+                                    rel=1e-6, abs=1e-9)
+        assert sg.vjp(clamped)(x, 20, 1.0) == pytest.approx(got, rel=1e-12)

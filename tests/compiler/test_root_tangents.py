@@ -58,8 +58,8 @@ def test_a_root_loops_tangent_divides_by_the_users_root():
     text = _text(root_loop, 2.0)
     assert "math.pow" not in text and "try:" not in text, text
     assert "        y = _t1 ** 0.5\n" in text, text
-    assert "        if _t1 > 0.0:\n            dy = _t2 * 0.5 / y\n" in text, text
-    assert "        else:\n            dy = _t2 * 0.5 * float(np.power(_t1, -0.5))\n" in text
+    assert "        if _t1 > 0.0:\n            dy = (dy + 1.0) * 0.5 / y\n" in text, text
+    assert "        else:\n            dy = (dy + 1.0) * 0.5 * float(np.power(_t1, -0.5))\n" in text
 
 
 def test_without_the_rewrite_the_power_rule_calls_pow():
@@ -115,8 +115,9 @@ def test_a_root_loop_from_a_tiny_or_zero_argument(x):
 def test_a_root_read_by_two_tangent_terms():
     text = _text(root_read_twice, 2.0)
     assert "math.pow" not in text, text
-    assert "    if u > 0.0:\n        _t1 = _t1 * 0.5 / y\n" in text, text
-    assert "        _t1 = _t1 * 0.5 * float(np.power(u, -0.5))\n" in text, text
+    # (``du``, read once by the root's tangent, is written in both of its branches)
+    assert "    if u > 0.0:\n        _t1 = (x + x) * 0.5 / y\n" in text, text
+    assert "        _t1 = (x + x) * 0.5 * float(np.power(u, -0.5))\n" in text, text
     for x in (2.0, -3.0, 1.5):
         assert_close(sg.grad(root_read_twice)(x), numeric_gradient(root_read_twice, (x,), {}, 0))
 
@@ -223,8 +224,8 @@ def cube_root(x):  # 0 < c < 1, c != 0.5: u ** c / u is nan at u == inf: the pow
 
 def test_an_inverse_roots_tangent_divides_the_users_value_by_its_base():
     text = _text(inverse_root_loop, 2.0)
-    assert "        if _t1 > 0.0:\n            dy = _t2 * -0.5 * y / _t1\n" in text, text
-    assert "            dy = _t2 * -0.5 * float(np.power(_t1, -1.5))\n" in text, text
+    assert "        if _t1 > 0.0:\n            dy = (dy + 1.0) * -0.5 * y / _t1\n" in text, text
+    assert "            dy = (dy + 1.0) * -0.5 * float(np.power(_t1, -1.5))\n" in text, text
     assert "math.pow" not in text, text
     text = _text(reciprocal_once, 3.0)
     assert " y / _t1\n" in text and "np.power(_t1, -2.0)" in text, text

@@ -6,7 +6,10 @@ stores cost as much as the arithmetic, and the text reads unlike the user's. So 
 asks :func:`nesting_plan` which values to *nest*: a pure op whose one result is read exactly
 once in the whole function, by a later plain op of the same block, is not emitted where it
 stands but written as a sub-expression of its reader, when both came from the same user
-line (so each ``# line N`` comment still heads the code of line N)::
+line (so each ``# line N`` comment still heads the code of line N) or when it is a nameless
+number made for a later line's number (a tangent's part computed where its user line
+stood, ``dy = dy + (de * step - (de - 1.0)) / e``: a user's value read on another line has
+a name and keeps its statement)::
 
     _t1 = y * x                         (nested)
     _t2 = math.sin(y)           ->      (nested)
@@ -69,7 +72,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     ops = block.ops
     reader_of = {v.id: op for op in ops for v in op.operands()}  # (single reads only used)
     results = {v.id for v in block.results if isinstance(v, Value)}
-    params = {p.id for p in block.params}
+    slot_of = _slots(block)
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
     for j, statement in enumerate(ops):
         for region in statement.regions:
@@ -79,7 +82,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
         tree = {id(statement)}  # the statement and the ops nested into it so far
         total = 1
         adjacent = True  # no op left standing between here and the statement yet
-        past_result = False  # a block result (a loop slot, assigned directly) stands between
+        passed: set[int] = set()  # loop slots whose next value (assigned directly) stands between
         for k in range(j - 1, -1, -1):
             op = ops[k]
             if op.prim in _BARRIERS or op.regions:
@@ -87,20 +90,48 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
             if op.prim == "const":
                 continue
             reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
+            if reader is not None and id(reader) in tree and op.out.id in plan:
+                tree.add(id(op))  # nested into an op nested here: counted in its size
+                continue
             if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
                     and not _accumulator_of(op.out, reader)
                     and not _written_into(op.out, reader)
-                    and op.line == statement.line
+                    and (op.line == statement.line or _a_later_lines_part(op, statement))
                     and total + size.get(id(op), 1) <= MAX_NESTED + 1
                     and (adjacent or _numbers_only(op))
-                    and not (past_result and _reads_params(op, params, plan))):
+                    and not (passed and _reads_params(op, passed, plan))):
                 plan[op.out.id] = id(reader)
                 tree.add(id(op))
                 total += size.get(id(op), 1)
                 continue
             adjacent = False
-            past_result = past_result or any(o.id in results for o in op.outputs)
+            for o in op.outputs:
+                passed |= slot_of.get(o.id, set())
         size[id(statement)] = total
+
+
+def _a_later_lines_part(op: Op, statement: Op) -> bool:
+    """A nameless number made for a later line (a tangent's part computed where its
+    user line stood, ``_t1 = de - 1.0``, read once by the next line's tangent) is written
+    in that line's expression, as a person writes a tangent: a user's value that another
+    line reads has a name, and arrays stay on their own lines."""
+    return (op.out.name is None and op.out.adjoint_of is None and _numbers_only(op)
+            and len(statement.outputs) == 1 and _a_number(statement.out))
+
+
+def _slots(block: Block) -> dict[int, set[int]]:
+    """Block result id -> the ids of the parameters whose name it is assigned to: a loop
+    body's carried parameters are its last ones, one per result (a ``for`` body's first is
+    its index); where that does not line up, every parameter (the safe answer)."""
+    results = [v for v in block.results if isinstance(v, Value)]
+    if len(block.results) > len(block.params) or len(results) != len(block.results):
+        every = {p.id for p in block.params}
+        return {v.id: every for v in results}
+    carried = block.params[len(block.params) - len(block.results):]
+    slots: dict[int, set[int]] = {}
+    for p, v in zip(carried, results):
+        slots.setdefault(v.id, set()).add(p.id)
+    return slots
 
 
 def _reads_params(op: Op, params: set[int], plan: dict[int, int], depth: int = 0) -> bool:

@@ -85,8 +85,10 @@ def _tree(root: Op, ops: list[Op], uses: dict[int, int]) -> dict[int, Op] | None
             return None
         tree[id(op)] = op
         for v in op.operands():
+            # an operand made by a branch or a loop stays where it is (defined earlier, it
+            # may still be read later): a clamp's ``min``/``max`` feeding ``y``'s next value
             if v.op is not None and id(v.op) in here and v.op.prim != "const" \
-                    and uses.get(v.id) == 1 and id(v.op) not in tree:
+                    and not v.op.regions and uses.get(v.id) == 1 and id(v.op) not in tree:
                 todo.append(v.op)
     return tree
 

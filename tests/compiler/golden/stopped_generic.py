@@ -14,8 +14,8 @@ def grad_stopped(x, y, n):
     _t3 = np.shape(_t2)
     _t2 = _t2 * n
     _t4 = np.shape(_t2)
-    _t2 = unbroadcast(rebroadcast(seed_one(np.sum(_t2)) * n, _t4), _t3)
-    dx = unbroadcast(_t2 * scale, _t1)
+    _t2 = unbroadcast(rebroadcast(seed_one(np.sum(_t2)) * n, _t4), _t3) * scale
+    dx = unbroadcast(_t2, _t1)
     dx = like(dx, x)
     dy = zeros_of(y)
     return dx, dy
