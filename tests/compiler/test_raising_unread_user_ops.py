@@ -93,6 +93,23 @@ def unread_repeat(x):
     return np.sum(x * x)
 
 
+def unread_index_in_branch(x, i):
+    s = np.sum(x)
+    if s > 0:
+        y = x[i]
+        s = s * 2.0
+    return s * s
+
+
+def _pick(x, i):
+    return x[i]
+
+
+def unread_call_result(x, i):
+    _pick(x, i)
+    return np.sum(x * x)
+
+
 def unread_index_in_loop(x, i):
     s = 0.0
     for k in range(2):
@@ -117,6 +134,8 @@ CASES: list[tuple[Callable[..., Any], tuple[Any, ...], type[BaseException]]] = [
     (unread_stack, (np.ones(3), np.ones(4)), ValueError),
     (unread_index_in_loop, (np.ones(3), 2), IndexError),
     (unread_unequal_split, (np.ones(3),), ValueError),
+    (unread_index_in_branch, (np.ones(3), 5), IndexError),
+    (unread_call_result, (np.ones(3), 5), IndexError),
     (unread_len_of_0d, (np.array(1.0),), TypeError),
     (unread_axis_out_of_range, (np.ones(3),), np.exceptions.AxisError),
     (unread_moveaxis, (np.ones(3),), np.exceptions.AxisError),

@@ -55,16 +55,22 @@ def mark_dead_checks(fn: Function) -> None:
     _block(fn.body, set())
 
 
-def _block(block: Block, live: set[int]) -> None:
-    """Liveness from the results back (a region's results are all live: conservative)."""
-    live.update(r.id for r in block.results)
+def _block(block: Block, live: set[int], results: list[Value] | None = None) -> None:
+    """Liveness from ``results`` (default: the block's) back. A branch's result is live
+    where its ``if`` output is (a name assigned in one branch only and never read); a
+    loop body's results are all live (conservative: they are carried)."""
+    live.update(r.id for r in (block.results if results is None else results))
     for op in reversed(block.ops):
         dead = not op.regions and not any(o.id in live for o in op.outputs)
         if _converts_array(op) or (dead and _may_raise(op)):
             op.attrs[USER_CHECK] = True
         live.update(v.id for v in op.operands())
         for region in op.regions:
-            _block(region, live)
+            if op.prim == "if" and len(region.results) == len(op.outputs):
+                _block(region, live, [r for r, o in zip(region.results, op.outputs)
+                                      if o.id in live])
+            else:
+                _block(region, live)
 
 
 def _converts_array(op: Op) -> bool:
