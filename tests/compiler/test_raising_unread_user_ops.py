@@ -209,3 +209,29 @@ def test_read_op_not_kept_twice_nor_unread_safe_ops():
         return np.sum(x * x)
     text = sg.source(sg.grad(f), np.ones(3))
     assert "exp" not in text and "x[1:]" not in text
+
+
+def _step(x, i):
+    y = x[i]
+    return np.tanh(x)
+
+
+_checkpointed_step = sg.checkpoint(_step)
+
+
+def checkpointed_loop(x, i):
+    for _ in range(2):
+        x = _checkpointed_step(x, i)
+    return np.sum(x)
+
+
+def test_checkpoint_keeps_the_unread_op_in_the_forward_pass_only():
+    """The forward pass runs the user's unread ``x[i]`` (and raises there); the copy a
+    checkpoint recomputes for its adjoint does not repeat it."""
+    with pytest.raises(IndexError):
+        sg.grad(checkpointed_loop)(np.ones(3), 5)
+    text = sg.source(sg.grad(checkpointed_loop), np.ones(3), 1)
+    assert text.count("[i]") == 1
+    x = np.array([0.3, -0.2, 0.1])
+    expected = (1 - np.tanh(np.tanh(x)) ** 2) * (1 - np.tanh(x) ** 2)
+    np.testing.assert_allclose(sg.grad(checkpointed_loop)(x, 1), expected)
