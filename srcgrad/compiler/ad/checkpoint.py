@@ -21,7 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..ir.builder import clone_block
-from ..ir.core import CHECKPOINT, USER_ARITHMETIC, Block, Function, Op, Value, checkpoint_mark
+from ..ir.core import (
+    CHECKPOINT,
+    USER_ARITHMETIC,
+    USER_CHECK,
+    Block,
+    Function,
+    Op,
+    Value,
+    checkpoint_mark,
+)
 from ..passes.rewrite import EFFECTS
 from .scope import Scope
 
@@ -78,6 +87,7 @@ def recompute(scope: Scope, group: list[Op],
         # (the forward pass ran the user's op and raised there if it raises: a copy
         # nothing reads need not stay)
         op.attrs.pop(USER_ARITHMETIC, None)
+        op.attrs.pop(USER_CHECK, None)
         op.line = scope.builder.line if op.line is None else op.line
     block.ops.extend(copy.ops)
     _own(copy.ops, block, scope.owner)

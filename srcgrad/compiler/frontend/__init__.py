@@ -26,6 +26,7 @@ from ..symbolic import Sym, is_symbolic, to_value
 from . import captured, recursion
 from .context import Context, error
 from .control import flatten
+from .dead_checks import mark_dead_checks
 from .lower import Lowerer
 from .resolve import Dependency, Scope
 from .returns import check_result
@@ -138,6 +139,7 @@ def lower(fn: Any, arg_types: Sequence[T.AType] | None = None
             if shape is not None:
                 ir.meta["tuple_result"] = True
     ir.meta["return_line"] = _return_line(parsed, node)
+    mark_dead_checks(ir)  # (the user's unread ops that may raise stay in every derivative)
     return ir, ctx.deps
 
 

@@ -140,6 +140,10 @@ PYTHON_SPELLING = "python_spelling"
 # Python numbers it may raise where the user's code raises (``math.log(-1.0)``), so dead
 # code elimination keeps it though nothing reads its value (``passes/rewrite.may_raise``).
 USER_ARITHMETIC = "user_arithmetic"
+# An op attribute: the user's own op that may raise on a run-time shape or value (an index
+# out of range, ``int(inf)``, a reshape of the wrong size) whose value the user's function
+# never reads; kept by dead code elimination as USER_ARITHMETIC is (``frontend/dead_checks``).
+USER_CHECK = "user_check"
 
 
 def exact_key(value: Any) -> Any:

@@ -20,6 +20,7 @@ from .core import (
     PYTHON_SPELLING,
     TANGENT_CODE,
     USER_ARITHMETIC,
+    USER_CHECK,
     Block,
     Function,
     Op,
@@ -90,7 +91,7 @@ def _print_op(op: Op, names: _Names, lines: list[str], indent: str) -> None:
     args = [f"{k}={names.ref(a)}" for k, a in op.args.items()]
     args += [f"{k}={_const(a)}" for k, a in op.attrs.items()
              if k not in ("fn", "rule", PYTHON_SPELLING, TANGENT_CODE, NUMBER_SIGN,
-                           USER_ARITHMETIC)]
+                           USER_ARITHMETIC, USER_CHECK)]
     if "fn" in op.attrs:
         fn = op.attrs["fn"]
         args.insert(0, f"fn={getattr(fn, '__qualname__', repr(fn))}")

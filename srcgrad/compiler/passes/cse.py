@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.core import PYTHON_SPELLING, USER_ARITHMETIC, Block, Function, Value, exact_key
+from ..ir.core import (
+    PYTHON_SPELLING,
+    USER_ARITHMETIC,
+    USER_CHECK,
+    Block,
+    Function,
+    Value,
+    exact_key,
+)
 from ..spelling import has_python_spelling
 from .rewrite import is_pure, replace_uses
 
@@ -25,7 +33,7 @@ def _key(a: Any) -> Any:
 def _attr_key(attrs: dict[str, Any]) -> Any:
     parts = []
     for k, v in sorted(attrs.items()):
-        if k in (PYTHON_SPELLING, USER_ARITHMETIC):
+        if k in (PYTHON_SPELLING, USER_ARITHMETIC, USER_CHECK):
             continue  # _block decides which of two spellings may stand for the other
         if k == "rule":
             parts.append((k, id(v)))
@@ -71,8 +79,9 @@ def _block(block: Block, seen: dict[Any, Value], mapping: dict[Value, Value],
             # an earlier Python-spelled op that did not raise computed NumPy's value; the
             # reverse would lose the user's exception (``1.0 / 0.0``) for an inf
             mapping[op.out] = seen[key]
-            if op.attrs.pop(USER_ARITHMETIC, False):  # the one kept raises for both
-                seen[key].op.attrs[USER_ARITHMETIC] = True
+            for mark in (USER_ARITHMETIC, USER_CHECK):  # the one kept raises for both
+                if op.attrs.pop(mark, False):
+                    seen[key].op.attrs[mark] = True
 
 
 def _remap(a: Any, mapping: dict[Value, Value]) -> Any:

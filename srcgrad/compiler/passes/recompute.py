@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ad.tape import pair_tapes
-from ..ir.core import PYTHON_SPELLING, USER_ARITHMETIC, Block, Function, Op, Value
+from ..ir.core import PYTHON_SPELLING, USER_ARITHMETIC, USER_CHECK, Block, Function, Op, Value
 from .rewrite import replace_uses
 
 # Primitives far dearer than a push and a pop (a libm call, or a pass over an array).
@@ -76,7 +76,7 @@ def _owning_blocks(block: Block, owner: dict[int, Block]) -> dict[int, Block]:
 def _key(op: Op, args: dict[str, Any]) -> Any:
     attrs = []
     for k, v in sorted(op.attrs.items()):
-        if k in (PYTHON_SPELLING, USER_ARITHMETIC):
+        if k in (PYTHON_SPELLING, USER_ARITHMETIC, USER_CHECK):
             continue  # a Python spelling that did not raise computed NumPy's value
         if k == "rule":
             v = id(v)

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.core import PYTHON_SPELLING, USER_ARITHMETIC, Block, Function, Op, Value, const_value
+from ..ir.core import (
+    PYTHON_SPELLING,
+    USER_ARITHMETIC,
+    USER_CHECK,
+    Block,
+    Function,
+    Op,
+    Value,
+    const_value,
+)
 
 # Ops kept even when their results are unused: they act on the world or may raise.
 EFFECTS = frozenset({"print", "assert", "raise", "call",
@@ -34,7 +43,10 @@ def may_raise(op: Op) -> bool:
     """The user's own Python arithmetic that may raise on its operands: a ``math.*`` call
     (``math.log(-1.0)``, ``math.exp(1000.0)``, ``math.sqrt`` of a negative NumPy scalar) or
     a raising operator on Python numbers. Derivative code never counts: a derivative must
-    raise where the user's function raises, not where srcgrad's own formulas would."""
+    raise where the user's function raises, not where srcgrad's own formulas would. Also
+    the user's unread ops that may raise on a shape or value (``USER_CHECK``)."""
+    if op.attrs.get(USER_CHECK):
+        return True
     spelled = op.attrs.get(PYTHON_SPELLING)
     if not spelled or not op.attrs.get(USER_ARITHMETIC):
         return False
