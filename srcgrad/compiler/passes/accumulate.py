@@ -54,21 +54,40 @@ def accumulate_in_place(fn: Function) -> None:
             uses[op.args["x"].id] -= 1
     params = {p.id for p in fn.params}
     classes = _plain_classes(fn)
+    readers = _readers(fn.body)
     for op in fn.body.ops:
-        _mark(op, fn.body, classes, params, uses, None)
+        _mark(op, readers, classes, params, uses, None)
     inner = loop_classes(fn)
     if inner is None:
         return
     for body in loop_bodies(fn):
         # an operand defined before the loop is read on every iteration: never updated
         own = {o.id for op in body.ops for o in op.outputs}
+        readers = _readers(body)
         for op in body.ops:
-            _mark(op, body, inner, params, uses, own)
+            _mark(op, readers, inner, params, uses, own)
     accumulate_in_loops(fn, uses, inner)
 
 
-def _mark(op: Op, block: Block, classes: _Classes, params: set[int], uses: dict[int, int],
-          own: set[int] | None) -> None:
+_Readers = dict[int, list[tuple[int, Op, int]]]
+
+
+def _readers(block: Block) -> _Readers:
+    """Value id -> ``(index, op, count)`` for each op of ``block`` that reads it, in
+    order: :func:`_read_before` looks at a value's readers, not at the whole block (per
+    candidate, that was quadratic in the length of a straight-line function)."""
+    found: _Readers = {}
+    for i, op in enumerate(block.ops):
+        counts: dict[int, int] = {}
+        for w in op.operands():
+            counts[w.id] = counts.get(w.id, 0) + 1
+        for vid, n in counts.items():
+            found.setdefault(vid, []).append((i, op, n))
+    return found
+
+
+def _mark(op: Op, readers: _Readers, classes: _Classes, params: set[int],
+          uses: dict[int, int], own: set[int] | None) -> None:
     keys = _UPDATED.get(op.prim)
     if keys is None or len(op.outputs) != 1 or set(op.args) != {"x", "y"}:
         return
@@ -78,7 +97,7 @@ def _mark(op: Op, block: Block, classes: _Classes, params: set[int], uses: dict[
                 and (own is None or acc.id in own and acc.adjoint_of is not None
                      and op.prim != "add") \
                 and (op.prim == "add" or _float_array(acc, classes)) \
-                and (_owned(acc, params, uses) or _read_before(acc, op, block, params, uses)) \
+                and (_owned(acc, params, uses) or _read_before(acc, op, readers, params, uses)) \
                 and _fits(acc, rest, classes):
             op.attrs["accumulate"] = key
             return
@@ -100,7 +119,7 @@ def _new_array(v: Value) -> bool:
     return rule is not None and rule.fresh and not rule.user
 
 
-def _read_before(v: Value, op: Op, block: Block, params: set[int], uses: dict[int, int]
+def _read_before(v: Value, op: Op, readers: _Readers, params: set[int], uses: dict[int, int]
                  ) -> bool:
     """``v`` is a fresh array ``op`` reads once, and every other read of it is by an earlier
     op of the same block that makes a new array (``dp_1 * p`` before ``dp_1 - ...``): once
@@ -108,19 +127,18 @@ def _read_before(v: Value, op: Op, block: Block, params: set[int], uses: dict[in
     if v.id in params or not _new_array(v):
         return False
     reads, seen = 0, False
-    for other in block.ops:
-        n = sum(1 for w in other.operands() if w is v)
+    for _, other, n in readers.get(v.id, ()):
         seen = seen or other is op
         if other is op:
             if n != 1:
                 return False
-        elif n:
-            later = seen
+        else:
             made = other.attrs.get("rule")
-            if later or other.regions or made is None or not made.fresh or made.user:
+            if seen or other.regions or made is None or not made.fresh or made.user:
                 return False
         reads += n
-    return reads == uses.get(v.id)  # (no read in a region, as a result or elsewhere)
+    return seen and reads == uses.get(v.id)  # (no read in a region, as a result or
+    # elsewhere)
 
 
 def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ...rules.registry import ELEMENTWISE, NONDIFF, RULES
+from ...rules.registry import NONDIFF, RULES
 from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import FLOAT
-from .shape_facts import kept_reduction
+from .shape_facts import elementwise, kept_reduction, rank0
 from .static_shapes import broadcast_static, note_static, stacked_shape
 
 # matmul's adjoints: shaped by their ``shape`` argument; shapes.py also turns those of 2-d
@@ -34,12 +34,6 @@ SHAPED_BY_ARG = ("unreduce", *MATMUL_ADJOINTS)
 # keeps it (NumPy 2 promotion: ``tests/compiler/test_float32_shape_classes.py`` checks
 # every rule)
 FLOAT_DTYPES = ("float16", "float32", "float64")
-
-
-def elementwise(op: Op) -> bool:
-    rule = RULES.get(op.prim)
-    return (rule is not None and rule.kind == ELEMENTWISE and not rule.params
-            and not rule.user and not op.regions and len(op.outputs) == 1)
 
 
 def elementwise_shaped(op: Op) -> bool:
@@ -74,25 +68,6 @@ def _numpy_bool(v: Value) -> bool:
 
 def unknown(v: Value) -> bool:
     return v.type is None or v.type.kind == "any"
-
-
-def rank0(v: Value) -> bool:
-    if v.op is not None and v.op.prim == "reduced_count":
-        return True  # a Python int
-    if v.type is not None and v.type.known_ndim == 0:
-        return True
-    op = v.op
-    if op is not None and op.prim == "getitem":
-        # one length of a shape (``q.shape[-1]``): a Python int, so ``s / np.sqrt(n)``
-        # keeps ``s``'s class
-        index = op.args.get("index")
-        if isinstance(index, Value):
-            index = const_value(index)[1]
-        if type(index) is not int:
-            return False
-        x = op.args.get("x")
-        return isinstance(x, Value) and x.op is not None and x.op.prim == "shape"
-    return op is not None and elementwise(op) and all(rank0(w) for w in op.operands())
 
 
 def float64_array(v: Value, classes: Classes | None = None) -> bool:
@@ -131,6 +106,7 @@ class Classes:
         # (a class, the elements constant slices drop from its axes) -> the first value
         # sliced so: ``x[1:]`` and ``x[:-1]`` of one array are of one class
         self.sliced: dict[tuple[int, tuple[int, ...]], Value] = {}
+        self.numbers: dict[int, bool] = {}  # value id -> rank0(value), for this walk
 
     def copy(self) -> Classes:
         new = Classes()
@@ -231,9 +207,9 @@ class Classes:
             # a value of a kept reduction's class (``g.sum(-1, keepdims=True) / z``) fits
             # into the reduced array as the reduction itself does
             fitted = [self.of(v) for v in op.operands()
-                      if not rank0(v) and self.of(v).id in self.fits]
+                      if not rank0(v, self.numbers) and self.of(v).id in self.fits]
             shaped = {self.of(v).id: self.of(v) for v in op.operands()
-                      if not rank0(v) and self.of(v).id not in self.fits}
+                      if not rank0(v, self.numbers) and self.of(v).id not in self.fits}
             if len(shaped) == 1:
                 rep = next(iter(shaped.values()))
                 if all(self.same(self.fits[f.id], rep) for f in fitted):
