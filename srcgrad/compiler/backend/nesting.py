@@ -28,7 +28,7 @@ freed as Python frees them).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..ir.core import Block, Function, Op, Value
 from . import floats
@@ -74,6 +74,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     results = {v.id for v in block.results if isinstance(v, Value)}
     slot_of = _slots(block)
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
+    defined_at = {o.id: i for i, op in enumerate(ops) for o in op.outputs}
     for j, statement in enumerate(ops):
         for region in statement.regions:
             _plan_block(region, reads, plan)
@@ -83,15 +84,19 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
         total = 1
         adjacent = True  # no op left standing between here and the statement yet
         passed: set[int] = set()  # loop slots whose next value (assigned directly) stands between
+        # the earliest op the tree reads: below it nothing can join (a straight-line
+        # function's statements each scanned back to its start made emission quadratic)
+        lowest = _earliest(all_reads(statement), defined_at, j)
         for k in range(j - 1, -1, -1):
             op = ops[k]
-            if op.prim in _BARRIERS or op.regions:
+            if k < lowest or op.prim in _BARRIERS or op.regions:
                 break
             if op.prim == "const":
                 continue
             reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
             if reader is not None and id(reader) in tree and op.out.id in plan:
                 tree.add(id(op))  # nested into an op nested here: counted in its size
+                lowest = _earliest(op.operands(), defined_at, lowest)
                 continue
             if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
                     and not _accumulator_of(op.out, reader)
@@ -102,12 +107,20 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
                     and not (passed and _reads_params(op, passed, plan))):
                 plan[op.out.id] = id(reader)
                 tree.add(id(op))
+                lowest = _earliest(op.operands(), defined_at, lowest)
                 total += size.get(id(op), 1)
                 continue
             adjacent = False
             for o in op.outputs:
                 passed |= slot_of.get(o.id, set())
         size[id(statement)] = total
+
+
+def _earliest(reads: Iterable[Value], defined_at: dict[int, int], lowest: int) -> int:
+    """The lowest index in the block among ``lowest`` and the definitions of ``reads``."""
+    for v in reads:
+        lowest = min(lowest, defined_at.get(v.id, lowest))
+    return lowest
 
 
 def _a_later_lines_part(op: Op, statement: Op) -> bool:
