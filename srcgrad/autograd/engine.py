@@ -202,11 +202,7 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             _walk(state, buffers, heap, retain_graph, create_graph, plain, run, captures,
                   captured, accumulate_grads, anomaly)
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
-        node = state.node
-        if not isinstance(node, RuleNode):
-            raise
-        raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "
-                           f"failed: {e}") from e
+        _raise_rule_failure(state, e)
     finally:
         restore(token)
         STATE.enabled = previous_mode
@@ -215,6 +211,16 @@ def execute(roots: list[Any], grad_outputs: Any, retain_graph: bool | None,
             if g is not None and type(node) is not AccumulateGrad:
                 accumulate(t, g, create_graph)
     return captured
+
+
+def _raise_rule_failure(state: _Walk, e: Exception) -> None:
+    """A rule's VJP raised ``e`` in the walk: a RuntimeError naming its node (any other
+    node's error goes on as it is)."""
+    node = state.node
+    if not isinstance(node, RuleNode):
+        raise e
+    raise RuntimeError(f"the backward of {node.name()} (rule {node._plan.rule.name!r}) "
+                       f"failed: {e}") from e
 
 
 def _backward_one(node: Node, data: np.ndarray, retain_graph: bool) -> None:
@@ -229,11 +235,7 @@ def _backward_one(node: Node, data: np.ndarray, retain_graph: bool) -> None:
     try:
         _walk_fast(state, {node: g}, [(node._order, node)], retain_graph)
     except (ValueError, IndexError, ArithmeticError) as e:  # a rule's VJP failed
-        failed = state.node
-        if not isinstance(failed, RuleNode):
-            raise
-        raise RuntimeError(f"the backward of {failed.name()} (rule "
-                           f"{failed._plan.rule.name!r}) failed: {e}") from e
+        _raise_rule_failure(state, e)
     finally:
         restore(token)
         STATE.enabled = previous_mode

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from tests.compiler.test_native_breaks import newton_log
 from tests.compiler.test_pass_loops import newton, scalar_loop
 from tests.fd import numeric_gradient
 
@@ -41,17 +42,6 @@ def array_writes(x):
 
 def negative_base(x):
     return x * (-2.0) ** np.floor(x)
-
-
-def newton_log(a):
-    y = 1.0
-    while True:
-        e = math.exp(y)
-        step = (e - a) / e
-        y = y - step
-        if abs(step) < 1e-13:
-            break
-    return y
 
 
 def named_across_lines(x):
