@@ -12,7 +12,7 @@ compiles::
         try:
             if type(x) is _sg_ndarray and x.ndim == 1 and x.dtype.char == 'd' and \\
                     type(n) is int and _sg_gen[0] == 42 and \\
-                    type((_sg_o0_1 := _sg_w0_1.get('W', _sg_missing))) is _sg_ndarray \\
+                    type((_sg_o0_1 := _sg_get0_1('W', _sg_missing))) is _sg_ndarray \\
                     and _sg_o0_1.ndim == 2 and _sg_o0_1.dtype.char == 'd' and ...:
                 return _sg_v0(x, n)
         except Exception as _sg_e:
@@ -214,13 +214,15 @@ class Dispatcher:
                 continue
             seen.add(ident)
             w, o = f"_sg_w{k}_{j}", f"_sg_o{k}_{j}"
-            self.ns[w] = dep.where
-            if dep.kind == "attr":
-                read = f"{w}.{dep.name}"
-            elif isinstance(dep.where, dict):
-                read = f"{w}.get({dep.name!r}, _sg_missing)"
+            if isinstance(dep.where, dict) and dep.kind != "attr":
+                # the dict's bound ``get``: one attribute lookup less per call (~15 ns of a
+                # Newton iteration's 0.6 us gradient)
+                w = f"_sg_get{k}_{j}"
+                self.ns[w] = dep.where.get
+                read = f"{w}({dep.name!r}, _sg_missing)"
             else:
-                read = f"{w}.cell_contents"
+                self.ns[w] = dep.where
+                read = f"{w}.{dep.name}" if dep.kind == "attr" else f"{w}.cell_contents"
             # an item of a captured container: its container's fact (type and length or
             # keys) is checked first, so indexing it here cannot fail
             read += path_text(dep.path)
