@@ -8,7 +8,6 @@ derivative (``sg.jvp``) match central finite differences, or it raises ``SrcGrad
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
 
@@ -17,6 +16,7 @@ import pytest
 from fd import assert_close, numeric_gradient
 
 import srcgrad as sg
+from tests.compiler.user_modules import load_module
 
 ITEMS = ["{v}", "2.0 * {v}", "np.sin({v})", "{v} * {v}", "np.exp(0.3 * {v})", "1.5",
          "{v} - 0.25", "np.tanh({v}) * {v}"]
@@ -70,21 +70,11 @@ def _program(seed: int) -> tuple[str, bool, str]:
     return source, as_array, template
 
 
-def _load(source: str, directory, name: str):
-    path = directory / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("seed", range(120))
 def test_lists_into_numpy_are_right(seed, tmp_path):
     source, as_array, _ = _program(seed)
     name = f"srcgrad_lists_fuzz_{seed}"
-    module = _load(source, tmp_path, name)
+    module = load_module(tmp_path, name, source)
     try:
         f = module.f
         x = np.array([0.7, -0.4]) if as_array else 0.7

@@ -12,19 +12,9 @@ import srcgrad as sg
 from srcgrad.autograd.rule_node import set_specialized
 from srcgrad.autograd.typed_vjp import NUM, Hoisted, inline_typed
 from srcgrad.rules import rule_named
+from tests.runtime.test_backward_written_forms import _both_ways
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
-
-
-def _both_ways(run):
-    results = []
-    for flag in (True, False):
-        previous = set_specialized(flag)
-        try:
-            results.append(run())
-        finally:
-            set_specialized(previous)
-    return results
 
 
 def test_powers_number_terms_are_written_once_as_h():
