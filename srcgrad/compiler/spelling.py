@@ -10,6 +10,7 @@ types an op the way its spelling computes it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -85,6 +86,10 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any],
     twin = next((a for a in rule.aliases if T.is_math_function(a)), None)
     if twin is None:
         return None
+    if twin in _INT_RESULT_TWINS and not python_spelled:
+        # math.floor(-0.2) is the int 0, np.floor(-0.2) the float -0.0 (and inf/nan stay
+        # floats): only the user's own math.floor may print as it
+        return None
     for k in rule.inputs:
         v = operands.get(k)
         if v is None or not isinstance(v, Value):
@@ -93,6 +98,10 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any],
         if t is None or not (t.is_python_number or (python_spelled and _float64_scalar(t))):
             return None
     return twin
+
+
+# ``math`` twins whose result is an int where NumPy's ufunc gives a float
+_INT_RESULT_TWINS = frozenset({math.floor, math.ceil, math.trunc})
 
 
 def _float64_scalar(t: T.AType) -> bool:

@@ -40,6 +40,7 @@ from ..spelling import derivative_spelling
 from ..structural import STRUCTURAL
 from ..symbolic import Sym, record_rule, to_value
 from .activity import rule_of
+from .soundness import written_at
 
 
 class Scope:
@@ -145,8 +146,8 @@ class Scope:
         if op.prim == "call":
             name = getattr(op.attrs["fn"], "__qualname__", repr(op.attrs["fn"]))
             raise SrcGradError(
-                f"the call to {name} has no derivative rule and no Python source to "
-                "differentiate.", filename=self.fn.filename, lineno=op.line,
+                f"the call to {name}{written_at(op)} has no derivative rule and no Python "
+                "source to differentiate.", filename=self.fn.filename, lineno=op.line,
                 advice=f"Register its derivative with sg.defvjp({name}, ...), or wrap the "
                        "value in sg.stop_gradient if no gradient should flow through it.")
         if PAIR_PART in op.attrs:

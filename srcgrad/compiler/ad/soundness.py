@@ -32,7 +32,7 @@ import numpy as np
 from srcgrad.errors import SrcGradError
 from srcgrad.rules import NONDIFF
 
-from ..ir.core import TAKES_TREES, Block, Function, Op, Value
+from ..ir.core import TAKES_TREES, WRITTEN_AT, Block, Function, Op, Value
 
 _PACKING = ("make_tuple", "make_list", "make_slice")
 
@@ -109,6 +109,15 @@ def _where(fn: Function, op: Op) -> dict[str, Any]:
     return {"filename": fn.filename, "lineno": op.line}
 
 
+def written_at(op: Op) -> str:
+    """`` (written at file:line, ...)`` for a call inlined from a called function (its op
+    carries the caller's line, which the message names first), else ""."""
+    where = op.attrs.get(WRITTEN_AT)
+    if where is None or where[1] is None:
+        return ""
+    return f" (written at {where[0]}:{where[1]}, in a function this line calls)"
+
+
 def _no_rule(fn: Function, op: Op, mode: str) -> SrcGradError:
     callee = op.attrs["fn"]
     name = op.attrs.get("display") or callee_name(callee)  # (rng.normal: RandomState's)
@@ -119,8 +128,8 @@ def _no_rule(fn: Function, op: Op, mode: str) -> SrcGradError:
     within = (f" It is called in the derivative rule {inside[0]} ({inside[1]}:{inside[2]}), "
               "whose body is differentiated again here." if inside else "")
     return SrcGradError(
-        f"the call to {name} has no derivative rule and no Python source to differentiate."
-        f"{within}",
+        f"the call to {name}{written_at(op)} has no derivative rule and no Python source to "
+        f"differentiate.{within}",
         advice=f"Register its derivative with {register}({name}, ...), {alternative}or wrap "
                "the value in sg.stop_gradient if no gradient should flow through it.",
         **_where(fn, op))

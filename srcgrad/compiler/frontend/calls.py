@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from srcgrad.rules.multi import declared_tuple, multi_for
 
 from .. import support
 from ..ir import types as T
+from ..ir.core import WRITTEN_AT
 from ..primitives import Checkpointed, checkpoint, stop_gradient
 from ..spelling import python_spelling
 from ..structural import STRUCTURAL
@@ -54,6 +56,10 @@ if TYPE_CHECKING:
     from .lower import Lowerer
 
 # methods that change a list or dict in place
+# operator's functions as values (``functools.reduce(operator.mul, ...)``, ``op = operator.add``):
+# lowered as the operator they are, with its Python semantics on floats
+_OPERATORS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+              operator.matmul, operator.floordiv, operator.mod)
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
                        "reverse", "update", "setdefault", "popitem", "__setitem__",
                        "__delitem__", "__iadd__"})
@@ -134,6 +140,10 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         return call(lw, method, args, kwargs, node)
     if isinstance(func, LocalFunction):
         return inlining.inline_local(lw, func, args, kwargs, node)
+    if symbolic and not kwargs and len(args) == 2 and any(func is f for f in _OPERATORS):
+        return lw.binop(func, args[0], args[1], node)  # operator.mul(a, b) is a * b
+    if symbolic and not kwargs and len(args) == 1 and func is operator.neg:
+        return -args[0]
     if func is stop_gradient:
         return record_rule(rule("stop_gradient"), args, kwargs) if symbolic else args[0]
     if getattr(func, "__srcgrad__", None) is not None and hasattr(func.__srcgrad__, "inline_ir"):
@@ -192,7 +202,7 @@ def _call(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any], node:
         if not symbolic:
             return func(*args)
         return record_rule(rule("astype"), [args[0]], {"dtype": func})
-    return opaque(lw, func, args, kwargs)
+    return opaque(lw, func, args, kwargs, node)
 
 
 def _is_builtin(func: Any) -> bool:
@@ -252,11 +262,17 @@ def call_numpy_name(lw: Lowerer, name: str, args: list[Any], kwargs: dict[str, A
     return call(lw, getattr(np, name), args, kwargs, node)
 
 
-def opaque(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+def opaque(lw: Lowerer, func: Any, args: list[Any], kwargs: dict[str, Any],
+           node: Any = None) -> Any:
     b = lw.ctx.builder
     operands = {"args": tuple(to_value(a) for a in args),
                 "kwargs": tuple(to_value(v) for v in kwargs.values())}
-    op = b.emit("call", operands, attrs={"fn": func, "kwnames": tuple(kwargs)})
+    attrs = {"fn": func, "kwnames": tuple(kwargs)}
+    if node is not None and lw.ctx.call_line is not None:
+        # inlined from a called function: its ops carry the caller's line, so a refusal
+        # of this call found later (no derivative rule) also names where it is written
+        attrs[WRITTEN_AT] = (lw.parsed.filename, lw.parsed.file_line(node))
+    op = b.emit("call", operands, attrs=attrs)
     return Sym(op.out)
 
 

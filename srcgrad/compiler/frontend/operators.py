@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import gast
 import numpy as np
 
+from ..ir import types as T
 from ..spelling import python_spelling
 from ..symbolic import Sym, as_array, is_symbolic, python_not
 from . import branches, calls, multicalls
@@ -151,6 +152,13 @@ class OperatorsMixin:
             right = self.expr(comp)
             if isinstance(op, (gast.Is, gast.IsNot)):
                 part = is_identity(self.lowerer, left, right, isinstance(op, gast.IsNot), node)
+            elif _python_object(left) or _python_object(right):
+                # a shape (or other Python object known only at run time) compares as
+                # Python compares it: `x.shape == (2, 2)` is one bool, never NumPy's
+                # elementwise np.equal((2, 2), (2, 2)) -> array([True, True])
+                with self.ctx.builder.at_line(self.line_of(node)):
+                    part = calls.opaque(self.lowerer, CMPOPS[type(op)], [left, right], {})
+                part.value.type = T.BOOL
             else:
                 if not isinstance(op, (gast.In, gast.NotIn)):
                     left, right = self.lists_as_arrays(CMPOPS[type(op)], left, right, node)
@@ -184,6 +192,12 @@ class OperatorsMixin:
         return branches.lower_lazy_if(self.lowerer, first, rest if is_and else keep,
                                       keep if is_and else rest, node,
                                       "this `and`/`or` expression")
+
+
+def _python_object(v: Any) -> bool:
+    """Is ``v`` a run-time value srcgrad types as a Python object, not a number or an
+    array (``x.shape``, whose length is known but not its items)?"""
+    return isinstance(v, Sym) and v.value.type is not None and v.value.type.kind == "static"
 
 
 def _floating(v: Any) -> bool:

@@ -144,6 +144,10 @@ USER_ARITHMETIC = "user_arithmetic"
 # out of range, ``int(inf)``, a reshape of the wrong size) whose value the user's function
 # never reads; kept by dead code elimination as USER_ARITHMETIC is (``frontend/dead_checks``).
 USER_CHECK = "user_check"
+# An op attribute: (file, line) where the user wrote an opaque ``call`` op (a call with no
+# rule) when it was inlined from a called function, whose ops carry the caller's line:
+# a refusal of that call names both places (``ad/soundness.written_at``).
+WRITTEN_AT = "written_at"
 
 
 def exact_key(value: Any) -> Any:
