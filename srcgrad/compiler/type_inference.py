@@ -196,6 +196,11 @@ def _infer_on_shape_examples(rule: Rule, operands: dict[str, Any], size: int,
         if not ok:
             return T.ANY
         env[k] = x
+    if rule.name == "getitem" and isinstance(env.get("x"), tuple) and \
+            isinstance(env.get("index"), slice):
+        # a slice of a tuple (``x.shape[:1]``) is a tuple, as the emitted ``x[:1]`` makes
+        # it, never the array ``np.asarray(x)[:1]`` that the rule's NumPy form returns
+        return T.STATIC
     twin = uses_math_spelling(rule, operands, bool(spelling_now()))
     impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
     if impl is not None:

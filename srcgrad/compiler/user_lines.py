@@ -9,6 +9,7 @@ becomes the ``SrcGradError`` refusal it is.
 
 from __future__ import annotations
 
+import functools
 import linecache
 from typing import Any
 
@@ -43,9 +44,25 @@ def _user_line(error: BaseException, f: Any) -> tuple[str, int, str] | None:
         stripped = text.strip()
         if stripped.startswith("# line "):
             number, _, source_text = stripped[len("# line "):].partition(": ")
-            where = getattr(getattr(f, "__code__", None), "co_filename", "<unknown>")
-            return where, int(number), source_text
+            return _source_file(f), int(number), source_text
     return None
+
+
+def _source_file(f: Any) -> str:
+    """The file of the user's function behind ``f``: a derived function (``sg.grad(fun)``
+    inside ``sg.jvp(...)``) is followed to ``fun``, whose lines its ``# line N`` comments
+    name (its own code object is the emitted ``<srcgrad:...>`` text); a bound method or
+    ``functools.partial`` to the function it calls."""
+    for _ in range(64):  # (a chain of composed transforms)
+        handle = getattr(f, "__srcgrad__", None)
+        inner = getattr(handle, "f", None)
+        if inner is None or inner is f:
+            break
+        f = inner
+    f = getattr(f, "__func__", f)
+    if isinstance(f, functools.partial):
+        f = f.func
+    return getattr(getattr(f, "__code__", None), "co_filename", "<unknown>")
 
 
 def refuse_real_only(error: BaseException, f: Any) -> None:

@@ -208,3 +208,72 @@ def test_operator_truediv_keeps_pythons_division_error_on_floats():
         operator_division_by_zero(0.0)
     with pytest.raises(ZeroDivisionError):
         sg.grad(operator_division_by_zero)(0.0)
+
+
+def slice_of_shape_compared(x):
+    k = x.shape[-1]
+    return np.sum(x) * (x.shape[:1] == (k,))
+
+
+def tuple_of_run_time_ints_compared(x, y):
+    if (x.shape[0], 2) == (3, 2):
+        return np.sum(x * y)
+    return np.sum(x)
+
+
+def shape_against_a_list(x):
+    return np.sum(x ** 2) * (x.shape == [2, 2]) + np.sum(x)  # a tuple never equals a list
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3)])
+def test_a_slice_of_a_shape_is_a_tuple(shape):
+    x = np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape)
+    value, g = sg.value_and_grad(slice_of_shape_compared)(x)
+    assert np.shape(value) == () and value == slice_of_shape_compared(x)
+    np.testing.assert_allclose(g, numeric_gradient(slice_of_shape_compared, [x], None, 0),
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_a_tuple_holding_a_run_time_int_compares_as_a_tuple(n):
+    x, y = np.linspace(0.5, 1.5, n), np.linspace(-1.0, 1.0, n)
+    g = sg.grad(tuple_of_run_time_ints_compared)(x, y)
+    np.testing.assert_allclose(g, numeric_gradient(tuple_of_run_time_ints_compared, [x, y], None, 0),
+                               rtol=1e-6)
+
+
+def test_a_shape_never_equals_a_list_as_in_python():
+    x = np.ones((2, 2))
+    np.testing.assert_allclose(sg.grad(shape_against_a_list)(x), np.ones((2, 2)))
+
+
+def eig_of_a_rotation(x):
+    w, v = np.linalg.eig(x)
+    return np.sum(np.abs(w) ** 2)
+
+
+def inverse_of_singular(x):
+    return np.sum(np.linalg.inv(x * 0.0))
+
+
+ROTATION = np.array([[0.0, 1.0], [-1.0, 0.0]]) + 0.1
+
+
+@pytest.mark.parametrize("compose", ["grad", "jvp(grad)", "grad(grad-sum)"])
+def test_run_time_refusal_in_a_composed_transform_names_the_users_file(compose):
+    with pytest.raises(sg.SrcGradError) as info:
+        if compose == "grad":
+            sg.grad(eig_of_a_rotation)(ROTATION)
+        elif compose == "jvp(grad)":
+            sg.jvp(sg.grad(eig_of_a_rotation))(ROTATION, ROTATION)
+        else:
+            sg.hessian(eig_of_a_rotation)(ROTATION)
+    line = _line_of(eig_of_a_rotation, "np.linalg.eig(x)")
+    assert str(info.value).startswith(f"{__file__}:{line}: np.linalg.eig")
+
+
+def test_run_time_error_in_a_composed_transform_notes_the_users_file():
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        sg.jvp(sg.grad(inverse_of_singular))(np.eye(2), np.eye(2))
+    line = _line_of(inverse_of_singular, "np.linalg.inv")
+    assert any(f"{__file__}:{line}:" in note for note in info.value.__notes__)

@@ -152,7 +152,9 @@ class OperatorsMixin:
             right = self.expr(comp)
             if isinstance(op, (gast.Is, gast.IsNot)):
                 part = is_identity(self.lowerer, left, right, isinstance(op, gast.IsNot), node)
-            elif _python_object(left) or _python_object(right):
+            elif _python_object(left) or _python_object(right) or (
+                    _int_tuple(left) and _int_tuple(right)
+                    and (is_symbolic(left) or is_symbolic(right))):
                 # a shape (or other Python object known only at run time) compares as
                 # Python compares it: `x.shape == (2, 2)` is one bool, never NumPy's
                 # elementwise np.equal((2, 2), (2, 2)) -> array([True, True])
@@ -198,6 +200,20 @@ def _python_object(v: Any) -> bool:
     """Is ``v`` a run-time value srcgrad types as a Python object, not a number or an
     array (``x.shape``, whose length is known but not its items)?"""
     return isinstance(v, Sym) and v.value.type is not None and v.value.type.kind == "static"
+
+
+def _int_tuple(v: Any) -> bool:
+    """A tuple or list of ints some of which are known only at run time (``(x.shape[0],
+    2)``): it compares as Python compares tuples, item by item to one bool."""
+    def ints(item: Any) -> bool:
+        if isinstance(item, (tuple, list)):
+            return all(ints(i) for i in item)
+        if isinstance(item, Sym):
+            t = item.value.type
+            return t is not None and (t.kind in ("int", "bool", "static") or (
+                t.kind == "scalar" and t.dtype is not None and np.dtype(t.dtype).kind in "biu"))
+        return isinstance(item, (int, np.integer)) or item is None
+    return isinstance(v, (tuple, list)) and ints(v)
 
 
 def _floating(v: Any) -> bool:
