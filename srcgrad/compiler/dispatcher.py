@@ -5,7 +5,9 @@ function, regenerated (its ``__code__`` swapped in place) each time a version is
 for a new abstract signature. Each version is guarded by cheap checks of the argument
 kinds and of what its compilation assumed (the names it resolved: a callee by identity,
 a captured array by type, ndim and dtype, a captured int by value, see
-``frontend.facts``); a call that no guard accepts takes the slow path, which compiles::
+``frontend.facts``; a builtin it called, ``abs``, by the absence of a global of that name
+in the user's module, ``'abs' not in _sg_w0_1``); a call that no guard accepts takes the
+slow path, which compiles::
 
     def grad_f(x, n):
         try:
@@ -41,6 +43,7 @@ from srcgrad.rules import generation
 from .backend.compile import compile_into
 from .boundary import guards, is_tree
 from .cache import Entry, track
+from .frontend.resolve import MISSING as ABSENT
 from .frontend.resolve import path_text
 from .global_views import MISSING, can_view, missing_global, view_of
 from .inline_version import inlined_text
@@ -240,6 +243,12 @@ class Dispatcher:
                 continue
             seen.add(ident)
             w, o = f"_sg_w{k}_{j}", f"_sg_o{k}_{j}"
+            if dep.obj is ABSENT and dep.fact is None and isinstance(dep.where, dict) \
+                    and dep.kind != "attr" and not dep.path:
+                # a builtin the version called: no global of that name may have appeared
+                self.ns[w] = dep.where
+                checks.append(f"{dep.name!r} not in {w}")
+                continue
             if dep.kind != "attr" and can_view(dep.where, dep.name):
                 # an attribute of a view of the dict: a specialised load, not a call
                 w = f"_sg_g{k}_{j}"

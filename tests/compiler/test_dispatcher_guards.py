@@ -49,6 +49,10 @@ def uses_helper(a):
 
 def exp_of(a):
     return math.exp(a) * a
+
+
+def uses_abs(a):
+    return abs(a) * a
 '''
 
 
@@ -108,6 +112,21 @@ def test_rebinding_math_in_the_users_module_recompiles(user):
     assert g(1.0) == pytest.approx(3.0 * math.exp(2.0))
     user.math = math
     assert g(1.0) == 2.0 * math.e
+
+
+def square(v):
+    return v * v
+
+
+def test_a_global_that_shadows_a_builtin_later_is_seen(user):
+    g = sg.grad(user.uses_abs)
+    assert g(-2.0) == 4.0
+    assert "'abs' not in _sg_w" in inspect.getsource(g)
+    user.abs = square  # the user's function now computes a ** 3
+    assert user.uses_abs(-2.0) == -8.0
+    assert g(-2.0) == 12.0
+    del user.abs
+    assert g(-2.0) == 4.0
 
 
 def scale(v):
