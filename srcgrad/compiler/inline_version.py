@@ -54,7 +54,7 @@ def inlined_text(name: str, doc: str, call_names: list[str], checks: list[str],
     ns.update(names)
     args = ", ".join(call_names)
     lines = [f"def {name}({args}):", f"    {doc!r}", "    try:",
-             f"        if {' and '.join(checks)}:"]
+             f"        if {' and '.join(checks) or 'True'}:"]
     lines += ["        " + line if line.strip() else line for line in body]
     lines += ["    except Exception as _sg_e:", *handler, f"    return _sg_slow({args})"]
     return "\n".join(lines) + "\n"
