@@ -6,6 +6,10 @@ a global, closure cell, callee's defaults or code, by identity or, for captured 
 the facts it specialised on: type, ndim, dtype, an int's value), the function's own
 defaults and the rule table's generation. A lookup that finds an entry whose assumptions
 no longer hold drops it, so the next call recompiles. :func:`clear_cache` forgets everything.
+
+A change of the rule table makes every entry stale at once: it empties every derived
+function's installed versions there and then (:func:`_rules_changed`), so their guards
+check the names a version read but not the table's generation on each call.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from srcgrad.rules import generation
+from srcgrad.rules.registry import on_change
 
 from .frontend.resolve import Dependency
 
@@ -72,3 +77,13 @@ def clear_cache() -> None:
     _unweakrefable.clear()
     for dispatcher in list(_dispatchers):
         dispatcher.reset()
+
+
+def _rules_changed() -> None:
+    """The rule table changed: no installed version is valid any more (each was compiled
+    against the table as it was), so every derived function forgets them now."""
+    for dispatcher in list(_dispatchers):
+        dispatcher.forget_versions()
+
+
+on_change(_rules_changed)

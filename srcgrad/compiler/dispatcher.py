@@ -3,22 +3,28 @@
 DESIGN.md principle 7: no layers of Python wrappers. ``sg.grad(f)`` returns one real
 function, regenerated (its ``__code__`` swapped in place) each time a version is compiled
 for a new abstract signature. Each version is guarded by cheap checks of the argument
-kinds and of what its compilation assumed (the rule table's generation, the names it
-resolved: a callee by identity, a captured array by type, ndim and dtype, a captured int
-by value, see ``frontend.facts``); a call that no guard accepts takes the slow path, which
-compiles::
+kinds and of what its compilation assumed (the names it resolved: a callee by identity,
+a captured array by type, ndim and dtype, a captured int by value, see
+``frontend.facts``; a builtin it called, ``abs``, by the absence of a global of that name
+in the user's module, ``'abs' not in _sg_w0_1``); a call that no guard accepts takes the
+slow path, which compiles::
 
     def grad_f(x, n):
         try:
             if type(x) is _sg_ndarray and x.ndim == 1 and x.dtype.char == 'd' and \\
-                    type(n) is int and _sg_gen[0] == 42 and \\
-                    type((_sg_o0_1 := _sg_get0_1('W', _sg_missing))) is _sg_ndarray \\
+                    type(n) is int and \\
+                    type((_sg_o0_1 := _sg_g0_1.W)) is _sg_ndarray \\
                     and _sg_o0_1.ndim == 2 and _sg_o0_1.dtype.char == 'd' and ...:
                 return _sg_v0(x, n)
         except Exception as _sg_e:
             _sg_note(_sg_e)
             raise
         return _sg_slow(x, n)
+
+The rule table's generation is not checked per call: a change of the table empties every
+dispatcher's versions at once (:meth:`Dispatcher.forget_versions`, called by ``.cache``).
+A global is read as an attribute of a view of its module's dict (:mod:`.global_views`),
+a specialised attribute load where ``dict.get`` was a call.
 
 A defaulted parameter gets a sentinel default replaced by ``f``'s current default, so
 changing ``f.__defaults__`` is seen on the next call.
@@ -32,18 +38,25 @@ from typing import Any
 
 import numpy as np
 
-from srcgrad.rules.registry import generation_cell
+from srcgrad.rules import generation
 
 from .backend.compile import compile_into
 from .boundary import guards, is_tree
 from .cache import Entry, track
+from .frontend.resolve import MISSING as ABSENT
 from .frontend.resolve import path_text
+from .global_views import MISSING, can_view, missing_global, view_of
 from .inline_version import inlined_text
 from .ir import types as T
 from .signature import shape_fact
 
 _DEFAULT = type("_Default", (), {"__repr__": lambda self: "<f's default>"})()
-_MISSING = object()
+_MISSING = MISSING
+# the ``except`` clause around the guards and the versions they call: a guard that read a
+# global deleted since (an AttributeError of a view, see .global_views) falls through to
+# the slow path; any other error is the derivative's, noted with the user's line
+GUARD_FAILED = ["        if not _sg_gone(_sg_e):", "            _sg_note(_sg_e)",
+                "            raise"]
 
 
 class Dispatcher:
@@ -58,21 +71,39 @@ class Dispatcher:
         self.call_names = call_names
         self.defaults = defaults  # parameter name -> f's current default
         self.versions: list[tuple[tuple[Any, ...], Entry]] = []
+        self._bare: Any = None  # the code with no version (see forget_versions)
         self.ns: dict[str, Any] = {
             "_sg_slow": slow, "_sg_note": note, "_sg_ndarray": np.ndarray,
-            "_sg_gen": generation_cell(), "_sg_default": _DEFAULT, "_sg_missing": _MISSING,
-            "_sg_f": f, "_sg_refresh": self.refresh_defaults,
+            "_sg_default": _DEFAULT, "_sg_missing": _MISSING,
+            "_sg_f": f, "_sg_refresh": self.refresh_defaults, "_sg_gone": missing_global,
         }
         self.function = self._compile()
         track(self)
 
+    def forget_versions(self) -> None:
+        """Uninstall every version (the rule table changed, so none is valid): the next
+        call takes the slow path. The code without versions is compiled when first needed
+        and kept (this runs for every live derived function on each change of the table)."""
+        if not self.versions:
+            return
+        self.versions = []
+        if self._bare is None:
+            self._bare = self._compile().__code__
+        self.function.__code__ = self._bare
+
     def reset(self) -> None:
         """Forget every installed version (``sg.clear_cache``)."""
         self.versions = []
+        self._bare = None
         self.function.__code__ = self._compile().__code__
 
     def add(self, key: tuple[Any, ...], entry: Entry) -> None:
-        """Install ``entry`` for argument kinds ``key`` (replacing an older one)."""
+        """Install ``entry`` for argument kinds ``key`` (replacing an older one). An entry
+        compiled against an older rule table (one changed while it compiled) is not
+        installed: no guard checks the table's generation."""
+        if entry.generation != generation():
+            return
+        self._bare = None
         self.versions = [(k, e) for k, e in self.versions if k != key and e.valid()]
         self.versions.append((key, entry))
         # specific versions first: a generic one (None kinds) accepts anything, and one
@@ -123,23 +154,22 @@ class Dispatcher:
         if len(self.versions) == 1 and not fill and self._plain_parameters():
             key, entry = self.versions[0]
             self.ns["_sg_v0"] = entry.fn
-            checks = [*self._guards(key), *self._assumptions(0, entry),
-                      f"_sg_gen[0] == {entry.generation}"]
-            text = inlined_text(self.name, self.doc, self.call_names, checks, entry, self.ns)
+            checks = [*self._guards(key), *self._assumptions(0, entry)]
+            text = inlined_text(self.name, self.doc, self.call_names, checks, entry, self.ns,
+                               GUARD_FAILED)
             if text is not None:  # (the one version's body under its guards)
                 return text
         if self.versions:
             lines.append("    try:")
             for k, (key, entry) in enumerate(self.versions):
                 self.ns[f"_sg_v{k}"] = entry.fn
-                checks = [*self._guards(key), *self._assumptions(k, entry),
-                          f"_sg_gen[0] == {entry.generation}"]
+                checks = [*self._guards(key), *self._assumptions(k, entry)]
                 if entry.boundary is not None and self.call_names[-1] == "tangent":
                     checks += entry.boundary.tangent_checks("tangent", self._bind)
-                lines.append(f"        if {' and '.join(checks)}:")
+                # (a generic version that read no name has no check: it accepts any call)
+                lines.append(f"        if {' and '.join(checks) or 'True'}:")
                 lines.append(f"            return {self._call(k, entry, args)}")
-            lines += ["    except Exception as _sg_e:", "        _sg_note(_sg_e)",
-                      "        raise"]
+            lines += ["    except Exception as _sg_e:", *GUARD_FAILED]
         lines.append(f"    return _sg_slow({args})")
         return "\n".join(lines) + "\n"
 
@@ -214,7 +244,18 @@ class Dispatcher:
                 continue
             seen.add(ident)
             w, o = f"_sg_w{k}_{j}", f"_sg_o{k}_{j}"
-            if isinstance(dep.where, dict) and dep.kind != "attr":
+            if dep.obj is ABSENT and dep.fact is None and isinstance(dep.where, dict) \
+                    and dep.kind != "attr" and not dep.path:
+                # a builtin the version called: no global of that name may have appeared
+                self.ns[w] = dep.where
+                checks.append(f"{dep.name!r} not in {w}")
+                continue
+            if dep.kind != "attr" and can_view(dep.where, dep.name):
+                # an attribute of a view of the dict: a specialised load, not a call
+                w = f"_sg_g{k}_{j}"
+                self.ns[w] = view_of(dep.where)
+                read = f"{w}.{dep.name}"
+            elif isinstance(dep.where, dict) and dep.kind != "attr":
                 # the dict's bound ``get``: one attribute lookup less per call (~15 ns of a
                 # Newton iteration's 0.6 us gradient)
                 w = f"_sg_get{k}_{j}"

@@ -8,13 +8,12 @@ guards instead (DESIGN.md principle 7: the emitted function itself with cheap gu
 inside)::
 
     def grad_f(a):                              def grad_f(a):
-        try:                                        if type(a) is float and _sg_gen[0] == 7:
-            if type(a) is float and ...:    ->          try:
+        try:                                        try:
+            if type(a) is float and ...:    ->          if type(a) is float and ...:
                 return _sg_v0(a)                            # line 2: return a * 2.0
         except Exception as _sg_e:                          return 2.0
-            ...                                         except Exception as _sg_e:
-        return _sg_slow(a)                                  _sg_note(_sg_e)
-                                                            raise
+            ...                                     except Exception as _sg_e:
+        return _sg_slow(a)                              ...
                                                     return _sg_slow(a)
 
 The version's names (``math``, ``like``, captured modules' globals) join the dispatcher's
@@ -32,9 +31,10 @@ _OWN = ("__name__", "__srcgrad_filename__", "__builtins__")
 
 
 def inlined_text(name: str, doc: str, call_names: list[str], checks: list[str],
-                 entry: Any, ns: dict[str, Any]) -> str | None:
-    """The dispatcher's text with ``entry``'s body under ``checks``, or None (and ``ns``
-    untouched) when it cannot be written so."""
+                 entry: Any, ns: dict[str, Any], handler: list[str]) -> str | None:
+    """The dispatcher's text with ``entry``'s body under ``checks`` and the ``handler``
+    lines after ``except Exception as _sg_e:`` (as the dispatcher writes them for its
+    ``try``), or None (and ``ns`` untouched) when it cannot be written so."""
     fn = entry.fn
     code = getattr(fn, "__code__", None)
     if entry.boundary is not None or code is None or fn.__defaults__ or fn.__kwdefaults__ \
@@ -53,11 +53,10 @@ def inlined_text(name: str, doc: str, call_names: list[str], checks: list[str],
         return None
     ns.update(names)
     args = ", ".join(call_names)
-    lines = [f"def {name}({args}):", f"    {doc!r}",
-             f"    if {' and '.join(checks)}:", "        try:"]
+    lines = [f"def {name}({args}):", f"    {doc!r}", "    try:",
+             f"        if {' and '.join(checks) or 'True'}:"]
     lines += ["        " + line if line.strip() else line for line in body]
-    lines += ["        except Exception as _sg_e:", "            _sg_note(_sg_e)",
-              "            raise", f"    return _sg_slow({args})"]
+    lines += ["    except Exception as _sg_e:", *handler, f"    return _sg_slow({args})"]
     return "\n".join(lines) + "\n"
 
 

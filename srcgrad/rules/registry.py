@@ -289,6 +289,20 @@ RULES: dict[str, Rule] = {}
 _BY_CALLABLE: dict[int, Rule] = {}
 _KEEPALIVE: list[Callable[..., Any]] = []  # id() keys stay valid while the callable lives
 _generation = [0]  # bumped on every registration, so caches of compiled code can notice
+# called after every change of the table: the compiler's derived functions drop their
+# installed versions at once, so their per-call guard need not read the generation
+_LISTENERS: list[Callable[[], None]] = []
+
+
+def _changed() -> None:
+    _generation[0] += 1
+    for listener in list(_LISTENERS):
+        listener()
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` after every change of the table (a registration, a restore)."""
+    _LISTENERS.append(listener)
 
 
 def defrule(name: str, impl: Callable[..., Any], **fields: Any) -> Rule:
@@ -299,7 +313,7 @@ def defrule(name: str, impl: Callable[..., Any], **fields: Any) -> Rule:
     for fn in (impl, *rule.aliases):
         _BY_CALLABLE[id(fn)] = rule
         _KEEPALIVE.append(fn)
-    _generation[0] += 1
+    _changed()
     return rule
 
 
@@ -321,12 +335,6 @@ def generation() -> int:
     return _generation[0]
 
 
-def generation_cell() -> list[int]:
-    """The one-item list whose item is :func:`generation`: generated code that checks the
-    generation on every call reads ``cell[0]`` (an index, not a function call)."""
-    return _generation
-
-
 TableState = tuple[dict[str, Rule], dict[int, Rule]]
 
 
@@ -342,4 +350,4 @@ def restore(state: TableState) -> None:
     RULES.update(rules)
     _BY_CALLABLE.clear()
     _BY_CALLABLE.update(by_callable)
-    _generation[0] += 1
+    _changed()

@@ -96,8 +96,8 @@ def test_a_next_value_read_through_a_branch_still_moves_last():
     written first and each loop variable is assigned directly."""
     text = sg.source(sg.grad(clamped), 0.6, 20)
     body = _body(text)
-    assert body[-2:] == ["dy = _t6 * 0.8 + dy * math.cos(y) * 0.1",
-                         "y = _t5 * 0.8 + 0.1 * math.sin(y)"], text
+    assert body[-2:] == ["dy = _t1 * 0.8 + dy * math.cos(y) * 0.1",
+                         "y = _t2 * 0.8 + 0.1 * math.sin(y)"], text
     assert not any(line.startswith("y_") for line in body), text
     for x in (-3.0, 0.2, 0.6, 2.0):
         got = sg.grad(clamped)(x, 20)

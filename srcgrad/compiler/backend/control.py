@@ -21,6 +21,7 @@ import gast
 
 from ..ir.core import Op, Value, const_value
 from . import breaks, conditions, inplace
+from .if_slots import if_slot_names
 
 TAPE_PRIMS = ("tape_new", "tape_push", "tape_pop", "tape_len", "list_pop")
 
@@ -52,7 +53,7 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
     elif op.prim == "if" and id(op) in em.break_tests:
         conditions.emit_break_test(em, op, lines, indent)
     elif op.prim == "if":
-        slots = [em.names.define(o, em.slot_of.get(o.id)) for o in op.outputs]
+        slots = if_slot_names(em, op)
         then, other = op.regions
         cond = op.args["cond"]
         test = conditions.bare(src(em.expr(cond)))
@@ -63,17 +64,24 @@ def emit_compound(em: Any, op: Op, lines: list[str], indent: str, index: int | N
             lines.append(f"{indent}{test} = bool({test})")
         # a branch that leaves the loop assigns no outputs; one that computes and assigns
         # nothing is left out (``if c: ...; break`` as the user wrote it)
+        # (or that keeps every output in its slot already: .if_slots)
         leaves = [breaks.ends_in_break(b) for b in (then, other)]
         if leaves[1] and _does_nothing(then, slots):
             lines.append(f"{indent}if not {_grouped(test)}:")
             em.block(other, lines, inner)
             return
-        lines.append(f"{indent}if {test}:")
-        em.block(then, lines, inner, slots=None if leaves[0] else slots)
-        if leaves[0] and _does_nothing(other, slots):
+        first: list[str] = []
+        em.block(then, first, inner, slots=None if leaves[0] else slots, empty_ok=True)
+        second: list[str] = []
+        if not (leaves[0] and _does_nothing(other, slots)):
+            em.block(other, second, inner, slots=None if leaves[1] else slots,
+                     empty_ok=True)
+        if not first and second:
+            lines += [f"{indent}if not {_grouped(test)}:", *second]
             return
-        lines.append(f"{indent}else:")
-        em.block(other, lines, inner, slots=None if leaves[1] else slots)
+        lines += [f"{indent}if {test}:", *(first or [f"{inner}pass"])]
+        if second:
+            lines += [f"{indent}else:", *second]
     elif op.prim in ("for_range", "while"):
         _loop(em, op, lines, indent, index)
     else:

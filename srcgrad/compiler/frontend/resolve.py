@@ -120,7 +120,12 @@ class Scope:
             value = self.globals[name]
             deps.append(_dependency(self.globals, name, value))
             return value
-        return getattr(builtins, name, _MISSING)
+        value = getattr(builtins, name, _MISSING)
+        if value is not _MISSING:
+            # a builtin: read so only while the module has no global of that name (one
+            # defined later, ``abs = my_abs``, shadows it for the user's function)
+            deps.append(Dependency(self.globals, name, _MISSING))
+        return value
 
     def where(self, name: str) -> tuple[Any, str]:
         """Where free name ``name`` is read from: (its cell, "cell") or (globals, "global")."""
