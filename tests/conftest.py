@@ -1,4 +1,12 @@
-"""Shared pytest options."""
+"""Shared pytest options, and the IR verifier after every optimisation pass.
+
+The compiler verifies its IR at the stage boundaries; the suite (and so CI) also verifies it
+after every pass (``srcgrad/compiler/ir/verify.py``), so a pass that breaks the IR is named.
+"""
+
+import os
+
+os.environ.setdefault("SRCGRAD_VERIFY_EACH_PASS", "1")
 
 
 def pytest_addoption(parser):
