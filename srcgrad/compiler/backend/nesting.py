@@ -39,6 +39,7 @@ from .inplace import IN_PLACE_FORMS
 _BARRIERS = frozenset({"call", "print", "assert", "raise", "tape_new", "tape_push",
                        "tape_pop", "tape_len", "list_pop"})
 _NEVER_NESTED = _BARRIERS | {"const", "shape", "setitem", "captured"}
+_CONSTANT = -1  # (no op's id: ``id`` of an object is never negative)
 # At most this many ops written into one statement, so a long chain of one user line still
 # reads as a few short statements
 MAX_NESTED = 5
@@ -75,6 +76,15 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     slot_of = _slots(block)
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
     defined_at = {o.id: i for i, op in enumerate(ops) for o in op.outputs}
+    # per op, what the scan back below needs of it, looked up once per block rather than
+    # once per statement scanning past it: whether the scan stops there, and the id of the
+    # op reading its one result (None: none or several results; _CONSTANT: passed over)
+    stops = [op.prim in _BARRIERS or bool(op.regions) for op in ops]
+    reader_ids: list[int | None] = []
+    for op in ops:
+        reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
+        reader_ids.append(_CONSTANT if op.prim == "const"
+                          else None if reader is None else id(reader))
     for j, statement in enumerate(ops):
         for region in statement.regions:
             _plan_block(region, reads, plan)
@@ -88,31 +98,34 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
         # function's statements each scanned back to its start made emission quadratic)
         lowest = _earliest(all_reads(statement), defined_at, j)
         for k in range(j - 1, -1, -1):
-            op = ops[k]
-            if k < lowest or op.prim in _BARRIERS or op.regions:
+            if k < lowest or stops[k]:
                 break
-            if op.prim == "const":
+            reader_id = reader_ids[k]
+            if reader_id is _CONSTANT:
                 continue
-            reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
-            if reader is not None and id(reader) in tree and op.out.id in plan:
-                tree.add(id(op))  # nested into an op nested here: counted in its size
-                lowest = _earliest(op.operands(), defined_at, lowest)
-                continue
-            if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
-                    and not _accumulator_of(op.out, reader)
-                    and not _written_into(op.out, reader)
-                    and (op.line == statement.line or _a_later_lines_part(op, statement))
-                    and total + size.get(id(op), 1) <= MAX_NESTED + 1
-                    and (adjacent or _numbers_only(op))
-                    and not (passed and _reads_params(op, passed, plan))):
-                plan[op.out.id] = id(reader)
-                tree.add(id(op))
-                lowest = _earliest(op.operands(), defined_at, lowest)
-                total += size.get(id(op), 1)
-                continue
+            if reader_id is not None and reader_id in tree:  # (else: it stays standing)
+                op = ops[k]
+                if op.out.id in plan:
+                    tree.add(id(op))  # nested into an op nested here: counted in its size
+                    lowest = _earliest(op.operands(), defined_at, lowest)
+                    continue
+                reader = reader_of[op.out.id]
+                if (_nestable(op, reads, results)
+                        and not _accumulator_of(op.out, reader)
+                        and not _written_into(op.out, reader)
+                        and (op.line == statement.line or _a_later_lines_part(op, statement))
+                        and total + size.get(id(op), 1) <= MAX_NESTED + 1
+                        and (adjacent or _numbers_only(op))
+                        and not (passed and _reads_params(op, passed, plan))):
+                    plan[op.out.id] = reader_id
+                    tree.add(id(op))
+                    lowest = _earliest(op.operands(), defined_at, lowest)
+                    total += size.get(id(op), 1)
+                    continue
             adjacent = False
-            for o in op.outputs:
-                passed |= slot_of.get(o.id, set())
+            if slot_of:
+                for o in ops[k].outputs:
+                    passed |= slot_of.get(o.id, set())
         size[id(statement)] = total
 
 
