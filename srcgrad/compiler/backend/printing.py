@@ -1,12 +1,14 @@
-"""Backend: one gast statement or expression -> its Python source line (via astor).
+"""Backend: one gast statement or expression -> its Python source line (astor's text).
 
 The emitter (:mod:`.emit`, :mod:`.control`) builds gast nodes and prints each statement
-with :func:`source`. astor prints Python's own ``ast`` nodes, so every node is first
-converted; gast's converter (``gast.gast_to_ast``) is a generic ``NodeTransformer`` that
-looks up a visitor per node and tries every location attribute through a raised
-``AttributeError``: about half of the printing time of a first call. :func:`to_ast` does the
-same conversion for the node kinds an emitted statement is made of, by a table of classes,
-and hands any other node (a ``lambda``, a ``def``, an ``except``) to gast's own converter::
+with :func:`source`: the common statements by :mod:`.astor_text`, which writes astor's
+text from the gast nodes directly, any other through astor. astor prints Python's own
+``ast`` nodes, so each node of those is first converted; gast's converter
+(``gast.gast_to_ast``) is a generic ``NodeTransformer`` that looks up a visitor per node
+and tries every location attribute through a raised ``AttributeError``. :func:`to_ast`
+does the same conversion for the node kinds an emitted statement is made of, by a table of
+classes, and hands any other node (a ``lambda``, a ``def``, an ``except``) to gast's own
+converter::
 
     to_ast(gast.BinOp(left=load("x"), op=gast.Mult(), right=gast.Constant(3, None)))
         == ast.BinOp(left=ast.Name("x", ast.Load()), op=ast.Mult(),
@@ -14,16 +16,19 @@ and hands any other node (a ``lambda``, a ``def``, an ``except``) to gast's own 
 
 The result is the node gast's converter makes (its fields and location attributes), so the
 printed text is the same; ``tests/compiler/test_printing.py`` compares both on every
-statement of a set of emitted functions.
+statement of a set of emitted functions, and the direct text with astor's.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import warnings
 from typing import Any
 
 import gast
+
+from .astor_text import Unsupported, statement_text
 
 with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -49,6 +54,10 @@ for _name in (*_GENERIC, *_DROPPED):
     if hasattr(gast, _name) and hasattr(ast, _name):
         _g = getattr(gast, _name)
         _TABLE[_g] = (getattr(ast, _name), _DROPPED.get(_name, _g._fields), _g._attributes)
+
+# SRCGRAD_CHECK_PRINTING=1 (tests/conftest.py sets it): every text written directly is
+# compared with astor's, so the whole suite checks :mod:`.astor_text`
+CHECK = os.environ.get("SRCGRAD_CHECK_PRINTING", "") == "1"
 
 _MISSING = object()
 _PLAIN = frozenset({str, int, float, bool, type(None)})  # field values kept as they are
@@ -77,7 +86,21 @@ def to_ast(node: Any) -> Any:
 
 
 def source(node: Any) -> str:
-    """The Python text of gast ``node``, one line per statement."""
+    """The Python text of gast ``node``, one line per statement: astor's, written directly
+    for the common statements (:mod:`.astor_text`), else by astor itself."""
+    try:
+        text = statement_text(node)
+    except Unsupported:
+        return astor_source(node)
+    if CHECK:  # (the test suite: astor's own text, compared)
+        expected = astor_source(node)
+        if text != expected:
+            raise RuntimeError(f"astor_text wrote {text!r} where astor writes {expected!r}")
+    return text
+
+
+def astor_source(node: Any) -> str:
+    """astor's text of gast ``node``, one line per statement."""
     # astor still touches ast.Num & co., deprecated since Python 3.12: not the user's concern
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -224,6 +224,14 @@ def _from_adjoint(v: Any, depth: int = 8) -> bool:
     """``v`` is computed from a cotangent (``dh * h``, ``-(g / y)``, ``sum(g * y)``):
     srcgrad's own arithmetic, never a value the user's code computes (the forward sweep
     runs before any cotangent exists). Looked for ``depth`` ops up; deeper is "no"."""
+    return _from_adjoint_within(v, depth, {})
+
+
+def _from_adjoint_within(v: Any, depth: int, no_within: dict[int, int]) -> bool:
+    """:func:`_from_adjoint`, remembering per question the largest depth each value was
+    found "no" within (a "no" within ``d`` ops is a "no" within fewer): a value read by
+    several ops (``h * h``, a forward value every adjoint reads) was searched again along
+    each path, up to 2**depth searches."""
     if not isinstance(v, Value):
         return False
     if v.adjoint_of is not None:
@@ -231,7 +239,12 @@ def _from_adjoint(v: Any, depth: int = 8) -> bool:
     op = v.op
     if depth == 0 or op is None or op.regions or op.prim == "tape_pop":
         return False
-    return any(_from_adjoint(w, depth - 1) for w in op.operands())
+    if no_within.get(v.id, -1) >= depth:
+        return False
+    if any(_from_adjoint_within(w, depth - 1, no_within) for w in op.operands()):
+        return True  # (the question is answered: nothing more is looked up)
+    no_within[v.id] = depth
+    return False
 
 
 def _known_quotient_times(op: Op, visible: dict[int, Value],
