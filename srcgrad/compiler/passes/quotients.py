@@ -158,6 +158,8 @@ def _times_known_quotient(op: Op, visible: dict[int, Value],
                           quotients: dict[tuple[int, int], Value],
                           popped: dict[int, Value], uses: dict[int, int]) -> Op | None:
     """``(a/b) * e`` (either order) -> ``a * y`` with ``y = e/b`` visible here."""
+    if _quotient(op.args["x"], uses) is None and _quotient(op.args["y"], uses) is None:
+        return None  # (no quotient: asked first, as the search below is the costly part)
     if not _from_adjoint(op.out):
         return None
     for name, other in (("x", "y"), ("y", "x")):
@@ -185,8 +187,8 @@ def _times_reciprocal(op: Op, visible: dict[int, Value],
     ``c >= 1`` a constant (so ``u >= 1``: ``h`` is a normal number, or NaN with ``u``)."""
     a, u = op.args["x"], op.args["y"]
     if not isinstance(a, Value) or not isinstance(u, Value) or const_value(a)[0] \
-            or not _from_adjoint(a) or not _array(u, popped) \
-            or not _at_least_one(_canon(u, popped), popped):
+            or not _array(u, popped) or not _at_least_one(_canon(u, popped), popped) \
+            or not _from_adjoint(a):
         return None  # (a value of the user's own stays as the user's code computes it)
     for (_, u_id), h in quotients.items():
         one = const_value(h.op.args["x"]) if h.op is not None else (False, None)
