@@ -73,7 +73,9 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     ops = block.ops
     reader_of = {v.id: op for op in ops for v in op.operands()}  # (single reads only used)
     results = {v.id for v in block.results if isinstance(v, Value)}
-    slot_of = _slots(block)
+    # (only the results assigned to some parameter: at the top level none is, and the
+    # ops standing between need not be looked at)
+    slot_of = {v: slots for v, slots in _slots(block).items() if slots}
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
     defined_at = {o.id: i for i, op in enumerate(ops) for o in op.outputs}
     # A statement's scan back (below) meets the ops whose one result is read by an op of
