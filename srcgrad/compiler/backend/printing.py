@@ -57,7 +57,13 @@ for _name in (*_GENERIC, *_DROPPED):
 
 # SRCGRAD_CHECK_PRINTING=1 (tests/conftest.py sets it): every text written directly is
 # compared with astor's, so the whole suite checks :mod:`.astor_text`
-CHECK = os.environ.get("SRCGRAD_CHECK_PRINTING", "") == "1"
+CHECK = "SRCGRAD_CHECK_PRINTING"
+
+
+def checking() -> bool:
+    """Whether the environment asks to compare each text with astor's (read per statement,
+    so whatever imported srcgrad first, the suite's setting holds)."""
+    return os.environ.get(CHECK, "") == "1"
 
 _MISSING = object()
 _PLAIN = frozenset({str, int, float, bool, type(None)})  # field values kept as they are
@@ -92,7 +98,7 @@ def source(node: Any) -> str:
         text = statement_text(node)
     except Unsupported:
         return astor_source(node)
-    if CHECK:  # (the test suite: astor's own text, compared)
+    if checking():  # (the test suite: astor's own text, compared)
         expected = astor_source(node)
         if text != expected:
             raise RuntimeError(f"astor_text wrote {text!r} where astor writes {expected!r}")
