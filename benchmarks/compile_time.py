@@ -7,7 +7,9 @@ table with the growth ratio per doubling of the function's length (a linear comp
 about 2x). The machine (platform, Python, NumPy, CPU count) is printed with the numbers,
 because they are absolute times.
 
-Run: ``python benchmarks/compile_time.py [--sizes 50,100,200,400] [--repeats 5]``.
+Run: ``python benchmarks/compile_time.py [--sizes 50,100,200,400] [--repeats 5]
+[--cpu-time]`` (``--cpu-time``: this thread's CPU time, for a machine shared with other
+work).
 Not part of the test suite (``tests/benchmarks`` runs it once at the smallest size).
 """
 
@@ -65,28 +67,30 @@ def load_function(source: str, directory: str, module_name: str) -> Callable[...
     return module.f
 
 
-def first_call_seconds(fn: Callable[..., Any], args: Sequence[Any]) -> float:
+def first_call_seconds(fn: Callable[..., Any], args: Sequence[Any],
+                       clock: Callable[[], float] = time.perf_counter) -> float:
     """Time of ``sg.grad(fn)(*args)`` with an empty cache: the compile latency."""
     sg.clear_cache()
-    start = time.perf_counter()
+    start = clock()
     sg.grad(fn)(*args)
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, float]]:
+def measure(sizes: Sequence[int], repeats: int,
+            clock: Callable[[], float] = time.perf_counter) -> list[dict[str, float]]:
     x = np.linspace(-1.0, 1.0, 8)
     w = np.linspace(0.5, 1.5, 8)
     rows = []
     with tempfile.TemporaryDirectory(prefix="srcgrad_compile_time_") as directory:
         for lines in sizes:
             fn = load_function(straight_line_source(lines), directory, f"straight_{lines}")
-            times = [first_call_seconds(fn, (x, w)) for _ in range(repeats)]
+            times = [first_call_seconds(fn, (x, w), clock) for _ in range(repeats)]
             sg.clear_cache()
             grad = sg.grad(fn)
             grad(x, w)
-            start = time.perf_counter()
+            start = clock()
             grad(x, w)
-            cached = time.perf_counter() - start
+            cached = clock() - start
             rows.append({"lines": lines, "median": statistics.median(times),
                          "best": min(times), "cached": cached})
     return rows
@@ -97,9 +101,10 @@ def machine() -> str:
             f"NumPy {np.__version__}, {os.cpu_count()} CPUs")
 
 
-def report(rows: list[dict[str, float]], repeats: int) -> str:
+def report(rows: list[dict[str, float]], repeats: int, clock: str = "wall time") -> str:
     out = [f"machine: {machine()}",
-           f"first sg.grad(f) call after sg.clear_cache(), median of {repeats} fresh compiles",
+           f"first sg.grad(f) call after sg.clear_cache(), median of {repeats} fresh compiles "
+           f"({clock})",
            "",
            f"{'lines':>6} {'median ms':>10} {'best ms':>9} {'ms/line':>8} {'growth':>7} "
            f"{'cached call us':>15}"]
@@ -125,9 +130,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
                         help="comma-separated line counts (default: 50,100,200,400)")
     parser.add_argument("--repeats", type=int, default=5, help="fresh compiles per size")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time by this thread's CPU time instead of wall time (a machine "
+                             "shared with other work: leaves out the time others ran)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(report(measure(sizes, args.repeats), args.repeats))
+    clock = time.thread_time if args.cpu_time else time.perf_counter
+    rows = measure(sizes, args.repeats, clock)
+    print(report(rows, args.repeats, "thread CPU time" if args.cpu_time else "wall time"))
     return 0
 
 

@@ -35,7 +35,7 @@ from .internal_errors import compiler_boundary
 from .ir import types as T
 from .ir.builder import clone_function
 from .ir.core import REVERSE_PAIR, Function
-from .ir.verify import verify
+from .ir.verify import each_pass, verify
 from .pairs import listing
 from .passes.pipeline import for_emission
 from .passes.pipeline import optimize as run_passes
@@ -296,10 +296,16 @@ class Derivation:
                 for ir in {id(derived): derived, id(emitted_ir): emitted_ir}.values():
                     ir.meta["same_shapes"] = shapes_alike
             if self.optimize:
-                run_passes(derived, check=verify)
+                per_pass = each_pass()  # the verifier after every pass (tests), or None
+                run_passes(derived, check=per_pass)
+                verify(derived)  # after optimisation
                 if paired:
-                    run_passes(emitted_ir, check=verify)
-                emitted_ir = for_emission(emitted_ir, check=verify)  # (derived composes)
+                    run_passes(emitted_ir, check=per_pass)
+                    verify(emitted_ir)
+                optimized = emitted_ir
+                emitted_ir = for_emission(emitted_ir, check=per_pass)  # (derived composes)
+                if emitted_ir is not optimized:  # before emission: a rewritten copy
+                    verify(emitted_ir)
             emitted = emit_function(emitted_ir)
             text = module_text([emitted])
             if derived.meta.get("note"):  # a choice the reader of the code should know

@@ -40,7 +40,7 @@ from .frontend.recursion import NOTE, call_directly
 from .ir import types as T
 from .ir.builder import Builder, clone_block
 from .ir.core import PAIR_FORWARD, Block, Function, Op, Value
-from .ir.verify import verify
+from .ir.verify import each_pass, verify
 from .passes.pipeline import optimize
 from .symbolic import Sym, record_rule
 
@@ -145,7 +145,8 @@ def _compile(fn: Any, wrt: tuple[str, ...]) -> cache.Entry | None:
     emitted = []
     for part in (fwd, bwd):
         verify(part)
-        optimize(part, check=verify)
+        optimize(part, check=each_pass())
+        verify(part)
         emitted.append(emit_function(part, refs))
     text = module_text(emitted)
     ns = compile_module(text, refs.namespace, emitted[0].name)

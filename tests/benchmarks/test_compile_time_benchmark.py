@@ -33,3 +33,12 @@ def test_benchmark_runs_at_the_smallest_size(capsys):
     assert "CPUs" in out and "growth" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:2] in ("5 ", "10")]
     assert [r[0] for r in rows] == ["5", "10"]
+
+
+def test_benchmark_times_by_cpu_time_when_asked(capsys):
+    bench = load_benchmark()
+    assert bench.main(["--sizes", "5", "--repeats", "1", "--cpu-time"]) == 0
+    out = capsys.readouterr().out
+    assert "(thread CPU time)" in out
+    assert bench.main(["--sizes", "5", "--repeats", "1"]) == 0
+    assert "(wall time)" in capsys.readouterr().out

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import os
 import sys
 import tempfile
 import time
@@ -160,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shrink", action="store_true")
     parser.add_argument("--shrink-seconds", type=float, default=60.0)
     options = parser.parse_args(argv)
+    # as under pytest (tests/conftest.py): the IR verifier after every optimisation pass
+    os.environ.setdefault("SRCGRAD_VERIFY_EACH_PASS", "1")
     forms = select_forms(options.forms)
     unknown = set(forms) - set(ALL_FORMS) - set(CLASSIC_FORMS)
     if unknown:

@@ -14,7 +14,6 @@ primitives by an imported name (``unbroadcast(...)``), constants inline. A ``# l
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +27,8 @@ from .expressions import call_node as _call
 from .name_reuse import NameReuse
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
+from .printing import source as _source
 from .syntax import dotted, load
-
-with warnings.catch_warnings():  # astor reads ast.Num & co. (deprecated since Python 3.12)
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import astor
-
 
 
 @dataclass
@@ -135,15 +130,6 @@ def _branch_into_slot(op: Op, out: Value, previous: Value) -> bool:
         if any(v is previous for inner in region.ops for v in all_reads(inner)):
             return False
     return True
-
-
-def _source(node: Any) -> str:
-    # astor still touches ast.Num & co., deprecated since Python 3.12: not the user's concern
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        # one line per statement: astor's wrapping of long lines would break expressions
-        return astor.to_source(gast.gast_to_ast(node),
-                               pretty_source="".join).rstrip("\n")
 
 
 class _Emitter(Expressions, NameReuse):

@@ -28,6 +28,7 @@ freed as Python frees them).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Iterator
 
 from ..ir.core import Block, Function, Op, Value
@@ -72,9 +73,24 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     ops = block.ops
     reader_of = {v.id: op for op in ops for v in op.operands()}  # (single reads only used)
     results = {v.id for v in block.results if isinstance(v, Value)}
-    slot_of = _slots(block)
+    # (only the results assigned to some parameter: at the top level none is, and the
+    # ops standing between need not be looked at)
+    slot_of = {v: slots for v, slots in _slots(block).items() if slots}
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
     defined_at = {o.id: i for i, op in enumerate(ops) for o in op.outputs}
+    # A statement's scan back (below) meets the ops whose one result is read by an op of
+    # its tree (``candidates``: found from the tree's operands, highest first) and, between
+    # them, ops that only stand between (they end ``adjacent``, add their loop slots to
+    # ``passed``) or stop the scan (a barrier, a region op: ``stop_below``). Visiting only
+    # the candidates keeps the plan of a scan over every op below the statement, which
+    # made emission quadratic in the length of a straight-line function (each adjoint
+    # reads forward values from far back).
+    stop_below = [-1] * (len(ops) + 1)  # position p -> the highest stop below p (or -1)
+    standing_below = [0] * (len(ops) + 1)  # position p -> how many non-constants below p
+    for i, op in enumerate(ops):
+        stop = op.prim in _BARRIERS or bool(op.regions)
+        stop_below[i + 1] = i if stop else stop_below[i]
+        standing_below[i + 1] = standing_below[i] + (op.prim != "const")
     for j, statement in enumerate(ops):
         for region in statement.regions:
             _plan_block(region, reads, plan)
@@ -84,21 +100,35 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
         total = 1
         adjacent = True  # no op left standing between here and the statement yet
         passed: set[int] = set()  # loop slots whose next value (assigned directly) stands between
-        # the earliest op the tree reads: below it nothing can join (a straight-line
-        # function's statements each scanned back to its start made emission quadratic)
+        # the earliest op the tree reads: below it nothing can join
         lowest = _earliest(all_reads(statement), defined_at, j)
-        for k in range(j - 1, -1, -1):
-            op = ops[k]
-            if k < lowest or op.prim in _BARRIERS or op.regions:
+        candidates: list[int] = []  # (negated positions: a max-heap)
+        _push_read(statement, reader_of, defined_at, candidates)
+        above = j  # the scan has come down to here
+        while candidates:
+            k = -heapq.heappop(candidates)
+            if k >= above:
+                continue  # (read twice by the tree: pushed twice)
+            if k < lowest or stop_below[above] >= k:
                 break
+            if standing_below[above] - standing_below[k + 1]:
+                adjacent = False  # an op between stays standing
+                if slot_of:
+                    for op in ops[k + 1:above]:
+                        if op.prim != "const":
+                            for o in op.outputs:
+                                passed |= slot_of.get(o.id, set())
+            above = k
+            op = ops[k]
             if op.prim == "const":
                 continue
-            reader = reader_of.get(op.out.id) if len(op.outputs) == 1 else None
-            if reader is not None and id(reader) in tree and op.out.id in plan:
+            if op.out.id in plan:
                 tree.add(id(op))  # nested into an op nested here: counted in its size
                 lowest = _earliest(op.operands(), defined_at, lowest)
+                _push_read(op, reader_of, defined_at, candidates)
                 continue
-            if (reader is not None and id(reader) in tree and _nestable(op, reads, results)
+            reader = reader_of[op.out.id]
+            if (_nestable(op, reads, results)
                     and not _accumulator_of(op.out, reader)
                     and not _written_into(op.out, reader)
                     and (op.line == statement.line or _a_later_lines_part(op, statement))
@@ -109,11 +139,23 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
                 tree.add(id(op))
                 lowest = _earliest(op.operands(), defined_at, lowest)
                 total += size.get(id(op), 1)
+                _push_read(op, reader_of, defined_at, candidates)
                 continue
             adjacent = False
-            for o in op.outputs:
-                passed |= slot_of.get(o.id, set())
+            if slot_of:
+                for o in op.outputs:
+                    passed |= slot_of.get(o.id, set())
         size[id(statement)] = total
+
+
+def _push_read(op: Op, reader_of: dict[int, Op], defined_at: dict[int, int],
+               candidates: list[int]) -> None:
+    """Push the position of each op of the block whose one result ``op`` is the (last)
+    reader of: the ops that may be written inside ``op``."""
+    for v in op.operands():
+        k = defined_at.get(v.id)
+        if k is not None and reader_of.get(v.id) is op and len(v.op.outputs) == 1:
+            heapq.heappush(candidates, -k)
 
 
 def _earliest(reads: Iterable[Value], defined_at: dict[int, int], lowest: int) -> int:

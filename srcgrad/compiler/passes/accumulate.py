@@ -147,7 +147,10 @@ def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
         return False
     if not (classes.is_weak(rest) or classes.dtype_of(rest) == dtype):
         return False
-    return _rank0(rest) or classes.same(acc, rest) or _fits_into(rest, acc, classes)
+    # (the walk's answers: the IR has not changed since, and one walk per question made
+    # this pass quadratic in the length of a straight-line function)
+    return _rank0(rest, classes.numbers) or classes.same(acc, rest) \
+        or _fits_into(rest, acc, classes)
 
 
 def _fits_into(rest: Value, acc: Value, classes: _Classes) -> bool:

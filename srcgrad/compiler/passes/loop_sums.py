@@ -99,7 +99,7 @@ def _sum_in(body: Block, result: Value) -> Op | None:
 def _fits(rest: Value, x: Value, classes: Classes) -> bool:
     if not classes.is_float64(rest):
         return False
-    if rank0(rest) or classes.same(rest, x):
+    if rank0(rest, classes.numbers) or classes.same(rest, x):  # (the walk's answers)
         return True
     fitted = classes.fits.get(classes.of(rest).id)  # a keepdims reduction of x's shape
     return fitted is not None and classes.same(fitted, x)

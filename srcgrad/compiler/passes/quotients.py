@@ -158,6 +158,8 @@ def _times_known_quotient(op: Op, visible: dict[int, Value],
                           quotients: dict[tuple[int, int], Value],
                           popped: dict[int, Value], uses: dict[int, int]) -> Op | None:
     """``(a/b) * e`` (either order) -> ``a * y`` with ``y = e/b`` visible here."""
+    if _quotient(op.args["x"], uses) is None and _quotient(op.args["y"], uses) is None:
+        return None  # (no quotient: asked first, as the search below is the costly part)
     if not _from_adjoint(op.out):
         return None
     for name, other in (("x", "y"), ("y", "x")):
@@ -185,8 +187,8 @@ def _times_reciprocal(op: Op, visible: dict[int, Value],
     ``c >= 1`` a constant (so ``u >= 1``: ``h`` is a normal number, or NaN with ``u``)."""
     a, u = op.args["x"], op.args["y"]
     if not isinstance(a, Value) or not isinstance(u, Value) or const_value(a)[0] \
-            or not _from_adjoint(a) or not _array(u, popped) \
-            or not _at_least_one(_canon(u, popped), popped):
+            or not _array(u, popped) or not _at_least_one(_canon(u, popped), popped) \
+            or not _from_adjoint(a):
         return None  # (a value of the user's own stays as the user's code computes it)
     for (_, u_id), h in quotients.items():
         one = const_value(h.op.args["x"]) if h.op is not None else (False, None)
@@ -224,6 +226,14 @@ def _from_adjoint(v: Any, depth: int = 8) -> bool:
     """``v`` is computed from a cotangent (``dh * h``, ``-(g / y)``, ``sum(g * y)``):
     srcgrad's own arithmetic, never a value the user's code computes (the forward sweep
     runs before any cotangent exists). Looked for ``depth`` ops up; deeper is "no"."""
+    return _from_adjoint_within(v, depth, {})
+
+
+def _from_adjoint_within(v: Any, depth: int, no_within: dict[int, int]) -> bool:
+    """:func:`_from_adjoint`, remembering per question the largest depth each value was
+    found "no" within (a "no" within ``d`` ops is a "no" within fewer): a value read by
+    several ops (``h * h``, a forward value every adjoint reads) was searched again along
+    each path, up to 2**depth searches."""
     if not isinstance(v, Value):
         return False
     if v.adjoint_of is not None:
@@ -231,7 +241,12 @@ def _from_adjoint(v: Any, depth: int = 8) -> bool:
     op = v.op
     if depth == 0 or op is None or op.regions or op.prim == "tape_pop":
         return False
-    return any(_from_adjoint(w, depth - 1) for w in op.operands())
+    if no_within.get(v.id, -1) >= depth:
+        return False
+    if any(_from_adjoint_within(w, depth - 1, no_within) for w in op.operands()):
+        return True  # (the question is answered: nothing more is looked up)
+    no_within[v.id] = depth
+    return False
 
 
 def _known_quotient_times(op: Op, visible: dict[int, Value],

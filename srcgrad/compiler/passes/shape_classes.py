@@ -198,18 +198,26 @@ class Classes:
         return self.of(a) is self.of(b)
 
     def visit(self, op: Op) -> None:
+        if op.prim not in RULES and op.prim not in _VISITED_BY_NAME:
+            return  # (a constant, a tape or control op: every test below is false)
+        is_elementwise = elementwise(op)
         if op.prim == "tape_pop":
             for o in op.outputs:
                 item = self.popped.get(o.id)
                 if item is not None:
                     self.assume(o, item)
-        elif elementwise(op) or elementwise_shaped(op):
+        elif is_elementwise or elementwise_shaped(op):
             # a value of a kept reduction's class (``g.sum(-1, keepdims=True) / z``) fits
             # into the reduced array as the reduction itself does
-            fitted = [self.of(v) for v in op.operands()
-                      if not rank0(v, self.numbers) and self.of(v).id in self.fits]
-            shaped = {self.of(v).id: self.of(v) for v in op.operands()
-                      if not rank0(v, self.numbers) and self.of(v).id not in self.fits}
+            fitted: list[Value] = []
+            shaped: dict[int, Value] = {}
+            for v in op.operands():
+                if not rank0(v, self.numbers):
+                    rep = self.rep.get(v.id, v)
+                    if rep.id in self.fits:
+                        fitted.append(rep)
+                    else:
+                        shaped[rep.id] = rep
             if len(shaped) == 1:
                 rep = next(iter(shaped.values()))
                 if all(self.same(self.fits[f.id], rep) for f in fitted):
@@ -218,7 +226,7 @@ class Classes:
                 self.rep[op.out.id] = fitted[0]  # (reductions' results combined: one shape)
             elif shaped:
                 broadcast_static(self, op, shaped)
-            if not elementwise(op):
+            if not is_elementwise:
                 return  # (a mask: never a float)
             # a float dtype with Python numbers (weakly typed under NEP 50) and bool masks
             # stays that dtype
@@ -291,6 +299,13 @@ class Classes:
                 return
             inputs = [v for k, v in op.args.items() if k not in ("shape", "axis", "keepdims")]
             self.note_dtype(op.out, inputs)
+
+
+# the ops :meth:`Classes.visit` knows by name (any other op it learns from is a rule's)
+_VISITED_BY_NAME = frozenset({
+    "tape_pop", "getitem", "max_picks", "min_picks", "picked", "matmul", "transpose",
+    "reshape", "swapaxes", "moveaxis", "stack", "zeros", "setitem", "unbroadcast",
+    "contract_to", "scatter_add", *SHAPED_BY_ARG})
 
 
 def parameter_classes(fn: Function) -> Classes:

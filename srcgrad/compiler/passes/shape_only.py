@@ -105,7 +105,8 @@ class _Builder:
                 return self._emit("reduced_shape", {"shape": self.shape_of(op.args["x"]),
                                                     "axis": self._const(axes[0]),
                                                     "keepdims": self._const(axes[1])})
-            shaped = [w for w in op.operands() if not _rank0(w)]
+            # (the answers of the walk that made the classes: the ops read are unchanged)
+            shaped = [w for w in op.operands() if not _rank0(w, self.classes.numbers)]
             if shaped:
                 result = self.shape_of(shaped[0])
                 for w in shaped[1:]:

@@ -136,7 +136,8 @@ def _shapes_early(fn: Function) -> None:
     moved = [op for op in ops if op.prim == "shape" and isinstance(op.args.get("x"), Value)]
     if not moved:
         return
-    rest = [op for op in ops if op not in moved]
+    moving = {id(op) for op in moved}  # (``op not in moved`` was quadratic)
+    rest = [op for op in ops if id(op) not in moving]
     after: dict[int, list[Op]] = {}
     for op in moved:
         after.setdefault(op.args["x"].id, []).append(op)

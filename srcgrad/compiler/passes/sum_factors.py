@@ -35,10 +35,13 @@ from .simplify import _floating
 
 
 def take_factors_out_of_sums(fn: Function) -> None:
+    uses = fn.body.use_counts()
+    if not any(op.prim == "unbroadcast" and _starts_a_rewrite(op.args.get("x"), uses)
+               for op in fn.body.walk()):
+        return  # (no sum to rewrite: the shape classes below are not needed)
     classes = _Classes()
     classes.popped = popped_items(fn)
     walk(fn, classes, lambda op, _visible: classes.visit(op))
-    uses = fn.body.use_counts()
     mapping: dict[Value, Value] = {}
     _block(fn.body, classes, uses, mapping)
     replace_uses(fn, mapping)
@@ -56,6 +59,14 @@ def _block(block: Block, classes: _Classes, uses: dict[int, int],
             ops.extend(made)
             mapping[op.out] = made[-1].out
     block.ops = ops
+
+
+def _starts_a_rewrite(x: object, uses: dict[int, int]) -> bool:
+    """What :func:`_rewrite` needs of a sum's operand before anything else: read once, by
+    the sum, and made by a negation, a division or a product (else its walk stops at once
+    and nothing is rewritten)."""
+    return isinstance(x, Value) and _once(x, uses) \
+        and x.op.prim in ("negative", "divide", "multiply")
 
 
 def _once(v: Value, uses: dict[int, int]) -> bool:
