@@ -300,7 +300,9 @@ class Derivation:
                 if paired:
                     run_passes(emitted_ir, check=verify)
                 emitted_ir = for_emission(emitted_ir, check=verify)  # (derived composes)
-            emitted = emit_function(emitted_ir, buffers=self.optimize)
+                # its loops may tape arrays into buffers kept between calls (buffers.py)
+                emitted_ir.meta["tape_buffers"] = True
+            emitted = emit_function(emitted_ir)
             text = module_text([emitted])
             if derived.meta.get("note"):  # a choice the reader of the code should know
                 text = _before_def(text, emitted.name, derived.meta["note"])

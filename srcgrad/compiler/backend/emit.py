@@ -47,11 +47,9 @@ class Emitted:
     refs: References = field(default_factory=References)
 
 
-def emit_function(fn: Function, refs: References | None = None, *,
-                  buffers: bool = False) -> Emitted:
-    """``buffers``: loops may tape arrays into buffers kept between calls (buffered.py)."""
+def emit_function(fn: Function, refs: References | None = None) -> Emitted:
     refs = refs or References()
-    em = _Emitter(breaks.native_breaks(fn), refs, buffers)
+    em = _Emitter(breaks.native_breaks(fn), refs)
     return Emitted(em.fn_name, em.run(), refs)
 
 
@@ -104,7 +102,7 @@ def _source(node: Any) -> str:
 
 
 class _Emitter(Expressions, NameReuse):
-    def __init__(self, fn: Function, refs: References, buffers: bool = False) -> None:
+    def __init__(self, fn: Function, refs: References) -> None:
         self.fn = fn
         self.refs = refs
         self.names = ValueNames({"np", "math", *refs.used_names}, refs.used_names)
@@ -122,7 +120,8 @@ class _Emitter(Expressions, NameReuse):
         self.retested = control.retested_conditions(fn)
         self.slot_of: dict[int, str] = {}  # value id -> the loop slot it is computed into
         self.loop_slots: list[list[str]] = []  # per enclosing loop, its slots' names
-        self.tape_buffers = TapeBuffers(fn, refs, buffers)
+        # (an optimised function's loops may tape into kept buffers: buffered.py)
+        self.tape_buffers = TapeBuffers(fn, refs, bool(fn.meta.get("tape_buffers")))
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count
