@@ -197,3 +197,9 @@ def test_the_pool_hands_a_set_to_one_call_at_a_time_and_skips_small_arrays():
     pool.give(small)
     assert [pool.take() for _ in range(SKIP)] == [None] * SKIP
     assert isinstance(pool.take(), Buffers)  # then it looks at the sizes again
+
+
+def test_a_skip_count_taken_below_zero_by_racing_threads_counts_as_zero():
+    pool = BufferPool(1)
+    pool.skip = -1  # (two threads passed the test at 1, both decremented)
+    assert isinstance(pool.take(), Buffers)
