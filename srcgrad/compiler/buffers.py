@@ -38,8 +38,8 @@ What keeps it right:
   afresh) and its layout (C-contiguous, as every operand of that shape), so the values are
   the ones the plain call computes, bit for bit; otherwise the plain call runs and its
   result becomes the slot's buffer for the next call.
-The pool keeps at most one set of buffers: memory of the size of the tape stays allocated
-between calls (the price of not faulting it in again).
+The pool keeps at most one set of buffers, of at most ``MAX_BYTES``: memory of the size of
+the tape stays allocated between calls (the price of not faulting it in again).
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ import numpy as np
 _ABSENT: Any = object()
 # arrays smaller than this are not kept: malloc reuses small blocks without faulting them in
 MIN_BYTES = 32768
+# a set of buffers larger than this is not kept between calls (a call on huge arrays would
+# otherwise hold its whole tape for as long as the derived function lives)
+MAX_BYTES = 256 << 20
 # a call that kept nothing makes the next SKIP calls run without buffers (their plain
 # expressions: ``buffers`` is None), then one call looks at the sizes again
 SKIP = 15
@@ -59,11 +62,12 @@ SKIP = 15
 class Buffers:
     """One call's buffers: per slot, the arrays of its earlier calls and a cursor."""
 
-    __slots__ = ("kept", "used")
+    __slots__ = ("kept", "used", "nbytes")
 
     def __init__(self, slots: int) -> None:
         self.kept: list[list[np.ndarray]] = [[] for _ in range(slots)]
         self.used = [0] * slots
+        self.nbytes = 0  # of the arrays kept
 
     def into(self, slot: int, f: Any, x: Any, y: Any = _ABSENT) -> Any:
         """``f(x)`` or ``f(x, y)`` (``np.matmul`` or a ufunc), written into the slot's next
@@ -84,8 +88,10 @@ class Buffers:
         if type(result) is np.ndarray and result.flags.c_contiguous \
                 and result.nbytes >= MIN_BYTES:
             if k < len(kept):
+                self.nbytes += result.nbytes - kept[k].nbytes
                 kept[k] = result
             elif k == len(kept):
+                self.nbytes += result.nbytes
                 kept.append(result)
         return result
 
@@ -137,9 +143,9 @@ class BufferPool:
         """Back to the pool, once the call's arrays are dead (just before it returns)."""
         if buffers is None:
             return
-        if not any(buffers.kept):
+        if not buffers.nbytes:
             self.skip = SKIP
-        elif not self.free:
+        elif not self.free and buffers.nbytes <= MAX_BYTES:
             self.free.append(buffers)
 
     def __repr__(self) -> str:

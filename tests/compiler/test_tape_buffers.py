@@ -14,6 +14,7 @@ import pytest
 
 import srcgrad as sg
 import srcgrad.compiler.backend.buffered as buffered
+import srcgrad.compiler.buffers as buffers_module
 from srcgrad.compiler.buffers import MIN_BYTES, SKIP, BufferPool, Buffers
 
 
@@ -203,3 +204,13 @@ def test_a_skip_count_taken_below_zero_by_racing_threads_counts_as_zero():
     pool = BufferPool(1)
     pool.skip = -1  # (two threads passed the test at 1, both decremented)
     assert isinstance(pool.take(), Buffers)
+
+
+def test_a_set_of_buffers_larger_than_the_cap_is_not_kept(monkeypatch):
+    pool = BufferPool(1)
+    big = pool.take()
+    big.into(0, np.exp, np.zeros((64, 64)))
+    assert big.nbytes == 64 * 64 * 8
+    monkeypatch.setattr(buffers_module, "MAX_BYTES", big.nbytes - 1)
+    pool.give(big)
+    assert pool.take() is not big
