@@ -125,11 +125,15 @@ def _maker(item: Any, body: Block) -> Op | None:
 
 def _buffered_callable(op: Op) -> Any:
     """``np.matmul`` or the ufunc ``op`` calls, when its result may take ``out=``: a
-    matrix or more, made afresh (no update in place, no parameters, one or two inputs)."""
+    matrix or more, made afresh (no update in place, no parameters, one or two inputs,
+    each an ndarray or a Python number by its type: the call is then the operator's)."""
     t = op.out.type if len(op.outputs) == 1 else None
     if t is None or t.kind != "array" or t.ndim is None or t.ndim < 2 or op.regions \
             or "accumulate" in op.attrs:
         return None
+    if not all(v.type is not None and (v.type.kind == "array" or v.type.is_python_number)
+               for v in op.operands()):
+        return None  # (an operand typed an ndarray or a number: never a foreign array)
     rule = op.attrs.get("rule") or RULES.get(op.prim)
     if rule is None or rule.params or rule.user or not rule.fresh:
         return None
