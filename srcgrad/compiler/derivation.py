@@ -306,6 +306,8 @@ class Derivation:
                 emitted_ir = for_emission(emitted_ir, check=per_pass)  # (derived composes)
                 if emitted_ir is not optimized:  # before emission: a rewritten copy
                     verify(emitted_ir)
+                # its loops may tape arrays into buffers kept between calls (buffers.py)
+                emitted_ir.meta["tape_buffers"] = True
             emitted = emit_function(emitted_ir)
             text = module_text([emitted])
             if derived.meta.get("note"):  # a choice the reader of the code should know

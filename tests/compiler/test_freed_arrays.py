@@ -12,6 +12,7 @@ import pytest
 from allmodes import check_all_modes
 
 import srcgrad as sg
+from srcgrad.compiler.buffers import BufferPool
 
 rng = np.random.default_rng(1617)
 
@@ -51,7 +52,8 @@ def _peak(fn, *args):
 
 
 def _without_deletes(text: str, name: str):
-    namespace: dict = {}
+    # (a loop tape kept between calls reads its pool, bound by srcgrad: buffers.py)
+    namespace: dict = {"_tape_buffers": BufferPool(text.count("buffers.into("))}
     kept = "\n".join(line for line in text.splitlines() if not line.strip().startswith("del "))
     exec(compile(kept, "<kept>", "exec"), namespace)
     return namespace[name]

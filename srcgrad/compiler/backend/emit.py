@@ -22,12 +22,14 @@ import gast
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..passes.blocks import popped_items
 from . import breaks, conditions, control, floats, frees, inplace
+from .buffered import TapeBuffers
 from .expressions import Expressions
 from .expressions import call_node as _call
 from .name_reuse import NameReuse
 from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
 from .printing import source as _source
+from .slots import direct_results
 from .syntax import dotted, load
 
 
@@ -68,8 +70,6 @@ def build(tree: Any, leaves: list[Any], make_tuple: Any, make_list: Any = None) 
     return leaves[tree]
 
 
-
-
 def _assign(target: str, value: Any) -> Any:
     return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
                                           type_comment=None)], value=value, type_comment=None)
@@ -87,49 +87,6 @@ def _last_reads(block: Block, appended: list[Value], plan: dict[int, int]) -> di
     return last
 
 
-def _direct_results(block: Block, slots: list[str], carried: list[Value] | None,
-                    appended: list[Value], plan: dict[int, int]) -> dict[int, str]:
-    """Results defined by a plain op of ``block`` that can be computed straight into their
-    slot name: that slot's previous value (its carried parameter) is not read afterwards,
-    nor needed by another slot's final assignment."""
-    position = {o.id: i for i, op in enumerate(block.ops) for o in op.outputs}
-    last_read: dict[int, int] = {}
-    for i, v in read_positions(block, plan):
-        last_read[v.id] = max(i, last_read.get(v.id, i))
-    for v in appended:  # appended after the ops
-        last_read[v.id] = len(block.ops)
-    direct: dict[int, str] = {}
-    for k, (r, name) in enumerate(zip(block.results, slots)):
-        i = position.get(r.id)
-        if i is None or r.id in direct or block.ops[i].prim == "const" \
-                or block.ops[i].prim in control.TAPE_PRIMS:
-            continue
-        if block.ops[i].regions and (carried is None or not _branch_into_slot(
-                block.ops[i], r, carried[k])):
-            continue
-        if carried is not None:
-            p = carried[k]
-            if last_read.get(p.id, -1) > i or any(
-                    rj is p for j, rj in enumerate(block.results) if j != k):
-                continue
-        direct[r.id] = name
-    return direct
-
-
-def _branch_into_slot(op: Op, out: Value, previous: Value) -> bool:
-    """Whether the ``if`` making the loop's next value ``out`` may write it straight into
-    the loop's slot (``if c: hi = mid`` rather than ``hi_1 = mid ... hi = hi_1``): neither
-    branch reads the slot's previous value, except to keep it as that very output (an
-    assignment of the slot to itself, left out)."""
-    if op.prim != "if":
-        return False
-    k = op.outputs.index(out)
-    for region in op.regions:
-        if any(v is previous for j, v in enumerate(region.results) if j != k):
-            return False
-        if any(v is previous for inner in region.ops for v in all_reads(inner)):
-            return False
-    return True
 
 
 class _Emitter(Expressions, NameReuse):
@@ -151,6 +108,8 @@ class _Emitter(Expressions, NameReuse):
         self.retested = control.retested_conditions(fn)
         self.slot_of: dict[int, str] = {}  # value id -> the loop slot it is computed into
         self.loop_slots: list[list[str]] = []  # per enclosing loop, its slots' names
+        # (an optimised function's loops may tape into kept buffers: buffered.py)
+        self.tape_buffers = TapeBuffers(fn, refs, bool(fn.meta.get("tape_buffers")))
 
     def _last_uses(self) -> dict[int, int]:
         """Top-level value id -> index of its last top-level use (uses in regions count
@@ -165,6 +124,7 @@ class _Emitter(Expressions, NameReuse):
     def run(self) -> list[str]:
         params = [self.names.define(p) for p in self.fn.params]
         lines = [f"def {self.fn_name}({', '.join(params)}):"]
+        lines += self.tape_buffers.prologue(self.names, "    ")  # (named after the params)
         self.current_line: int | None = None
         self.noted: set[int] = set()  # lines whose compile-time note was shown
         self.recomputed: set[int] = set()  # checkpointed calls whose copy was announced
@@ -174,6 +134,7 @@ class _Emitter(Expressions, NameReuse):
             if start not in self.noted:
                 text = self.fn.source_lines.get(start, "").strip()
                 lines.append(f"    # line {start}: {text}  ({why})")
+        lines += self.tape_buffers.epilogue("    ")
         lines.append("    " + _source(gast.Return(value=self.results())))
         return lines
 
@@ -206,7 +167,7 @@ class _Emitter(Expressions, NameReuse):
         start = len(lines)
         slots = slots or []
         appended = block.results[len(slots):] if appends else []
-        direct = _direct_results(block, slots, carried, appended, self.plan) if slots else {}
+        direct = direct_results(block, slots, carried, appended, self.plan) if slots else {}
         self.slot_of.update(direct)  # (an ``if`` among them names its outputs so)
         saved = self.block_state
         self.block_state = (block, _last_reads(block, appended, self.plan))
@@ -325,6 +286,10 @@ class _Emitter(Expressions, NameReuse):
                                   op=_AUGMENTED[op.prim](), value=self.expr(other))
         if op.prim in floats.STATEMENT_OPS:  # (a statement of two branches: see floats.py)
             return floats.root_quotient(self.names.define(out, reuse), op, self.expr, self.refs)
+        buffered = None if floats.needs_guard(op) else self.tape_buffers.value(
+            op, self.call_expr(op), self.expr)  # (None when not picked: buffered.py)
+        if buffered is not None:  # (written into a buffer kept from the last call)
+            return _assign(self.names.define(out, reuse), buffered)
         value = self.call_expr(op)
         target = self.names.define(out, reuse)
         if floats.needs_guard(op):  # a fast Python spelling of a NumPy-semantics op

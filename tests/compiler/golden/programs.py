@@ -213,3 +213,22 @@ def masked_gate(x, y):
 
 PROGRAMS["masked_gate"] = (masked_gate, "grad", (0, 1),
                            (np.linspace(-1.0, 1.0, 5), np.linspace(0.7, -0.9, 5)))
+
+
+def per_sequence_attention(Wq, Wv, x):
+    # a loop taping matrices per iteration: they are written into buffers the function
+    # keeps between calls (buffers.into, the plain expression while they are small)
+    total = 0.0
+    for b in range(x.shape[0]):
+        xb = x[b]
+        q, v = xb @ Wq, xb @ Wv
+        s = q @ q.T
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)
+        total = total + np.sum((p @ v) ** 2)
+    return total
+
+
+PROGRAMS["per_sequence_attention"] = (
+    per_sequence_attention, "grad", (0, 1),
+    (np.eye(3) * 0.5, np.ones((3, 3)) * 0.25, np.linspace(-1.0, 1.0, 24).reshape(2, 4, 3)))
