@@ -257,8 +257,8 @@ def _walk_fast(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Nod
     ``apply`` without the lists), hooks and the rest through :func:`_run_in_full`.
 
     A written-out backward hands its cotangents on itself and may hold back the first
-    child it made pending: that child runs next, unless a node made after it waits on
-    the heap (so a chain of operations never touches the heap)."""
+    child it made pending, when no node made after it waits on the heap: that child runs
+    next (so a chain of operations never touches the heap)."""
     pop = buffers.pop
     node: Any = None
     ahead: Any = None
@@ -276,11 +276,8 @@ def _walk_fast(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Nod
                 if plan is not None and (written := plan.backward) is not None:
                     done = written(node, buf, retain_graph, buffers, heap)
                     if done is not None:
-                        if done is not True:
-                            if heap and heap[0][0] < done._order:
-                                heappush(heap, (done._order, done))
-                            else:
-                                ahead = done
+                        if done is not True:  # (it checked that nothing newer waits)
+                            ahead = done
                         continue
                 if type(node) is AccumulateGrad:  # a leaf's sink: AccumulateGrad.apply
                     var = node.variable
