@@ -33,7 +33,7 @@ ALL_THREADS = _AllThreads()
 # The threads (by ident) whose grad mode is off. A thread that ends with its mode off
 # stays here: the flag stays False, which only sends readers to STATE (never wrong).
 _OFF: set[int] = set()
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # (reentrant: a finalizer run inside may switch the mode)
 
 
 class _State(threading.local):

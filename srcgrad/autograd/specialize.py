@@ -233,9 +233,6 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     calls = [(k, name, slot) for k, (_, name, slot) in enumerate(plan.wrt) if slot is not None]
     if rule.user or not calls:
         return None
-    lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved"]
-    if plan.frees:  # (a node saving no tensor never frees its values: nothing to check)
-        lines += ["    if saved is None:", "        return None"]
     # the node's one tuple unpacked: s<j> per saved value, then w<k> per version of the
     # saved inputs that are Tensors
     names = plan.saved_names
@@ -244,6 +241,11 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     local = {n: f"s{j}" for j, n in enumerate(names)}
     tensor_names = list(plan.versioned)
     targets_ = [*local.values(), *(f"w{k}" for k in range(len(tensor_names)))]
+    lines = ["def backward(node, g, retain, buffers, heap):"]
+    if plan.frees or targets_:  # (``x + y`` saves nothing: nothing to read)
+        lines.append("    saved = node._saved")
+    if plan.frees:  # (a node saving no tensor never frees its values: nothing to check)
+        lines += ["    if saved is None:", "        return None"]
     if targets_:
         lines.append(f"    {', '.join(targets_)}{',' if len(targets_) == 1 else ''} = saved")
     if tensor_names:
