@@ -179,15 +179,18 @@ def _node_lines(plan: Any, inputs: list[str], sources: list[str], arrays: list[s
     for i, slot in plan.edge_slots:
         # edge() inlined for the common cases: a tensor with history that is not a view,
         # and a leaf whose AccumulateGrad is alive (it needs grad: not a view, so _rg)
-        lines.append(f"    s = {sources[i]}; f = s._grad_fn")
-        lines.append("    if s._base is not None:")
-        lines.append(f"        e{slot} = edge(s)")
+        # (an operand's own name is read as it is; ``sources[0]`` once, into ``s``)
+        s = sources[i] if sources[i].isidentifier() else "s"
+        lines.append(f"    f = {sources[i]}._grad_fn" if s != "s" else
+                     f"    s = {sources[i]}; f = s._grad_fn")
+        lines.append(f"    if {s}._base is not None:")
+        lines.append(f"        e{slot} = edge({s})")
         lines.append("    elif f is not None:")
-        lines.append(f"        e{slot} = (f, s._output_nr)")
-        lines.append("    elif (f := s._acc) is not None and (f := f()) is not None:")
+        lines.append(f"        e{slot} = (f, {s}._output_nr)")
+        lines.append(f"    elif (f := {s}._acc) is not None and (f := f()) is not None:")
         lines.append(f"        e{slot} = (f, 0)")
         lines.append("    else:")
-        lines.append(f"        e{slot} = edge(s)")
+        lines.append(f"        e{slot} = edge({s})")
         slots[slot] = f"e{slot}"
     lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
     lines.append("    node._order = stamp()")
