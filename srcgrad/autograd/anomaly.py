@@ -17,8 +17,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _Anomaly:
-    enabled = False
-    check_nan = True
+    # slots: every recorded operation reads ``enabled`` (a slot read is specialised by
+    # the interpreter; a class attribute read through an instance is not)
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.check_nan = True
 
 
 ANOMALY = _Anomaly()

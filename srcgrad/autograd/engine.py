@@ -257,46 +257,40 @@ def _walk_fast(state: _Walk, buffers: dict[Node, Any], heap: list[tuple[int, Nod
     ``apply`` without the lists), hooks and the rest through :func:`_run_in_full`.
 
     A written-out backward hands its cotangents on itself and may hold back the first
-    child it made pending: that child runs next, unless a node made after it waits on
-    the heap (so a chain of operations never touches the heap)."""
+    child it made pending, when no node made after it waits on the heap: that child runs
+    next (so a chain of operations never touches the heap)."""
     pop = buffers.pop
     node: Any = None
-    ahead: Any = None
     try:
-        while True:
-            if ahead is not None:
-                node, ahead = ahead, None
-            elif heap:
-                node = heappop(heap)[1]
-            else:
-                return
-            buf = pop(node)
-            if not node._special:
-                plan = node._plan  # a RuleNode (one output) whose backward may be written out
-                if plan is not None and (written := plan.backward) is not None:
-                    done = written(node, buf, retain_graph, buffers, heap)
-                    if done is not None:
-                        if done is not True:
-                            if heap and heap[0][0] < done._order:
-                                heappush(heap, (done._order, done))
-                            else:
-                                ahead = done
-                        continue
-                if type(node) is AccumulateGrad:  # a leaf's sink: AccumulateGrad.apply
-                    var = node.variable
-                    if buf is not None:
-                        accumulate(var, run_tensor_hooks(var._hooks, buf, False)
-                                   if var._hooks else buf, False)
-                    continue
-                outs = node.apply([buf] if node.num_outputs == 1 else buf, False)
-                if not retain_graph:
-                    node.release()
-            else:
-                outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf, False,
-                                    retain_graph, None, {}, [], True, False)
-            for (child, nr), g in zip(node.next_functions, outs):
-                if g is not None and child is not None:
-                    deliver(buffers, heap, node, child, nr, g)
+        while heap:
+            node = heappop(heap)[1]
+            while node is not None:  # (a chain of held-back children, then the heap)
+                buf = pop(node)
+                if not node._special:
+                    plan = node._plan  # a RuleNode (one output): its backward may be written
+                    if plan is not None and (written := plan.backward) is not None:
+                        done = written(node, buf, retain_graph, buffers, heap)
+                        if done is not None:
+                            # the child it held back runs next (it checked that nothing
+                            # newer waits on the heap); True: none held back
+                            node = None if done is True else done
+                            continue
+                    if type(node) is AccumulateGrad:  # a leaf's sink: AccumulateGrad.apply
+                        var = node.variable
+                        if buf is not None:
+                            accumulate(var, run_tensor_hooks(var._hooks, buf, False)
+                                       if var._hooks else buf, False)
+                        break
+                    outs = node.apply([buf] if node.num_outputs == 1 else buf, False)
+                    if not retain_graph:
+                        node.release()
+                else:
+                    outs = _run_in_full(node, [buf] if node.num_outputs == 1 else buf, False,
+                                        retain_graph, None, {}, [], True, False)
+                for (child, nr), g in zip(node.next_functions, outs):
+                    if g is not None and child is not None:
+                        deliver(buffers, heap, node, child, nr, g)
+                break
     finally:
         state.node = node
 

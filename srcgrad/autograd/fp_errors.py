@@ -11,21 +11,22 @@ silences the same errors once per call (the engine, the same way); this module s
 autograd layer so that the engine, below the tensor layer, can use it.
 
 The elementwise fast paths use :data:`QUIET` instead: ``QUIET.run(ufunc, x, y)`` calls the
-ufunc inside a context made once per thread whose error state is already ``IGNORE``.
-Entering a context costs ~15 ns where ``set`` + ``reset`` cost ~130 ns on small arrays
-(each builds a new context mapping and a token, and the ufunc's own lookup of the state
-then misses the variable's cache). A context can be entered once at a time, hence one per
-thread; and an operation recorded while it is entered (a finalizer run by the garbage
-collector inside a ufunc) gets ``RuntimeError`` from ``run``: such callers fall back to
-:func:`quietly`. Only NumPy's own loops may run inside (float operands, NumPy or srcgrad
-implementations): a user's function would see the context copied when the thread first
-recorded.
+ufunc inside a context made once whose error state is already ``IGNORE``. Entering a
+context costs ~15 ns where ``set`` + ``reset`` cost ~130 ns on small arrays (each builds
+a new context mapping and a token, and the ufunc's own lookup of the state then misses
+the variable's cache). A context can be entered once at a time: an operation recorded
+while it is entered (a finalizer run by the garbage collector inside a ufunc, or another
+thread's operation while a long ufunc released the GIL) gets ``RuntimeError`` from
+``run`` before anything ran, and such callers fall back to :func:`quietly`. The context is
+one for the process, not one per thread: ``QUIET.run`` is then a plain attribute (a
+thread-local one costs about three slot reads, once per operation), and the ops bind it
+as a global name. Only NumPy's own loops may run inside (float operands, NumPy or
+srcgrad implementations): a user's function would see the context copied at import.
 """
 
 from __future__ import annotations
 
 import contextvars
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -63,9 +64,11 @@ def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         restore(token)
 
 
-class _Quiet(threading.local):
-    """Per thread, ``run(fn, *args)``: ``fn(*args)`` in a context whose error state is
-    ``IGNORE`` (see the module docstring)."""
+class _Quiet:
+    """``run(fn, *args)``: ``fn(*args)`` in the context whose error state is ``IGNORE``, or
+    ``RuntimeError`` when that context is entered already (see the module docstring)."""
+
+    __slots__ = ("run",)
 
     def __init__(self) -> None:
         if _CONTEXT_STATE:

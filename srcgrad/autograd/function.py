@@ -18,8 +18,16 @@ import numpy as np
 
 from .anomaly import ANOMALY, forward_trace
 from .bindings import RUNTIME
-from .grad_mode import STATE, no_grad
-from .graph import FREED_MESSAGE, Node, modified_message, node_class, stamp, tensor_type
+from .grad_mode import ALL_THREADS, STATE, no_grad
+from .graph import (
+    FREED_MESSAGE,
+    Node,
+    modified_message,
+    node_class,
+    stamp,
+    stamp_several,
+    tensor_type,
+)
 
 
 class FunctionCtx:
@@ -139,7 +147,7 @@ class Function:
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args, **kwargs)
-        if not (STATE.enabled and any(ctx.needs_input_grad)):
+        if not ((ALL_THREADS.grad or STATE.enabled) and any(ctx.needs_input_grad)):
             return output
         return _connect(cls, ctx, args, output)
 
@@ -165,10 +173,10 @@ def _connect(cls: type, ctx: FunctionCtx, args: tuple[Any, ...], output: Any) ->
             slots[i] = (len(edges), (a._data.shape, a._data.dtype))
             edges.append(edge(a) if requires(a) else (None, 0))
     node.next_functions = tuple(edges)
-    node._order = stamp()
+    outputs = output if isinstance(output, tuple) else (output,)
+    node._order = stamp() if len(outputs) == 1 else stamp_several()
     node._fn_cls, node._ctx, node._arg_slots, node._n_args = cls, ctx, slots, len(args)
     ctx._owner = node
-    outputs = output if isinstance(output, tuple) else (output,)
     node.num_outputs = len(outputs)
     node._shapes = [(o._data.shape, o._data.dtype) if isinstance(o, tensor) else None
                     for o in outputs]

@@ -3,7 +3,11 @@
 PyTorch keeps this flag per thread; so do we (``threading.local``). ``no_grad``,
 ``enable_grad`` and ``set_grad_enabled`` are context managers and decorators;
 ``set_grad_enabled(flag)`` called plainly also switches the mode at once, as in PyTorch.
-The tensor layer reads :data:`STATE` directly in its hot path.
+
+The tensor layer's hot paths read :data:`ALL_THREADS` first: ``ALL_THREADS.grad`` is True
+only while grad mode is on in every thread, so ``ALL_THREADS.grad or STATE.enabled`` is
+this thread's mode. (A thread-local attribute costs about three slot reads, once per
+recorded operation; the flag is kept by the one setter of ``STATE.enabled``.)
 """
 
 from __future__ import annotations
@@ -16,8 +20,40 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class _AllThreads:
+    """``grad``: is grad mode on in every thread? (Read before :data:`STATE`.)"""
+
+    __slots__ = ("grad",)
+
+    def __init__(self) -> None:
+        self.grad = True
+
+
+ALL_THREADS = _AllThreads()
+# The threads (by ident) whose grad mode is off. A thread that ends with its mode off
+# stays here: the flag stays False, which only sends readers to STATE (never wrong).
+_OFF: set[int] = set()
+_LOCK = threading.RLock()  # (reentrant: a finalizer run inside may switch the mode)
+
+
 class _State(threading.local):
-    enabled = True  # class default: every new thread starts with grad mode on
+    _on = True  # class default: every new thread starts with grad mode on
+
+    @property
+    def enabled(self) -> bool:
+        return self._on
+
+    @enabled.setter
+    def enabled(self, flag: bool) -> None:
+        # Only a thread itself sets its mode; it is in _OFF before it can record again.
+        self._on = flag
+        ident = threading.get_ident()
+        with _LOCK:
+            if flag:
+                _OFF.discard(ident)
+            else:
+                _OFF.add(ident)
+            ALL_THREADS.grad = not _OFF
 
 
 STATE = _State()
@@ -25,7 +61,7 @@ STATE = _State()
 
 def is_grad_enabled() -> bool:
     """True when operations on tensors that require grad are being recorded."""
-    return STATE.enabled
+    return STATE._on
 
 
 class _GradModeContext:

@@ -51,6 +51,13 @@ _SINKS = itertools.count(1)
 stamp = _OPERATIONS.__next__
 
 
+def stamp_several() -> float:
+    """The order of a node with several outputs (``num_outputs > 1``): a float, which the
+    written-out backwards (:mod:`.specialize`) tell from a one-output node's int by its
+    type alone, where reading ``num_outputs`` of a node of any class is a slow lookup."""
+    return float(stamp())
+
+
 class Node:
     """A step of the backward pass. Subclasses set ``next_functions`` and ``apply``, and
     ``_order = stamp()`` after their edges (see the module docstring)."""
@@ -65,7 +72,7 @@ class Node:
     _trace: str | None = None  # forward stack, in anomaly mode
     _special = False  # set with any of the above: the engine's fast path checks only this
     _plan: Any = None  # a RuleNode's plan, whose written-out backward the engine calls
-    num_outputs = 1
+    num_outputs = 1  # (a node of several outputs is stamped with stamp_several)
 
     def name(self) -> str:
         return type(self).__name__

@@ -204,7 +204,7 @@ def build_node(plan: Plan, inputs: tuple[Any, ...], sources: tuple[Any, ...],
     if not plan.wrt:
         return None
     edge, requires = RUNTIME.edge, RUNTIME.requires
-    node = _new(plan.node_cls)
+    node = plan.node_cls()  # (no __init__: see specialize._node_lines)
     if plan.variadic is None:
         edges = [NO_EDGE] * plan.arity
         for i, slot in plan.edge_slots:

@@ -39,12 +39,12 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
         nxt = True
         if c0 is not None:
             o = c0._order
-            if o > me and c0.num_outputs == 1:
+            if o > me and type(o) is int:  # (a float order: a node of several outputs)
                 old = buffers.get(c0)
                 if old is None:
                     buffers[c0] = r0
                     if nxt is True:
-                        nxt = c0  # held back: the engine runs it next or pushes it
+                        nxt, on = c0, o  # held back: the engine runs it next
                     else:
                         heappush(heap, (o, c0))
                 else:
@@ -52,6 +52,9 @@ generic code alone). For ``x * y`` with both inputs requiring grad the backward 
             else:
                 deliver(buffers, heap, node, c0, n0, r0)
         ...  (the same for r1)
+        if nxt is not True and heap and heap[0][0] < on:
+            heappush(heap, (on, nxt))  # a node made after it waits: it goes on the heap
+            return True
         return nxt
 """
 
@@ -169,20 +172,25 @@ def _node_lines(plan: Any, inputs: list[str], sources: list[str], arrays: list[s
     its version counter and version; ``cls``, ``plan``, ``rule`` and ``defaults`` are read
     suffixed with ``tag``."""
     cls_, plan_, rule_, defaults_ = (f"{n}{tag}" for n in ("cls", "plan", "rule", "defaults"))
-    lines = [f"    node = new({cls_})"]
+    # (a node class has no __init__: calling it makes the instance without the argument
+    # tuple that object.__new__(cls) builds)
+    lines = [f"    node = {cls_}()"]
     slots = ["NO_EDGE"] * plan.arity
     for i, slot in plan.edge_slots:
         # edge() inlined for the common cases: a tensor with history that is not a view,
         # and a leaf whose AccumulateGrad is alive (it needs grad: not a view, so _rg)
-        lines.append(f"    s = {sources[i]}; f = s._grad_fn")
-        lines.append("    if s._base is not None:")
-        lines.append(f"        e{slot} = edge(s)")
+        # (an operand's own name is read as it is; ``sources[0]`` once, into ``s``)
+        s = sources[i] if sources[i].isidentifier() else "s"
+        lines.append(f"    f = {sources[i]}._grad_fn" if s != "s" else
+                     f"    s = {sources[i]}; f = s._grad_fn")
+        lines.append(f"    if {s}._base is not None:")
+        lines.append(f"        e{slot} = edge({s})")
         lines.append("    elif f is not None:")
-        lines.append(f"        e{slot} = (f, s._output_nr)")
-        lines.append("    elif (f := s._acc) is not None and (f := f()) is not None:")
+        lines.append(f"        e{slot} = (f, {s}._output_nr)")
+        lines.append(f"    elif (f := {s}._acc) is not None and (f := f()) is not None:")
         lines.append(f"        e{slot} = (f, 0)")
         lines.append("    else:")
-        lines.append(f"        e{slot} = edge(s)")
+        lines.append(f"        e{slot} = edge({s})")
         slots[slot] = f"e{slot}"
     lines.append(f"    node.next_functions = ({', '.join(slots)}{',' if len(slots) == 1 else ''})")
     lines.append("    node._order = stamp()")
@@ -228,9 +236,6 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     calls = [(k, name, slot) for k, (_, name, slot) in enumerate(plan.wrt) if slot is not None]
     if rule.user or not calls:
         return None
-    lines = ["def backward(node, g, retain, buffers, heap):", "    saved = node._saved"]
-    if plan.frees:  # (a node saving no tensor never frees its values: nothing to check)
-        lines += ["    if saved is None:", "        return None"]
     # the node's one tuple unpacked: s<j> per saved value, then w<k> per version of the
     # saved inputs that are Tensors
     names = plan.saved_names
@@ -239,6 +244,11 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
     local = {n: f"s{j}" for j, n in enumerate(names)}
     tensor_names = list(plan.versioned)
     targets_ = [*local.values(), *(f"w{k}" for k in range(len(tensor_names)))]
+    lines = ["def backward(node, g, retain, buffers, heap):"]
+    if plan.frees or targets_:  # (``x + y`` saves nothing: nothing to read)
+        lines.append("    saved = node._saved")
+    if plan.frees:  # (a node saving no tensor never frees its values: nothing to check)
+        lines += ["    if saved is None:", "        return None"]
     if targets_:
         lines.append(f"    {', '.join(targets_)}{',' if len(targets_) == 1 else ''} = saved")
     if tensor_names:
@@ -311,21 +321,28 @@ def _backward(plan: Any, helpers: dict[str, Any]) -> Callable[..., Any] | None:
         maybe_none = "" if slot in expressions else f" and r{slot} is not None"
         lines.append(f"    if {c} is not None{maybe_none}:")
         lines.append(f"        o = {c}._order")
-        lines.append(f"        if o > me and {c}.num_outputs == 1:")
+        # (a node of several outputs has a float order, graph.stamp_several: told apart
+        # by type, where reading an attribute of a node of any class is a slow lookup)
+        lines.append("        if o > me and type(o) is int:")
         lines.append(f"            old = buffers.get({c})")
         lines.append("            if old is None:")
         lines.append(f"                buffers[{c}] = r{slot}")
         if j == 0:  # nothing was held back before the first edge
-            lines.append(f"                nxt = {c}")
+            lines.append(f"                nxt, on = {c}, o")
         else:
             lines.append("                if nxt is True:")
-            lines.append(f"                    nxt = {c}")
+            lines.append(f"                    nxt, on = {c}, o")
             lines.append("                else:")
             lines.append(f"                    heappush(heap, (o, {c}))")
         lines.append("            else:")
         lines.append(f"                buffers[{c}] = old + r{slot}")
         lines.append("        else:")
         lines.append(f"            deliver(buffers, heap, node, {c}, n{slot}, r{slot})")
+    # the child held back runs next unless a node made after it waits on the heap (the
+    # engine's own check, here where its order is at hand)
+    lines.append("    if nxt is not True and heap and heap[0][0] < on:")
+    lines.append("        heappush(heap, (on, nxt))")
+    lines.append("        return True")
     lines.append("    return nxt")
     return _compile("\n".join(lines) + "\n", "backward", f"backward {rule.name}", namespace)
 

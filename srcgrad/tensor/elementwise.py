@@ -2,7 +2,7 @@
 generated function per rule, which is the Tensor method itself.
 
 The runtime's hot path (:mod:`.ops` says where it sits). An op computes its result in
-this thread's quiet context (:mod:`..autograd.fp_errors`), wraps it and, when an input
+the quiet context (:mod:`..autograd.fp_errors`), wraps it and, when an input
 needs grad, records a node. For the forms where nothing is to unbroadcast or cast back
 (both operands of one float dtype and shape, or a float tensor and a Python number), the
 node is recorded by its plan's ``quick`` builder; once that builder is written out
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..autograd import specialize as _switch
 from ..autograd.fp_errors import QUIET, quietly
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import ALL_THREADS, STATE
 from ..autograd.specialize import fused_record
 from ..rules.registry import ELEMENTWISE, NONDIFF
 from .elementwise_source import BINARY, PLAIN, UNARY, indent, tail
@@ -72,8 +72,9 @@ def register_operand_class(cls: type) -> None:
 
 
 _COMMON: dict[str, Any] = {
-    "F32": _F32, "F64": _F64, "NUMERIC": _NUMERIC, "SCALARS": _SCALARS, "QUIET": QUIET,
-    "quietly": quietly, "STATE": STATE, "switch": _switch, "view_requires": view_requires,
+    "F32": _F32, "F64": _F64, "NUMERIC": _NUMERIC, "SCALARS": _SCALARS,
+    "quiet_run": QUIET.run, "quietly": quietly, "STATE": STATE, "ALL_THREADS": ALL_THREADS,
+    "switch": _switch, "view_requires": view_requires,
     "spec_for": spec_for, "promote": promote, "ndarray": np.ndarray, "generic": np.generic,
     "asarray": np.asarray, "new": object.__new__, "tensor": None, "also": _NoSubclass,
 }

@@ -1,7 +1,7 @@
 """The source templates of the elementwise ops (:mod:`.elementwise` fills and compiles
 them): a unary op, a binary op with its usual forms written out to their end (``tail``),
 and the plain result tensor every form makes. They read the names of the op's namespace
-(``tensor``, ``QUIET``, ``plans``...), bound by :mod:`.elementwise`.
+(``tensor``, ``quiet_run``, ``plans``...), bound by :mod:`.elementwise`.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ def op(self):
         if float_result and dt.kind != "f":
             x = x.astype(F32)
         plain = x.dtype.kind in NUMERIC
-    # nan/inf are values, not warnings (PyTorch): in this thread's quiet context when only
+    # nan/inf are values, not warnings (PyTorch): in the quiet context when only
     # NumPy's loops run (fp_errors), else by setting the error state around it
     if plain and type(x) is ndarray:
         try:
-            out = QUIET.run(direct, x)
+            out = quiet_run(direct, x)
         except RuntimeError:  # the context is in use: an op run from inside one
             out = quietly(direct, x)
     else:
@@ -45,7 +45,8 @@ def op(self):
     if type(out) is not ndarray:
         out = asarray(out)
     # a view may require grad without knowing it yet (nodes.view_requires)
-    if (a._rg or a._base is not None and view_requires(a)) and STATE.enabled:
+    if (a._rg or a._base is not None and view_requires(a)) and (ALL_THREADS.grad or
+                                                                 STATE.enabled):
         if out.dtype is dt:  # nothing to cast back (dt: the input's): the quick builder
 {fused}\
             plan = quick_plans[1] or plan_for(1, spec, True, False, True)
@@ -135,12 +136,12 @@ def op(self, other):
                             f"{{type(a).__name__}} and {{type(b).__name__}}")
         x, y = promote(spec, (x, y))  # (the node reads the inputs' own dtypes)
     # nan/inf are values, not warnings: the fast forms (numbers only: NumPy's loops alone
-    # run) in this thread's quiet context, the others by setting the error state
+    # run) in the quiet context, the others by setting the error state
     call = spec.impl
     try:
         if fast:
             try:
-                out = QUIET.run(call, x, y)
+                out = quiet_run(call, x, y)
             except RuntimeError:  # the context is in use: an op run from inside one
                 out = quietly(call, x, y)
         else:
@@ -153,7 +154,7 @@ def op(self, other):
         out = asarray(out)
     ra = ta and (a._rg or a._base is not None and view_requires(a))
     rb = tb and (b._rg or b._base is not None and view_requires(b))
-    if (ra or rb) and STATE.enabled and spec.differentiable:
+    if (ra or rb) and (ALL_THREADS.grad or STATE.enabled) and spec.differentiable:
         # the plan per call form and inputs needing grad, at 4 * form + 2 * ra + rb
         k = 4 * form + 2 * ra + rb
         # quick: nothing to unbroadcast or cast back (see specialize). Elementwise: a
@@ -179,7 +180,7 @@ def op(self, other):
 TAIL = """\
 try:  # (quiet: see the general code)
     try:
-        out = QUIET.run(impl, x, y)
+        out = quiet_run(impl, x, y)
     except RuntimeError:
         out = quietly(impl, x, y)
 except ValueError as e:
@@ -189,7 +190,7 @@ except ValueError as e:
 if type(out) is not ndarray:
     out = asarray(out)
 {requires}\
-if (ra or rb) and STATE.enabled and differentiable:
+if (ra or rb) and (ALL_THREADS.grad or STATE.enabled) and differentiable:
     k = {k0} + 2 * ra + rb
     if out.dtype is dt and elementwise{same_shape}:
 {fused}\

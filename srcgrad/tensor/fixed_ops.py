@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import ALL_THREADS, STATE
 from ..rules import Rule
 from ..rules.registry import NONDIFF
 from . import ops as _ops
@@ -85,7 +85,8 @@ def fixed_op(rule: Rule, params: dict[str, Any]) -> Callable[[Any], Any]:
                 and out.dtype != dt:
             out = out.astype(dt)  # (record's promotion: a float input keeps its dtype)
         result = _ops._Tensor._wrap(out)  # (a call is cheap beside a reduction)
-        if (self._rg or self._base is not None and view_requires(self)) and STATE.enabled:
+        if (self._rg or self._base is not None and view_requires(self)) and (
+                ALL_THREADS.grad or STATE.enabled):
             plan = spec.plans.get(_ONE) or spec.plan(_ONE)  # (nodes.attach, written out)
             plan.build((self,), (self,), (x,), result, full)
         return result
@@ -152,7 +153,7 @@ def fixed_pair(rule: Rule, params: dict[str, Any] | None = None) -> Callable[[An
         result = tensor._wrap(out)
         ra = a._rg or a._base is not None and view_requires(a)
         rb = b._rg or b._base is not None and view_requires(b)
-        if (ra or rb) and STATE.enabled:
+        if (ra or rb) and (ALL_THREADS.grad or STATE.enabled):
             req = (bool(ra), bool(rb))
             plan = spec.plans.get(req) or spec.plan(req)
             plan.build((a, b), (a, b), (x, y), result, params)

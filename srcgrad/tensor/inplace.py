@@ -22,7 +22,7 @@ import numpy as np
 
 from ..autograd.copy_slices import CopySlices
 from ..autograd.fp_errors import IGNORE, quiet, restore
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import ALL_THREADS, STATE
 from ..rules import ELEMENTWISE, Rule, rule_named
 from . import dtypes
 from . import ops as _ops
@@ -43,7 +43,7 @@ def apply_inplace(t: Any, rule: Rule, inputs: tuple[Any, ...],
                   params: dict[str, Any] | None = None, form: str | None = None) -> Any:
     """``t[...] = rule(*inputs)`` (``inputs[0]`` is ``t``), recorded as PyTorch does."""
     tensor = _ops._tm.Tensor
-    grad_on = STATE.enabled
+    grad_on = ALL_THREADS.grad or STATE.enabled
     base = t._base
     if grad_on:
         if base is None and t._grad_fn is None and t._rg:

@@ -23,7 +23,7 @@ from ..autograd.fp_errors import QUIET as _QUIET
 from ..autograd.fp_errors import quiet as _quiet
 from ..autograd.fp_errors import quietly as _quietly
 from ..autograd.fp_errors import restore as _restore
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import ALL_THREADS, STATE
 from ..rules import Rule, rule_named
 from ..rules.registry import NONDIFF
 from .elementwise import binary_op, bind_tensor, named, unary_op
@@ -120,9 +120,10 @@ def record(rule: Rule, inputs: tuple[Any, ...], params: dict[str, Any] | None = 
     if spec.is_view and isinstance(first, tensor) and np.may_share_memory(out, first._data):
         name = rule.inputs[0]
         make_view(result, first, lambda arr: rule.apply({**env, name: arr}))
-    if any(req) and STATE.enabled and zero_grad(rule) and out.dtype.kind == "f":
+    grad_on = ALL_THREADS.grad or STATE.enabled
+    if any(req) and grad_on and zero_grad(rule) and out.dtype.kind == "f":
         attach_zero(spec, tuple(inputs), result)
-    elif any(req) and STATE.enabled and rule.kind != NONDIFF:
+    elif any(req) and grad_on and rule.kind != NONDIFF:
         missing = [n for n, r in zip(rule.inputs, req) if r and n not in rule.vjp]
         if missing:
             raise RuntimeError(f"{rule.name}() has no reverse-mode rule for its input "
@@ -149,7 +150,7 @@ def computed(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> A
 
 def computed_numpy(rule: Rule, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """:func:`computed` for a ``fn`` that runs NumPy's own loops only (a ufunc's method on
-    float ndarrays): in this thread's quiet context (:mod:`..autograd.fp_errors`), which
+    float ndarrays): in the quiet context (:mod:`..autograd.fp_errors`), which
     costs less than setting the error state around it."""
     try:
         try:
