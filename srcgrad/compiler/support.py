@@ -90,6 +90,8 @@ def like(d: Any, x: Any) -> Any:
     if (not own and foreign(d)) or (t not in _OWN and foreign(x)):
         return _foreign_like(d, x)
     if isinstance(x, np.generic):
+        if getattr(type(d), "__srcgrad_primitives__", False):
+            return np.reshape(d, ())  # a tangent being traced: the cast is left to run time
         return t(np.reshape(d, ()))
     if t is np.ndarray:
         if (type(d) is not np.ndarray or d.dtype != x.dtype or d.shape != x.shape

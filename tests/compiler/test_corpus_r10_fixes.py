@@ -277,3 +277,22 @@ def test_run_time_error_in_a_composed_transform_notes_the_users_file():
         sg.jvp(sg.grad(inverse_of_singular))(np.eye(2), np.eye(2))
     line = _line_of(inverse_of_singular, "np.linalg.inv")
     assert any(f"{__file__}:{line}:" in note for note in info.value.__notes__)
+
+
+def scalar_inner(u, w=0.5):
+    return w * np.sqrt(w * w + 1.0) + np.sum(np.sin(u)) * 0.3
+
+
+def vjp_at_a_numpy_scalar(x):
+    # np.sum of a tuple is a NumPy scalar: the inner vjp casts its gradient back to one
+    u = np.sum((0.34,))
+    return 2.0 * sg.vjp(scalar_inner)(u, np.abs(np.cos(x) * 0.5))
+
+
+@pytest.mark.parametrize("x", [np.array(0.3), 0.3, np.float64(0.3)])
+def test_vjp_at_a_numpy_scalar_inside_a_forward_mode_gradient(x):
+    # a gradient of one number is forward mode: the inner vjp's cast to the NumPy scalar's
+    # type met a tangent being traced (an internal error before)
+    got = sg.grad(vjp_at_a_numpy_scalar)(x)
+    want = numeric_gradient(vjp_at_a_numpy_scalar, [x], {}, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
