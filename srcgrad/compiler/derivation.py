@@ -12,6 +12,7 @@ inline when the user's code calls a derived function (``inline_ir``, ``primal_ir
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +47,13 @@ from .user_lines import point_to_user_line, refuse_real_only
 
 _TITLES = {GRAD: "Gradient", VALUE_AND_GRAD: "Value and gradient", VJP: "Vector-Jacobian product",
            JVP: "Jacobian-vector product", JVP_ROWS: "Jacobian-matrix product"}
+
+
+# One compilation at a time in the process: the frontend, AD and passes share state per
+# user function (its lowered IR, the rule table's versions), and two threads compiling the
+# first call of one derived function at once built broken IR. Reentrant: a compilation
+# compiles the functions its function calls. Compiled code runs outside it.
+COMPILING = threading.RLock()
 
 
 class Derivation:
@@ -143,11 +151,12 @@ class Derivation:
     def slow(self, *args: Any) -> Any:
         """A call no compiled version's guards accepted: compile one, install it, run it."""
         primal = args[:len(self.param_names)]
-        entry = cache.lookup(self.f, self.cache_key(self.key(primal)))
-        if entry is None:
-            entry = self.entry_for(primal)
-        key = entry.signature if entry.signature is not None else self.key(primal)
-        self.dispatcher.add(key, entry)
+        with COMPILING:  # (a thread that waited finds the version another one compiled)
+            entry = cache.lookup(self.f, self.cache_key(self.key(primal)))
+            if entry is None:
+                entry = self.entry_for(primal)
+            key = entry.signature if entry.signature is not None else self.key(primal)
+            self.dispatcher.add(key, entry)
         try:
             if entry.boundary is not None:
                 return entry.boundary.call(entry.fn, args)
@@ -239,6 +248,11 @@ class Derivation:
                 shapes_alike: tuple[tuple[int, int], ...] = ()) -> cache.Entry:
         """The entry for ``arg_types``; ``shapes_alike``: pairs of parameters the version's
         guard proves to have one shape (``signature.same_shapes``)."""
+        with COMPILING:
+            return self._compile(arg_types, shapes_alike)
+
+    def _compile(self, arg_types: list[T.AType] | None,
+                 shapes_alike: tuple[tuple[int, int], ...]) -> cache.Entry:
         gen = generation()
         with compiler_boundary(self.f):
             boundary = None
