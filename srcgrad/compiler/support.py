@@ -204,3 +204,18 @@ def call_method(obj: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     """``obj.name(*args, **kwargs)``: an opaque call (its result gets no derivative; the
     soundness check refuses one that a differentiated value reaches)."""
     return getattr(obj, name)(*args, **kwargs)
+
+
+def update_if_fits(ufunc: Any, a: np.ndarray, b: Any) -> np.ndarray:
+    """``ufunc(a, b)`` written into ``a`` when ``b`` broadcasts into ``a``'s shape (a bias
+    row added to a fresh matrix), else a new array: the passes proved ``a`` a fresh array
+    nothing else reads, of the result's dtype, but not that ``b`` never widens it
+    (``passes/accumulate.py``). Writing into ``a`` skips a new large array, which the
+    allocator maps fresh and the first write page-faults in."""
+    shape, other = a.shape, np.shape(b)
+    if len(other) > len(shape):
+        return ufunc(a, b)  # type: ignore[no-any-return]
+    for n, m in zip(shape[len(shape) - len(other):], other):
+        if m != n and m != 1:
+            return ufunc(a, b)  # type: ignore[no-any-return]
+    return ufunc(a, b, out=a)  # type: ignore[no-any-return]

@@ -29,10 +29,10 @@ def test_softmax_cotangents_are_updated_in_place_and_differentiate():
     check_all_modes(softmax_scores, x)
     text = sg.source(sg.grad(softmax_scores), x)
     # p = e / z: the cotangent of e is (dp - sum(dp * p)) / z, and its product with e is
-    # (dp - sum(dp * p)) * p (passes/quotients.py): one full-size array, no division, and
-    # the product accumulated into ds in place
+    # (dp - sum(dp * p)) * p (passes/quotients.py): one full-size array, no division, the
+    # product made in de's array (a named matrix) and accumulated into ds in place
     assert re.search(r"de = dp - unbroadcast\(dp \* p, _t\d+\)", text), text
-    assert "ds += de * p" in text, text
+    assert "de *= p\n" in text and "ds += de\n" in text, text
     assert " /= " in text, text
 
 

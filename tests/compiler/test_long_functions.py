@@ -108,6 +108,7 @@ def _plain_scan_plan(fn):
         slot_of = N._slots(b)
         size = {}
         defined_at = {o.id: i for i, op in enumerate(ops) for o in op.outputs}
+        in_place = N._updates_in_place(b, reads, results)
         for j, statement in enumerate(ops):
             for region in statement.regions:
                 block(region)
@@ -127,8 +128,8 @@ def _plain_scan_plan(fn):
                     lowest = N._earliest(op.operands(), defined_at, lowest)
                     continue
                 if (reader is not None and id(reader) in tree
-                        and N._nestable(op, reads, results)
-                        and not N._accumulator_of(op.out, reader)
+                        and N._nestable(op, reads, results, in_place)
+                        and not N._accumulator_of(op.out, reader, in_place)
                         and not N._written_into(op.out, reader)
                         and (op.line == statement.line or N._a_later_lines_part(op, statement))
                         and total + size.get(id(op), 1) <= N.MAX_NESTED + 1

@@ -21,6 +21,7 @@ import gast
 
 from ..ir.core import Block, Function, Op, Value, checkpoint_mark, const_value
 from ..passes.blocks import popped_items
+from ..support import update_if_fits
 from . import breaks, conditions, control, floats, frees, inplace
 from .buffered import TapeBuffers
 from .expressions import Expressions
@@ -281,6 +282,11 @@ class _Emitter(Expressions, NameReuse):
             # the passes proved it a fresh, unaliased array of the result's shape and dtype
             other = op.args["y" if op.attrs["accumulate"] == "x" else "x"]
             self.names.define(out, reuse)
+            if op.attrs.get("accumulate_checked"):  # (the shapes are checked as it runs)
+                update = _call(dotted(self.refs.ref(update_if_fits)), [
+                    dotted(self.refs.ref(op.attrs["rule"].impl)), load(reuse),
+                    self.expr(other)])
+                return _assign(reuse, update)
             return gast.AugAssign(target=gast.Name(id=reuse, ctx=gast.Store(),
                                                    annotation=None, type_comment=None),
                                   op=_AUGMENTED[op.prim](), value=self.expr(other))

@@ -78,6 +78,7 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
     slot_of = {v: slots for v, slots in _slots(block).items() if slots}
     size: dict[int, int] = {}  # op -> ops written in its statement so far, itself included
     defined_at = {o.id: i for i, op in enumerate(ops) for o in op.outputs}
+    in_place = _updates_in_place(block, reads, results)
     # A statement's scan back (below) meets the ops whose one result is read by an op of
     # its tree (``candidates``: found from the tree's operands, highest first) and, between
     # them, ops that only stand between (they end ``adjacent``, add their loop slots to
@@ -128,8 +129,8 @@ def _plan_block(block: Block, reads: dict[int, int], plan: dict[int, int]) -> No
                 _push_read(op, reader_of, defined_at, candidates)
                 continue
             reader = reader_of[op.out.id]
-            if (_nestable(op, reads, results)
-                    and not _accumulator_of(op.out, reader)
+            if (_nestable(op, reads, results, in_place)
+                    and not _accumulator_of(op.out, reader, in_place)
                     and not _written_into(op.out, reader)
                     and (op.line == statement.line or _a_later_lines_part(op, statement))
                     and total + size.get(id(op), 1) <= MAX_NESTED + 1
@@ -211,11 +212,42 @@ def _tests_nested(op: Op) -> bool:
     return op.prim == "if" and len(op.regions) == 2
 
 
-def _nestable(op: Op, reads: dict[int, int], results: set[int]) -> bool:
+def _nestable(op: Op, reads: dict[int, int], results: set[int], in_place: set[int]
+              ) -> bool:
     return (_can_read_nested(op) and op.prim not in _NEVER_NESTED
             and op.prim not in floats.STATEMENT_OPS and reads.get(op.out.id, 0) == 1
-            and op.out.id not in results and not _sums_in_place(op)
+            and op.out.id not in results and id(op) not in in_place
             and op.prim not in IN_PLACE_FORMS)  # (its own statement: maybe a write)
+
+
+def _named(v: Value, reads: dict[int, int], results: set[int], in_place: set[int]) -> bool:
+    """``v`` has a name whatever the plan: a parameter, a value read more than once or
+    a block's result, or made by an op that is never nested."""
+    op = v.op
+    return (op is None or id(op) in in_place or reads.get(v.id, 0) != 1 or v.id in results
+            or not _can_read_nested(op) or op.prim in _NEVER_NESTED
+            or op.prim in floats.STATEMENT_OPS or op.prim in IN_PLACE_FORMS)
+
+
+def _updates_in_place(block: Block, reads: dict[int, int], results: set[int]) -> set[int]:
+    """``id(op)`` of each op of ``block`` that stays a statement to update its accumulator
+    in place: an adjoint's sum (``dx += t``, :func:`_sums_in_place`), and an update of a
+    typed array of two axes or more that has a name anyway (``r = h @ W + b`` then
+    ``r -= y``, ``r *= 2.0``: NumPy reuses the temporary of an expression, but no array
+    with a name, and a new large array is a fresh mapping the first write page-faults
+    in). An update of a nameless matrix stays nested (``m @ a + m @ b``: NumPy writes
+    the sum into the first product). In program order, so a chain of updates of one
+    array are statements one after another."""
+    found: set[int] = set()
+    for op in block.ops:
+        key = op.attrs.get("accumulate")
+        if key is None:
+            continue
+        acc = op.args.get(key)
+        if _sums_in_place(op) or (_a_matrix(acc)
+                                  and _named(acc, reads, results, found)):
+            found.add(id(op))
+    return found
 
 
 def _written_into(v: Value, reader: Op) -> bool:
@@ -223,14 +255,14 @@ def _written_into(v: Value, reader: Op) -> bool:
     return reader.prim == "setitem" and reader.args.get("x") is v
 
 
-def _accumulator_of(v: Value, reader: Op) -> bool:
+def _accumulator_of(v: Value, reader: Op, in_place: set[int]) -> bool:
     """``v`` is the array ``reader`` adds another array into in place (``dx += t``, the
     sum of an adjoint's contributions): it keeps its name, so the sum allocates once.
     (``x * k + 1.0`` stays one expression as the user wrote it.)"""
     if reader.prim in IN_PLACE_FORMS:  # the array it may write into keeps its name
         return reader.args.get("x") is v
     key = reader.attrs.get("accumulate")
-    if key is None or not _sums_in_place(reader) or reader.args.get(key) is not v:
+    if key is None or id(reader) not in in_place or reader.args.get(key) is not v:
         return False
     other = reader.args.get("y" if key == "x" else "x")
     return isinstance(other, Value) and not _a_number(other)
@@ -238,10 +270,19 @@ def _accumulator_of(v: Value, reader: Op) -> bool:
 
 def _sums_in_place(op: Op) -> bool:
     """An adjoint's sum marked for ``+=``: its own statement, its accumulator named. (A
-    ``-=``/``*=``/``/=`` mark yields to nesting: within one line ``dh * a * 1.5`` stays one
-    expression, whose temporaries NumPy itself reuses when large.)"""
-    return (op.prim == "add" or op.attrs.get("rows_in_place", False)) \
+    ``-=``/``*=``/``/=`` mark, and a sum whose fit is checked as it runs, yield to nesting
+    unless they update a named matrix (:func:`_updates_in_place`): within one line
+    ``dh * a * 1.5`` stays one expression, whose temporaries NumPy itself reuses when
+    large.)"""
+    return (op.prim == "add" and not op.attrs.get("accumulate_checked", False)
+            or op.attrs.get("rows_in_place", False)) \
         and "accumulate" in op.attrs  # (tangent rows: a statement, so no new array)
+
+
+def _a_matrix(v: object) -> bool:
+    """Typed an ndarray of two axes or more."""
+    t = v.type if isinstance(v, Value) else None
+    return t is not None and t.kind == "array" and (t.ndim or 0) >= 2
 
 
 def _numbers_only(op: Op) -> bool:

@@ -48,6 +48,7 @@ from .shape_classes import rank0 as _rank0
 def accumulate_in_place(fn: Function) -> None:
     for op in fn.body.walk():  # (a mark of an earlier round may no longer hold)
         op.attrs.pop("accumulate", None)
+        op.attrs.pop("accumulate_checked", None)
     uses = fn.body.use_counts()
     for op in fn.body.walk():  # (a shape read is no alias: an update keeps the shape)
         if op.prim == "shape" and isinstance(op.args.get("x"), Value):
@@ -98,8 +99,10 @@ def _mark(op: Op, readers: _Readers, classes: _Classes, params: set[int],
                      and op.prim != "add") \
                 and (op.prim == "add" or _float_array(acc, classes)) \
                 and (_owned(acc, params, uses) or _read_before(acc, op, readers, params, uses)) \
-                and _fits(acc, rest, classes):
+                and (fits := _fits(acc, rest, classes)):
             op.attrs["accumulate"] = key
+            if fits == CHECKED:
+                op.attrs["accumulate_checked"] = True
             return
 
 
@@ -141,7 +144,14 @@ def _read_before(v: Value, op: Op, readers: _Readers, params: set[int], uses: di
     # elsewhere)
 
 
-def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
+CHECKED = "checked"  # in place where the other operand turns out to fit (run time)
+
+
+def _fits(acc: Value, rest: Value, classes: _Classes) -> bool | str:
+    """True when ``rest`` provably fits into ``acc``'s shape and dtype; :data:`CHECKED`
+    when only the dtype is proved and ``acc`` is a typed matrix (or more axes) and ``rest``
+    a typed array of no more axes: the emitted code checks the shapes when it runs
+    (``support.update_if_fits``: ``z = x @ W + b`` writes the bias into the product)."""
     dtype = classes.dtype_of(acc)
     if dtype not in _FLOAT_DTYPES:
         return False
@@ -149,8 +159,16 @@ def _fits(acc: Value, rest: Value, classes: _Classes) -> bool:
         return False
     # (the walk's answers: the IR has not changed since, and one walk per question made
     # this pass quadratic in the length of a straight-line function)
-    return _rank0(rest, classes.numbers) or classes.same(acc, rest) \
-        or _fits_into(rest, acc, classes)
+    if _rank0(rest, classes.numbers) or classes.same(acc, rest) \
+            or _fits_into(rest, acc, classes):
+        return True
+    # (a check per call costs about a microsecond: only where arrays are usually large)
+    ta, tr = acc.type, rest.type
+    if ta is not None and ta.kind == "array" and ta.ndim is not None and ta.ndim >= 2 \
+            and tr is not None and tr.kind == "array" and tr.ndim is not None \
+            and tr.ndim <= ta.ndim:
+        return CHECKED
+    return False
 
 
 def _fits_into(rest: Value, acc: Value, classes: _Classes) -> bool:

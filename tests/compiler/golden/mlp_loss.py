@@ -1,7 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
 import numpy as np
-from srcgrad.compiler.support import as_python
+from srcgrad.compiler.support import as_python, update_if_fits
 from srcgrad.rules.helpers import reduced_count, unbroadcast
 
 
@@ -10,7 +10,7 @@ def grad_mlp_loss(w, b, x):
     # line 25: h = np.tanh(x @ w + b)
     _t2 = x @ w
     _t3 = _t2.shape
-    _t2 = _t2 + b
+    _t2 = update_if_fits(np.add, _t2, b)
     _t4 = _t2.shape
     h = np.tanh(_t2)
     del _t2

@@ -1,6 +1,7 @@
 # ruff: noqa
 # Golden emitted source (pytest --update-golden regenerates it).
-from srcgrad.compiler.support import like
+import numpy as np
+from srcgrad.compiler.support import like, update_if_fits
 from srcgrad.rules.helpers import scatter_add, unbroadcast
 
 
@@ -16,7 +17,8 @@ def grad_outer_broadcast(x, y):
     del table
     # line 30: table = x[:, None] * y
     _t5 = unbroadcast(dtable * y, _t4)
-    dy = unbroadcast(dtable * _t3, _t2)
+    dtable = update_if_fits(np.multiply, dtable, _t3)
+    dy = unbroadcast(dtable, _t2)
     del dtable
     dx = scatter_add(_t5, _t1, (slice(None, None, None), None))
     del _t5
