@@ -212,10 +212,9 @@ def update_if_fits(ufunc: Any, a: np.ndarray, b: Any) -> np.ndarray:
     nothing else reads, of the result's dtype, but not that ``b`` never widens it
     (``passes/accumulate.py``). Writing into ``a`` skips a new large array, which the
     allocator maps fresh and the first write page-faults in."""
-    shape, other = a.shape, np.shape(b)
-    if len(other) > len(shape):
-        return ufunc(a, b)  # type: ignore[no-any-return]
-    for n, m in zip(shape[len(shape) - len(other):], other):
-        if m != n and m != 1:
+    shape, other = a.shape, b.shape  # (b: a typed ndarray, as a is)
+    start = len(shape) - len(other)
+    if other != shape[start:]:  # (the common case first: a bias row, another matrix)
+        if start < 0 or any(m != n and m != 1 for n, m in zip(shape[start:], other)):
             return ufunc(a, b)  # type: ignore[no-any-return]
-    return ufunc(a, b, out=a)  # type: ignore[no-any-return]
+    return ufunc(a, b, a)  # type: ignore[no-any-return]
