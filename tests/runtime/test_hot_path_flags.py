@@ -15,6 +15,7 @@ import srcgrad as sg
 from srcgrad.autograd.fp_errors import QUIET
 from srcgrad.autograd.grad_mode import ALL_THREADS
 from srcgrad.autograd.rule_node import set_specialized
+from tests.runtime.test_engine_order import _SinCos  # (a Function of two outputs)
 
 
 @pytest.fixture(params=["specialized", "generic"])
@@ -120,20 +121,6 @@ def test_ops_in_a_thread_while_the_quiet_context_is_entered_here_fall_back(mode)
     assert values[0] == 0.0 and np.isnan(values[1])
     np.testing.assert_allclose(values[2], np.exp(2 * np.log(2.0) + np.sqrt(2.0)))
     np.testing.assert_allclose(grad[2], values[2] * (1.0 + 1.0 / (2 * np.sqrt(2.0))))
-
-
-class _SinCos(sg.autograd.Function):
-    """Two outputs: its node has several outputs."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x.sin(), x.cos()
-
-    @staticmethod
-    def backward(ctx, gs, gc):
-        (x,) = ctx.saved_tensors
-        return gs * x.cos() - gc * x.sin()
 
 
 def test_a_node_of_several_outputs_has_a_float_order_and_one_output_an_int():
