@@ -114,8 +114,14 @@ CORNERS = [
 ]
 
 
-def test_the_suite_compares_every_written_statement_with_astor():
-    assert printing.checking()  # tests/conftest.py turned it on
+def test_the_suite_compares_written_statements_with_astor_where_programs_vary():
+    from tests.conftest import printing_checked
+
+    assert printing.checking()  # tests/conftest.py turned it on for this file
+    here = pathlib.Path(__file__)
+    assert printing_checked(here) and printing_checked(here.parent / "test_corpus.py")
+    assert printing_checked(here.parents[1] / "fuzz" / "test_fuzz.py")
+    assert not printing_checked(here.parent / "test_inplace_updates.py")
 
 
 def test_a_text_unlike_astors_is_an_error_under_the_check(monkeypatch):

@@ -163,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     # as under pytest (tests/conftest.py): the IR verifier after every optimisation pass
     os.environ.setdefault("SRCGRAD_VERIFY_EACH_PASS", "1")
+    os.environ.setdefault("SRCGRAD_CHECK_PRINTING", "1")  # (as the suite's fuzz tests)
     forms = select_forms(options.forms)
     unknown = set(forms) - set(ALL_FORMS) - set(CLASSIC_FORMS)
     if unknown:
