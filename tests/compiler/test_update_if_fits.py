@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fd import numeric_gradient
+from fd import directional_derivative, numeric_gradient
 
 import srcgrad as sg
 from srcgrad.compiler.support import update_if_fits
@@ -111,3 +111,16 @@ def test_a_sum_of_two_nameless_products_stays_one_expression():
     assert "update_if_fits" not in text
     np.testing.assert_allclose(g(m, m), numeric_gradient(sum_of_two_products, [m, m], {}, 1),
                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("args", [_point(np.float64),
+                                  [np.random.default_rng(3).standard_normal(s) for s in
+                                   [(2, 1), (3,), (4, 2)]]], ids=["fits", "widens"])
+def test_forward_mode_through_a_bias_matches_finite_differences(args):
+    fn = dense_relu_sum if len(args) == 6 else widening_bias
+    rng = np.random.default_rng(4)
+    tangent = rng.standard_normal(args[0].shape)
+    value, derivative = sg.jvp(fn)(*args, tangent)
+    assert value == pytest.approx(fn(*args))
+    want = directional_derivative(fn, args, {0: tangent})
+    np.testing.assert_allclose(derivative, want, rtol=1e-6, atol=1e-8)
