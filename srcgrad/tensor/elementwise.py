@@ -48,6 +48,9 @@ _EXACT = 2 ** 24
 _ONE = (True,)
 
 _NAMESPACES: list[dict[str, Any]] = []  # every op's, to bind the Tensor class into
+# Compiled op sources: before any plan is written in, every unary op has the same source
+# (and every binary one), and compiling each again cost a fifth of ``import srcgrad``.
+_CODE: dict[str, Any] = {}
 
 
 def bind_tensor(cls: type) -> None:
@@ -168,7 +171,10 @@ def _compile(namespace: dict[str, Any]) -> Any:
     source = namespace["template"].format(fused=general,
                                           plain=PLAIN, plain_quick=indent(PLAIN, 8),
                                           plain_build=indent(PLAIN, 4), **tails)
-    exec(compile(source, "<srcgrad elementwise op>", "exec"), namespace)
+    code = _CODE.get(source)
+    if code is None:
+        code = _CODE[source] = compile(source, "<srcgrad elementwise op>", "exec")
+    exec(code, namespace)
     op = namespace.pop("op")
     op.__srcgrad_source__ = source
     return op
