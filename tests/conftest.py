@@ -1,34 +1,34 @@
 """Shared pytest options, and the compiler's own checks that the suite turns on.
 
-The compiler verifies its IR at the stage boundaries; the suite (and so CI) also verifies it
-after every pass (``srcgrad/compiler/ir/verify.py``), so a pass that breaks the IR is named.
-Where the programs vary most (the fuzzer's random programs, the corpora of user-style
-programs, the golden files) it also compares every statement the backend writes directly
-with astor's text (``srcgrad/compiler/backend/printing.py``); everywhere, that comparison
-cost about a fifth of the suite's time for statements those tests already cover.
+The compiler verifies its IR at the stage boundaries, everywhere. Where the programs vary
+most (the fuzzer's random programs, the corpora of user-style programs, the golden files)
+and where the passes are tested one by one, the suite also verifies the IR after every
+pass (``srcgrad/compiler/ir/verify.py``), so a pass that breaks the IR is named, and
+compares every statement the backend writes directly with astor's text
+(``srcgrad/compiler/backend/printing.py``). Everywhere, the two cost about a fifth and a
+tenth of the suite's time, for programs those tests already cover; an IR a pass broke is
+refused at the next stage boundary in any test.
 """
 
-import os
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("SRCGRAD_VERIFY_EACH_PASS", "1")
-
-PRINTING_CHECKED = ("fuzz",)  # folders, and files whose name starts with one of these:
-PRINTING_CHECKED_FILES = ("test_corpus", "test_api_forward_corpus", "test_golden",
-                          "test_printing")
+CHECKED = ("fuzz",)  # folders, and files whose name starts with one of these:
+CHECKED_FILES = ("test_corpus", "test_api_forward_corpus", "test_golden", "test_printing",
+                 "test_pass_", "test_verify_stages")
 
 
-def printing_checked(path: Path) -> bool:
-    """Whether the tests of file ``path`` compare the backend's text with astor's."""
-    return path.parent.name in PRINTING_CHECKED or path.name.startswith(
-        PRINTING_CHECKED_FILES)
+def compiler_checked(path: Path) -> bool:
+    """Whether the tests of file ``path`` verify the IR after every pass and compare the
+    backend's text with astor's."""
+    return path.parent.name in CHECKED or path.name.startswith(CHECKED_FILES)
 
 
 @pytest.fixture(autouse=True)
-def _printing_compared_with_astor(request, monkeypatch):
-    if printing_checked(Path(str(request.node.path))):
+def _compiler_checks(request, monkeypatch):
+    if compiler_checked(Path(str(request.node.path))):
+        monkeypatch.setenv("SRCGRAD_VERIFY_EACH_PASS", "1")
         monkeypatch.setenv("SRCGRAD_CHECK_PRINTING", "1")
 
 

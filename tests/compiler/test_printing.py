@@ -115,13 +115,14 @@ CORNERS = [
 
 
 def test_the_suite_compares_written_statements_with_astor_where_programs_vary():
-    from tests.conftest import printing_checked
+    from tests.conftest import compiler_checked
 
     assert printing.checking()  # tests/conftest.py turned it on for this file
     here = pathlib.Path(__file__)
-    assert printing_checked(here) and printing_checked(here.parent / "test_corpus.py")
-    assert printing_checked(here.parents[1] / "fuzz" / "test_fuzz.py")
-    assert not printing_checked(here.parent / "test_inplace_updates.py")
+    assert compiler_checked(here) and compiler_checked(here.parent / "test_corpus.py")
+    assert compiler_checked(here.parents[1] / "fuzz" / "test_fuzz.py")
+    assert compiler_checked(here.parent / "test_pass_shapes.py")
+    assert not compiler_checked(here.parent / "test_inplace_updates.py")
 
 
 def test_a_text_unlike_astors_is_an_error_under_the_check(monkeypatch):

@@ -1,8 +1,9 @@
 """When the IR verifier runs: at the stage boundaries always, after every pass under tests.
 
 Normal use verifies after lowering, after differentiation, after optimisation and before
-emission; ``SRCGRAD_VERIFY_EACH_PASS=1`` (``tests/conftest.py`` sets it) adds a verification
-after every optimisation pass. Either way a pass that breaks the IR is refused with an
+emission; ``SRCGRAD_VERIFY_EACH_PASS=1`` (``tests/conftest.py`` sets it where the programs
+vary most and for the passes' own tests, this file among them) adds a verification after
+every optimisation pass. Either way a pass that breaks the IR is refused with an
 internal error, never emitted.
 """
 
@@ -42,8 +43,8 @@ def _count_verifications(monkeypatch) -> dict[str, int]:
     return count
 
 
-def test_the_suite_verifies_after_every_pass():
-    assert each_pass() is verify_module.verify  # tests/conftest.py turned it on
+def test_the_suite_verifies_after_every_pass_where_programs_vary():
+    assert each_pass() is verify_module.verify  # tests/conftest.py turned it on here
 
 
 def test_the_switch_is_read_per_compilation(monkeypatch):
