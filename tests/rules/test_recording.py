@@ -4,8 +4,6 @@ functions that are themselves in the table (closure: a VJP can be differentiated
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -59,8 +57,7 @@ def test_rule_runs_on_recording_array_like(case):
     plain_out = rule.apply(env)
     tape = Tape()
     wrapped = _wrap_inputs(rule, env, tape)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with checker.warnings_as_errors():
         out = rule.apply(wrapped)
     if name in UNINITIALISED:
         assert np.shape(unwrap(out)) == np.shape(plain_out)
