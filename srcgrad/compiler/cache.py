@@ -22,7 +22,6 @@ from srcgrad.rules import generation
 from srcgrad.rules.registry import on_change
 
 from .frontend.resolve import Dependency
-from .type_inference import forget_types
 
 
 @dataclass
@@ -76,7 +75,6 @@ def clear_cache() -> None:
     """Forget every compiled derivative."""
     _cache.clear()
     _unweakrefable.clear()
-    forget_types()
     for dispatcher in list(_dispatchers):
         dispatcher.reset()
 
@@ -84,7 +82,6 @@ def clear_cache() -> None:
 def _rules_changed() -> None:
     """The rule table changed: no installed version is valid any more (each was compiled
     against the table as it was), so every derived function forgets them now."""
-    forget_types()  # (a rule replaced in place may compute another type)
     for dispatcher in list(_dispatchers):
         dispatcher.forget_versions()
 

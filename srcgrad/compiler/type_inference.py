@@ -86,66 +86,7 @@ def _fitting_size(operands: dict[str, Any], divisible: bool = False) -> int | No
 
 
 
-# Types already inferred, by rule and operand kinds (see _memo_key); emptied by
-# ``sg.clear_cache`` and on a change of the rule table (:func:`forget_types`), and when
-# it grows past _MEMO_SIZE.
-_MEMO: dict[tuple[Any, ...], tuple[Rule, T.AType]] = {}
-_MEMO_SIZE = 4096
-_PLAIN_CONSTANTS = (int, float, bool, str, type(None))
-
-
-def forget_types() -> None:
-    """Forget the memo of inferred types (``sg.clear_cache``: a first call after it
-    compiles from nothing)."""
-    _MEMO.clear()
-
-
-def _operand_key(v: Any) -> tuple[Any, ...] | None:
-    """What of operand ``v`` its examples depend on: its type, or a plain constant with
-    its Python type (``1``, ``1.0`` and ``True`` are equal keys otherwise); None for an
-    operand whose examples depend on more (a shape or tuple built at run time, a constant
-    array), which is then not memoised."""
-    if isinstance(v, Value):
-        is_const, c = const_value(v)
-        if is_const:
-            v = c
-        elif v.type is None or v.type.kind == "static":
-            return None
-        else:
-            return ("type", v.type)
-    if type(v) in _PLAIN_CONSTANTS:
-        return ("const", type(v), v)
-    return None
-
-
-def _memo_key(rule: Rule, operands: dict[str, Any]) -> tuple[Any, ...] | None:
-    parts = []
-    for name, v in operands.items():
-        part = _operand_key(v)
-        if part is None:
-            return None
-        parts.append((name, part))
-    return (id(rule), bool(spelling_now()), tuple(parts))
-
-
 def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
-    """The result type of ``rule`` on ``operands`` (see :func:`_infer_type`), memoised
-    for operands that are typed values and plain constants: a compile meets the same
-    primitive on the same kinds many times (each multiply of two float64 matrices)."""
-    key = _memo_key(rule, operands)
-    if key is None:
-        return _infer_type(rule, operands)
-    known = _MEMO.get(key)
-    if known is not None and known[0] is rule:  # (not the id of a rule since replaced)
-        return known[1]
-    t = _infer_type(rule, operands)
-    if len(_MEMO) >= _MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = (rule, t)
-    return t
-
-
-def _infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     """The result type, by running the primitive on example values of the operand types.
 
     The examples have 2 elements per axis; when the primitive fails on them, it is run once
