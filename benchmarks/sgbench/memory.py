@@ -4,7 +4,10 @@ W1 stretched to ``steps`` iterations (1,000,000 in a full run): srcgrad's gradie
 the hand-written reverse sweep that stores the trajectory of ``y`` in a list, both measured
 with ``tracemalloc`` (peak of Python allocations during one gradient call, after a warm-up
 call so compilation is not counted). The hand-written sweep keeps one float per step, the
-least any reverse sweep can keep; the ratio says how much more srcgrad's tape holds.
+least any reverse sweep can keep. ``sg.grad`` of a function of one float emits forward mode
+(the tangent carried through the loop, no tape), so srcgrad's peak stays near zero at any
+length; were it to choose reverse mode again, the ratio would say how much more its tape
+holds than the trajectory.
 """
 
 from __future__ import annotations
