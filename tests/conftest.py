@@ -5,9 +5,9 @@ most (the fuzzer's random programs, the corpora of user-style programs, the gold
 and where the passes are tested one by one, the suite also verifies the IR after every
 pass (``srcgrad/compiler/ir/verify.py``), so a pass that breaks the IR is named, and
 compares every statement the backend writes directly with astor's text
-(``srcgrad/compiler/backend/printing.py``). Everywhere, the two cost about a fifth and a
-tenth of the suite's time, for programs those tests already cover; an IR a pass broke is
-refused at the next stage boundary in any test.
+(``srcgrad/compiler/backend/printing.py``). Everywhere, the printing comparison cost about
+a fifth of the suite's time and the per-pass verification about a tenth, for programs those
+tests already cover; an IR a pass broke is refused at the next stage boundary in any test.
 """
 
 from pathlib import Path

@@ -113,11 +113,11 @@ def test_a_sum_of_two_nameless_products_stays_one_expression():
                                rtol=1e-6)
 
 
-@pytest.mark.parametrize("args", [_point(np.float64),
-                                  [np.random.default_rng(3).standard_normal(s) for s in
-                                   [(2, 1), (3,), (4, 2)]]], ids=["fits", "widens"])
-def test_forward_mode_through_a_bias_matches_finite_differences(args):
-    fn = dense_relu_sum if len(args) == 6 else widening_bias
+@pytest.mark.parametrize("fn, args", [
+    (dense_relu_sum, _point(np.float64)),
+    (widening_bias, [np.random.default_rng(3).standard_normal(s) for s in [(2, 1), (3,), (4, 2)]]),
+], ids=["fits", "widens"])
+def test_forward_mode_through_a_bias_matches_finite_differences(fn, args):
     rng = np.random.default_rng(4)
     tangent = rng.standard_normal(args[0].shape)
     value, derivative = sg.jvp(fn)(*args, tangent)

@@ -12,8 +12,8 @@ after differentiation, after optimisation, before emission), so an inconsistent 
 internal error rather than being emitted; after every optimisation pass as well when the
 environment sets ``SRCGRAD_VERIFY_EACH_PASS=1`` (``tests/conftest.py`` does for the fuzzer,
 the corpora, the golden files and the passes' own tests, so they name the pass that broke
-the IR). Every pass costs about one verification, so checking
-after each of the ~45 passes took ~15% of a first call.
+the IR). Every pass costs about one verification, so checking after each of the ~45 passes
+took ~15% of a first call.
 """
 
 from __future__ import annotations
