@@ -10,6 +10,7 @@ tuples, and reads the abstract type of what comes out.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -87,7 +88,8 @@ def _fitting_size(operands: dict[str, Any], divisible: bool = False) -> int | No
 
 
 def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
-    """The result type, by running the primitive on example values of the operand types.
+    """The result type, by running the primitive on example values of the operand types
+    (quietly: a warning or floating-point error on an example is no user's).
 
     The examples have 2 elements per axis; when the primitive fails on them, it is run once
     more on examples large enough for the constant ints among the operands, so an index
@@ -95,6 +97,12 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     relies on that); and once on examples of 1 element per axis, which broadcast against a
     constant array of any size (``x * W`` with a captured W of 4 rows).
     """
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _infer_type(rule, operands)
+
+
+def _infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     t = _infer_on_examples(rule, operands, 2)
     if t.kind == "scalar" and t.dtype == "float64" and any(
             isinstance(v, Value) and v.type == T.NUMBER for v in operands.values()):
@@ -204,10 +212,10 @@ def _infer_on_shape_examples(rule: Rule, operands: dict[str, Any], size: int,
     twin = uses_math_spelling(rule, operands, bool(spelling_now()))
     impl = _OPERATORS.get((rule.operator, len(rule.inputs)))
     if impl is not None:
-        return T.infer(lambda: impl(*(env[n] for n in rule.inputs)), [], {})
+        return T.infer(lambda: impl(*(env[n] for n in rule.inputs)))
     if twin is not None:
-        return T.infer(lambda: twin(*(env[n] for n in rule.inputs)), [], {})
-    return T.infer(lambda: rule.apply(env), [], {})
+        return T.infer(lambda: twin(*(env[n] for n in rule.inputs)))
+    return T.infer(lambda: rule.apply(env))
 
 
 # Arithmetic whose result type on Python numbers is the operator's (``2 * 3`` is an int),

@@ -14,8 +14,7 @@ generic version, which must work for every array type.
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,14 +85,33 @@ def of_value(value: Any) -> AType:
     if t is float:
         return FLOAT
     if isinstance(value, np.generic):
-        return AType("scalar", 0, value.dtype.name)
+        return _numpy_type("scalar", 0, value.dtype)
     if t is complex:  # known complex, so a derivative through it is refused (soundness)
         return AType("scalar", 0, "complex128")
     if t is np.ndarray:
-        return AType("array", value.ndim, value.dtype.name)
+        return _numpy_type("array", value.ndim, value.dtype)
     if isinstance(value, (tuple, list, slice, str, type, np.dtype)) or value is Ellipsis:
         return STATIC
     return ANY
+
+
+# The types of NumPy values met so far, by (kind, ndim, dtype): type inference reads a
+# type off each result of ~100 example runs per compile, and NumPy computes ``dtype.name``
+# in Python (a few microseconds each)
+_NUMPY_TYPES: dict[tuple[str, int, np.dtype], AType] = {}
+
+
+def _numpy_type(kind: str, ndim: int, dtype: np.dtype) -> AType:
+    key = (kind, ndim, dtype)
+    t = _NUMPY_TYPES.get(key)
+    if t is None:
+        t = _NUMPY_TYPES[key] = AType(kind, ndim, dtype.name)
+    return t
+
+
+# Example arrays by (ndim, dtype, size): each call gets a fresh copy (a primitive run on it
+# may write into it), cheaper than filling a new one
+_EXAMPLE_ARRAYS: dict[tuple[int, str, int], np.ndarray] = {}
 
 
 def example(t: AType, size: int = 2) -> Any:
@@ -108,43 +126,22 @@ def example(t: AType, size: int = 2) -> Any:
     if t.kind == "scalar" or t == NUMBER:
         return np.dtype(t.dtype).type(0.5)
     if t.kind == "array":
-        return np.full((size,) * t.ndim, 0.5, dtype=t.dtype)
+        key = (t.ndim, t.dtype, size)
+        kept = _EXAMPLE_ARRAYS.get(key)
+        if kept is None:
+            kept = _EXAMPLE_ARRAYS[key] = np.full((size,) * t.ndim, 0.5, dtype=t.dtype)
+        return kept.copy()
     return None
 
 
-def infer(impl: Callable[..., Any], inputs: Sequence[tuple[AType, Any]],
-          kwargs: dict[str, tuple[AType, Any]]) -> AType:
-    """Type of ``impl(*inputs, **kwargs)``; each argument is (type, constant-or-None).
-
-    Evaluates ``impl`` on example values; anything unknown or failing gives ``ANY``.
-    """
-    def concrete(arg: tuple[AType, Any]) -> tuple[bool, Any]:
-        t, c = arg
-        if t.kind in ("static", "none") or c is not None:
-            return True, c
-        if t.kind == "any" and t != NUMBER:
-            return False, None
-        return True, example(t)
-
-    args = []
-    for a in inputs:
-        ok, v = concrete(a)
-        if not ok:
-            return ANY
-        args.append(v)
-    kw = {}
-    for k, a in kwargs.items():
-        ok, v = concrete(a)
-        if not ok:
-            return ANY
-        kw[k] = v
+def infer(run: Callable[[], Any]) -> AType:
+    """The type of what ``run()`` (a primitive called on example values) returns; ``ANY``
+    when it fails. The caller silences NumPy's floating-point errors and warnings around
+    its examples (:func:`srcgrad.compiler.type_inference.infer_type`)."""
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = impl(*args, **kw)
+        return of_value(run())
     except Exception:
         return ANY
-    return of_value(result)
 
 
 def is_math_function(fn: Any) -> bool:
