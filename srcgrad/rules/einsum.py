@@ -67,6 +67,15 @@ def sublists_to_subscripts(args: Sequence[Any], kwargs: dict[str, Any]
     """``(op0, sub0, op1, sub1, ..., [out])`` -> ``(subscripts, op0, op1, ...)``; a call
     already in the subscripts form is returned as it is. (The subscripts may be a value
     computed at run time, as in einsum's own VJP, so the form is told by its sublists.)"""
+    if args and not isinstance(args[0], str) and any(
+            isinstance(s, (list, tuple)) and not _is_sublist(s) for s in args[1::2]):
+        # a sublist read at run time (a parameter, a computed list): the subscripts its
+        # derivative needs would be known only when it runs
+        raise ValueError("np.einsum in the (operand, sublist) form needs each sublist known "
+                         "when compiling, as a list of int literals in the function; one "
+                         "here is a value read at run time (a parameter?). Write the "
+                         "sublists out, or pass the subscripts string, e.g. "
+                         "np.einsum('ij,jk->ik', a, b), which may be an argument.")
     if not args or isinstance(args[0], str) or not any(_is_sublist(s) for s in args[1::2]):
         return list(args), kwargs
     operands, sublists = list(args[0::2]), list(args[1::2])
@@ -248,7 +257,10 @@ def _einsum_vjp(g: Any, operands: list[Any], operands_shape: tuple[Shape, ...],
     static = adjoint_subscripts(subscripts, i)
     if static is not None:  # the usual case: subscripts resolved now, not per call
         return contract_to(static, shape, g, *others)
-    if _repeats_in(subscripts, i):  # a diagonal: the cotangent goes back onto it
+    if _repeats_in(subscripts, i) or not isinstance(subscripts, str):
+        # a diagonal: the cotangent goes back onto it; and subscripts read at run time
+        # (an argument) may repeat an index, so they go this way too (with no repeat the
+        # delta is the 0-d 1.0 and this is the plain adjoint below)
         delta = einsum_delta(g, subscripts, operands_shape, i)
         kept = contract(einsum_diagonal_subscripts(subscripts, operands_shape, i), g,
                         *others, delta)
