@@ -3,9 +3,9 @@
 :mod:`.dispatcher` generates the function users call: guards, then ``return _sg_v0(x)``.
 For a derivative of ~1 us (a Newton loop of one float) that second Python call is ~8% of
 the time. When the dispatcher holds exactly one version that is a plain function of the
-same parameters, :func:`inlined_text` writes that version's own emitted body under its
-guards instead (DESIGN.md principle 7: the emitted function itself with cheap guards
-inside)::
+same parameters, with a short body (``MAX_INLINED_LINES``), :func:`inlined_text` writes
+that version's own emitted body under its guards instead (DESIGN.md principle 7: the
+emitted function itself with cheap guards inside)::
 
     def grad_f(a):                              def grad_f(a):
         try:                                        try:
@@ -29,6 +29,12 @@ from typing import Any
 
 _OWN = ("__name__", "__srcgrad_filename__", "__builtins__")
 
+# A longer body keeps the call: compiling the body a second time, inside the dispatcher,
+# costs about 20 us a line on each new version (1.3 ms of a 25 ms first call for the
+# small MLP's 56 lines), while the call it saves is ~0.1 us, next to nothing beside the
+# microseconds such a body runs for
+MAX_INLINED_LINES = 40
+
 
 def inlined_text(name: str, doc: str, call_names: list[str], checks: list[str],
                  entry: Any, ns: dict[str, Any], handler: list[str]) -> str | None:
@@ -45,7 +51,7 @@ def inlined_text(name: str, doc: str, call_names: list[str], checks: list[str],
                                            (*code.co_names, *code.co_varnames)):
         return None  # (it calls itself by name, or a name could clash with the guards')
     body = _body_lines(fn)
-    if body is None:
+    if body is None or len(body) > MAX_INLINED_LINES:
         return None
     names = {k: v for k, v in fn.__globals__.items() if k not in _OWN and k != fn.__name__}
     if any(k.startswith("_sg_") or (k in ns and ns[k] is not v) or k == name

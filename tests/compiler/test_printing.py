@@ -111,7 +111,15 @@ CORNERS = [
     "return", "return a, b", "return (a, b)[0]", "a[0] = b", "a.b = c", "x = np.float64",
     "x = b'raw'", "x = 'text'", "x = f'{a}'", "x = {a: b}", "x = {a}", "x = a if b else c,",
     "x = -(a - b)", "x = +a", "x = a + -b", "x = a * -b", "x = 2 ** -1",
+    "try:\n    x = 1.0 / a\nexcept (ArithmeticError, ValueError):\n    x = f(np.divide(1.0, a))",
+    "try:\n    x = a\nexcept ValueError as e:\n    x = b\nexcept:\n    x = c",
+    "try:\n    try:\n        x = a\n    except E:\n        x = b\nexcept F:\n    x = c",
+    "try:\n    x = a\nexcept E:\n    pass", "try:\n    x = a\nexcept E:\n    x = b\nelse:\n    x = c",
+    "try:\n    x = a\nfinally:\n    x = b",
 ]
+
+# statements the emitter makes that must be written directly (not handed to astor)
+WRITTEN = ["try:\n    x = 1.0 / a\nexcept (ArithmeticError, ValueError):\n    x = f(a)"]
 
 
 def test_the_suite_compares_written_statements_with_astor_where_programs_vary():
@@ -142,6 +150,12 @@ def test_corner_cases_are_written_as_astor_writes_them_or_left_to_it(text):
     except Unsupported:
         return  # (printing.source gives astor's text)
     assert ours == printing.astor_source(node)
+
+
+@pytest.mark.parametrize("text", WRITTEN)
+def test_the_guarded_division_is_written_directly_as_astor_writes_it(text):
+    node = gast.ast_to_gast(ast.parse(text).body[0])
+    assert statement_text(node) == printing.astor_source(node) == text
 
 
 def test_numpy_scalars_and_special_floats_are_spelled_as_astor_spells_them():

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from fd import numeric_gradient
 
 import srcgrad as sg
 from tests.compiler.test_native_breaks import cube_root, newton_log
@@ -121,6 +122,32 @@ def test_one_version_runs_inside_the_function_users_call():
     text = inspect.getsource(g)
     assert "_sg_v0(" in text and "_sg_v1(" in text, text
     assert g(2.0) == math.log(2.0) + 1.0 and type(g(2.0)) is float
+
+
+def long_chain(a, b):
+    c = np.sin(a) * b
+    d = np.cos(c) + a
+    e = np.tanh(d * c)
+    f = np.exp(-e * e) + b
+    return np.sum(f * np.log1p(c * c) + d / (1.0 + e * e))
+
+
+def test_a_long_body_is_called_not_written_in():
+    # compiling a long body twice (its module, then inside the dispatcher) costs more per
+    # new version than the call it saves
+    import inspect
+
+    from srcgrad.compiler.inline_version import MAX_INLINED_LINES
+    a, b = np.linspace(0.1, 1.0, 5), np.linspace(-1.0, 1.0, 5)
+    g = sg.grad(long_chain, wrt=(0, 1))
+    got = g(a, b)
+    body = sg.source(g, a, b).split("def grad_long_chain", 1)[1].splitlines()[1:]
+    assert len([line for line in body if line.startswith("    ")]) > MAX_INLINED_LINES
+    text = inspect.getsource(g)
+    assert "return _sg_v0(a, b)" in text, text
+    for k in (0, 1):
+        np.testing.assert_allclose(got[k], numeric_gradient(long_chain, [a, b], {}, k),
+                                   rtol=1e-6, atol=1e-7)
 
 
 def _error_notes(g, a):

@@ -4,8 +4,9 @@
 (a conversion per node) and walks them with a visitor that stores each child's precedence on
 the child: about 30 us per statement, half of the emission of a small gradient. This module
 writes the same text for the statements the emitter makes most (``=``, augmented ``=``,
-``return``, an expression) built of names, numbers, calls, operators, subscripts, slices,
-tuples and lists, following astor's rules exactly: its precedence table
+``return``, an expression, a ``try`` around such statements) built of names, numbers,
+calls, operators, subscripts, slices, tuples and lists, following astor's rules exactly:
+its precedence table
 (``astor.op_util``), a child's precedence set by its parent (the "highest" one when the
 parent sets none, so ``(a + b).T``), parentheses where the child binds less tightly, a
 number's spelling (``1e1000`` for inf). Any other node (a string, a ``lambda``...) raises
@@ -57,7 +58,31 @@ def statement_text(node: Any) -> str:
         return "return " + _text(node.value, _PRECEDENCE["Return"])
     if kind == "Expr":
         return _text(node.value, _PRECEDENCE["Expr"])
+    if kind == "Try":
+        return _try(node)
     return _text(node, _HIGHEST)
+
+
+def _try(node: Any) -> str:
+    """``try:`` with its ``except`` clauses (a guarded float division, ``floats.py``),
+    each body statement indented by four spaces as astor writes it."""
+    if node.orelse or node.finalbody or not node.handlers:
+        raise Unsupported("Try")
+    lines = ["try:", *_indented(node.body)]
+    for handler in node.handlers:
+        head = "except"
+        if handler.type is not None:
+            head += " " + _text(handler.type, _HIGHEST)
+        if handler.name is not None:
+            head += " as " + (handler.name if isinstance(handler.name, str)
+                              else _text(handler.name, _HIGHEST))
+        lines += [head + ":", *_indented(handler.body)]
+    return "\n".join(lines)
+
+
+def _indented(body: list[Any]) -> list[str]:
+    return ["    " + line for statement in body
+            for line in statement_text(statement).split("\n")]
 
 
 def _wrapped(text: str, p: int, pp: int) -> str:

@@ -86,6 +86,42 @@ def _identifier(text: str) -> str:
     return text
 
 
+# callable -> (import line, spelling) when NumPy or math has it under its name, else None;
+# a miss costs a few microseconds (NumPy's module ``__getattr__`` raises an
+# AttributeError) and srcgrad's helpers (``unbroadcast``) miss ~30 times per gradient
+_LIBRARY_SPELLINGS: dict[Any, tuple[str, str] | None] = {}
+
+
+def _library_spelling(obj: Any, name: str) -> tuple[str, str] | None:
+    found = _LIBRARY_SPELLINGS.get(obj, _UNSEEN) if _kept_for_good(obj) else _UNSEEN
+    if found is _UNSEEN:
+        found = _find_in_libraries(obj, name)
+        if _kept_for_good(obj):
+            _LIBRARY_SPELLINGS[obj] = found
+    return found
+
+
+_UNSEEN: Any = object()
+
+
+def _kept_for_good(obj: Any) -> bool:
+    """A function of NumPy, math or srcgrad itself: alive as long as the process, so it may
+    be a key here (a user's callable is not kept alive by the cache)."""
+    module = getattr(obj, "__module__", None)
+    return isinstance(module, str) and (module in ("math", "numpy") or module.startswith(
+        ("numpy.", "srcgrad."))) and getattr(type(obj), "__hash__", None) is not None
+
+
+def _find_in_libraries(obj: Any, name: str) -> tuple[str, str] | None:
+    if getattr(np, name, None) is obj:
+        return "import numpy as np", f"np.{name}"
+    if getattr(np.linalg, name, None) is obj:
+        return "import numpy as np", f"np.linalg.{name}"
+    if getattr(math, name, None) is obj:
+        return "import math", f"math.{name}"
+    return None
+
+
 class References:
     """Spellings of callables and constants; collects the import lines they need."""
 
@@ -103,15 +139,10 @@ class References:
     def ref(self, obj: Any) -> str:
         name = getattr(obj, "__name__", None)
         if name is not None:
-            if getattr(np, name, None) is obj:
-                self.imports["import numpy as np"] = ""
-                return f"np.{name}"
-            if getattr(np.linalg, name, None) is obj:
-                self.imports["import numpy as np"] = ""
-                return f"np.linalg.{name}"
-            if getattr(math, name, None) is obj:
-                self.imports["import math"] = ""
-                return f"math.{name}"
+            spelled = _library_spelling(obj, name)
+            if spelled is not None:
+                self.imports[spelled[0]] = ""
+                return spelled[1]
             if getattr(builtins, name, None) is obj:
                 return name
         module = getattr(obj, "__module__", None)

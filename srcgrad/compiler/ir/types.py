@@ -117,20 +117,21 @@ _EXAMPLE_ARRAYS: dict[tuple[int, str, int], np.ndarray] = {}
 def example(t: AType, size: int = 2) -> Any:
     """A small concrete value of type ``t`` (None when unknown); arrays have ``size`` along
     every axis."""
-    if t.kind == "float":
-        return 0.5
-    if t.kind == "int":
-        return 1  # a valid index into the size-2 example arrays
-    if t.kind == "bool":
-        return True
-    if t.kind == "scalar" or t == NUMBER:
-        return np.dtype(t.dtype).type(0.5)
-    if t.kind == "array":
+    kind = t.kind
+    if kind == "array":
         key = (t.ndim, t.dtype, size)
         kept = _EXAMPLE_ARRAYS.get(key)
         if kept is None:
             kept = _EXAMPLE_ARRAYS[key] = np.full((size,) * t.ndim, 0.5, dtype=t.dtype)
         return kept.copy()
+    if kind == "float":
+        return 0.5
+    if kind == "int":
+        return 1  # a valid index into the size-2 example arrays
+    if kind == "bool":
+        return True
+    if kind == "scalar" or t == NUMBER:
+        return np.dtype(t.dtype).type(0.5)
     return None
 
 

@@ -2,8 +2,9 @@
 
 ``optimize=False`` runs none of them: the emitted code is then a literal print of the
 differentiated IR (slower, still correct). Each pass mutates the function in place; the
-list runs twice so that a simplification can expose more CSE and dead code; the final
-list runs once after it.
+list runs twice so that a simplification can expose more CSE and dead code. The passes
+that mark in-place updates run at the end of the last round only, and the final list once
+after it.
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("dedupe_tape", dedupe_tape),
     ("store_or_recompute", store_or_recompute),
     ("sink_loop_results", sink_loop_results),
+]
+
+
+# at the end of the last round only: they mark ops that may update an operand in place,
+# marks that each round's run dropped and made afresh (no pass of a round reads them)
+LAST_ROUND_PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("accumulate_in_place", accumulate_in_place),
     ("rows_in_place", rows_in_place),
 ]
@@ -75,7 +82,7 @@ def optimize(fn: Function, *, check: Callable[[Function], None] | None = None) -
             run(fn)
             if check is not None:
                 check(fn)
-    for _name, run in FINAL_PASSES:
+    for _name, run in (*LAST_ROUND_PASSES, *FINAL_PASSES):
         run(fn)
         if check is not None:
             check(fn)
@@ -97,7 +104,8 @@ def for_emission(fn: Function, *, check: Callable[[Function], None] | None = Non
         if old.adjoint_of is not None:
             new.adjoint_of = mapping.get(old.adjoint_of, old.adjoint_of)
     element_adjoints(copy)
-    for _name, run in PASSES:  # (one more round: the arrays' shape classes)
+    # (one more round: the arrays' shape classes)
+    for _name, run in (*PASSES, *LAST_ROUND_PASSES):
         run(copy)
         if check is not None:
             check(copy)
