@@ -33,5 +33,6 @@ class SrcGradError(Exception):
         where = f"{filename}:{lineno}: " if filename and lineno else ""
         text = f"{where}{message}"
         if advice:
-            text += f" {advice}"
+            # (a message that ends without a stop gets one before the advice)
+            text += f"{'' if text.rstrip().endswith(('.', '!', '?', ':')) else '.'} {advice}"
         super().__init__(text)

@@ -54,3 +54,24 @@ def test_a_large_integer_array_is_described_by_its_kind_not_its_values():
         sg.grad(summed)(np.arange(BIG))
     message = str(info.value)
     assert len(message) < 300 and "99999" not in message
+
+
+def einsum_of_a_computed_subscript(x, subscripts):
+    return np.sum(np.einsum(x, subscripts))
+
+
+@pytest.mark.parametrize("message, advice, text", [
+    ("no rule for f", "Register one.", "no rule for f. Register one."),
+    ("no rule for f.", "Register one.", "no rule for f. Register one."),
+    ("write it as:", "x = 1.", "write it as: x = 1."),
+])
+def test_the_advice_follows_a_full_stop(message, advice, text):
+    assert str(sg.SrcGradError(message, advice=advice)) == text
+
+
+def test_a_refusal_reads_as_sentences():
+    # the message ends before its advice starts (not "...for Pass a constant")
+    with pytest.raises(sg.SrcGradError) as info:
+        sg.grad(einsum_of_a_computed_subscript)(np.ones((2, 2)), "ii")
+    text = str(info.value)
+    assert "subscripts`, which srcgrad has no derivative for. Pass a constant" in text, text
