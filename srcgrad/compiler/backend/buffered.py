@@ -25,7 +25,7 @@ from ..ir.core import Function, Op
 from ..passes.tape_buffers import buffered_ops
 from .expressions import call_node
 from .names import References, ValueNames
-from .syntax import dotted, load
+from .syntax import LOAD, dotted, load
 
 
 class TapeBuffers:
@@ -59,7 +59,7 @@ class TapeBuffers:
         if picked is None:
             return None
         slot, f = picked
-        into = call_node(gast.Attribute(value=load(self.name), attr="into", ctx=gast.Load()),
+        into = call_node(gast.Attribute(value=load(self.name), attr="into", ctx=LOAD),
                          [gast.Constant(value=slot, kind=None), dotted(self.refs.ref(f)),
                           *(expr(op.args[k]) for k in op.args)])
         test = gast.Compare(left=load(self.name), ops=[gast.Is()],

@@ -31,7 +31,7 @@ from .names import References, ValueNames
 from .nesting import all_reads, nesting_plan, read_positions
 from .printing import source as _source
 from .slots import direct_results
-from .syntax import dotted, load
+from .syntax import LOAD, dotted, load
 
 
 @dataclass
@@ -234,8 +234,8 @@ class _Emitter(Expressions, NameReuse):
     def results(self) -> Any:
         vals = [self.expr(r) for r in self.fn.body.results]
         return build(self.fn.meta.get("returns", 0), vals,
-                     lambda items: gast.Tuple(elts=items, ctx=gast.Load()),
-                     lambda items: gast.List(elts=items, ctx=gast.Load()))
+                     lambda items: gast.Tuple(elts=items, ctx=LOAD),
+                     lambda items: gast.List(elts=items, ctx=LOAD))
 
     # --- statements ------------------------------------------------------------------
     def statement(self, op: Op, index: int | None, direct: dict[int, str]) -> Any:

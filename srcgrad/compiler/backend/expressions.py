@@ -19,7 +19,7 @@ import numpy as np
 from ..ir.core import Op, Value, const_value
 from ..spelling import has_python_spelling, uses_math_spelling
 from . import conditions, floats, packing, reads
-from .syntax import dotted, load
+from .syntax import LOAD, dotted, load
 
 # Python operator spellings (a rule's ``operator`` field) -> their syntax
 _BINOPS = {
@@ -49,7 +49,7 @@ class Expressions:
         if isinstance(v, Value) and v.id in self.plan and v.op is not None:
             return self.call_expr(v.op)
         if isinstance(v, tuple):
-            return gast.Tuple(elts=[self.expr(x) for x in v], ctx=gast.Load())
+            return gast.Tuple(elts=[self.expr(x) for x in v], ctx=LOAD)
         is_const, c = const_value(v)
         if is_const:
             return self.literal(c)
@@ -69,9 +69,9 @@ class Expressions:
                 return dotted("np.nan")
             return gast.Constant(value=c, kind=None)
         if isinstance(c, tuple):
-            return gast.Tuple(elts=[self.literal(x) for x in c], ctx=gast.Load())
+            return gast.Tuple(elts=[self.literal(x) for x in c], ctx=LOAD)
         if isinstance(c, list):
-            return gast.List(elts=[self.literal(x) for x in c], ctx=gast.Load())
+            return gast.List(elts=[self.literal(x) for x in c], ctx=LOAD)
         if isinstance(c, slice):
             return call_node(load("slice"), [self.literal(c.start), self.literal(c.stop),
                                           self.literal(c.step)])
@@ -98,7 +98,7 @@ class Expressions:
             else:
                 elts.append(self.literal(p))
         if isinstance(c, tuple):
-            return gast.Tuple(elts=elts, ctx=gast.Load())
+            return gast.Tuple(elts=elts, ctx=LOAD)
         return elts[0]
 
     def call_expr(self, op: Op) -> Any:
@@ -127,7 +127,7 @@ class Expressions:
             return conditions.expression(self, op)
         if op.prim == "getitem":
             return gast.Subscript(value=self.expr(a["x"]), slice=self.index_expr(a["index"]),
-                                  ctx=gast.Load())
+                                  ctx=LOAD)
         if op.prim in ("stop_gradient", "alias"):
             return self.expr(a["x"])
         if op.prim == "transpose" and self._surely_ndarray(a.get("x")) \
@@ -135,12 +135,12 @@ class Expressions:
             # an ndarray's own attribute, as by hand: np.transpose's Python wrapper costs
             # more than the view (derivative code transposes per matmul adjoint). Only for
             # a value typed ndarray: the generic version keeps the dispatching function
-            return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=gast.Load())
+            return gast.Attribute(value=self.expr(a["x"]), attr="T", ctx=LOAD)
         if op.prim in ("transpose", "reshape") and self._surely_ndarray(a.get("x")) \
                 and set(a) == {"x", "axes" if op.prim == "transpose" else "shape"}:
             # the method, for the same reason: ``x.transpose((0, 2, 1))``, ``x.reshape(s)``
             # (multi-head attention reshapes and transposes per head, forward and back)
-            method = gast.Attribute(value=self.expr(a["x"]), attr=op.prim, ctx=gast.Load())
+            method = gast.Attribute(value=self.expr(a["x"]), attr=op.prim, ctx=LOAD)
             return call_node(method, [self.expr(a["axes" if op.prim == "transpose" else "shape"])])
         if op.prim == "zeros_of" and a.get("x") in self.fn.params \
                 and self._surely_ndarray(a["x"]) and a["x"].type.dtype == "float64":
@@ -148,26 +148,26 @@ class Expressions:
             # its shape is the same fresh array without np.zeros_like's dispatch and
             # ``like``'s checks (a few us per differentiated array per call). Only of an
             # argument: a value saved by one branch of an ``if`` is None from the others
-            shape = gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
+            shape = gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=LOAD)
             return call_node(dotted(self.refs.ref(np.zeros)), [shape])
         if op.prim == "shape" and set(a) == {"x"} and self._surely_ndarray(a["x"]):
             # (the same for np.shape: its wrapper runs once per shape the adjoints need)
-            return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=gast.Load())
+            return gast.Attribute(value=self.expr(a["x"]), attr="shape", ctx=LOAD)
         if op.prim in _REDUCTION_METHODS and self._surely_ndarray(a.get("x")) \
                 and op.attrs.get("callee", op.attrs["rule"].impl) is op.attrs["rule"].impl:
             # ``x.sum(-1, keepdims=True)``: the method takes np.sum's arguments after x and
             # skips its dispatching wrapper (~1 us per reduction; softmax adjoints have two)
             call = self.rule_call(op, numpy=True)
             if call.args:
-                call.func = gast.Attribute(value=call.args[0], attr=op.prim, ctx=gast.Load())
+                call.func = gast.Attribute(value=call.args[0], attr=op.prim, ctx=LOAD)
                 call.args = call.args[1:]
             return call
         if op.prim == "make_tuple":
-            return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
+            return gast.Tuple(elts=[self.expr(v) for v in a["items"]], ctx=LOAD)
         if op.prim == "make_list":
-            return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=gast.Load())
+            return gast.List(elts=[self.expr(v) for v in a["items"]], ctx=LOAD)
         if packing.packs_numbers(op):  # np.array([a, b]) of numbers: not np.stack's cost
-            items = gast.List(elts=[self.expr(v) for v in a["xs"]], ctx=gast.Load())
+            items = gast.List(elts=[self.expr(v) for v in a["xs"]], ctx=LOAD)
             return call_node(dotted(self.refs.ref(np.array)), [items])
         if op.prim == "make_slice":
             return call_node(load("slice"), [self.expr(a[k]) for k in ("start", "stop", "step")])
@@ -226,7 +226,7 @@ class Expressions:
             if isinstance(v, tuple):
                 items = [self.expr(x) for x in v]
                 env[name] = items if name == form.star else gast.List(elts=items,
-                                                                     ctx=gast.Load())
+                                                                     ctx=LOAD)
             else:
                 env[name] = self.expr(v)
         python_sign = None if numpy else floats.sign_of_a_float(op, env.get("x"), self.refs)

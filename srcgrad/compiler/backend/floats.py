@@ -55,7 +55,7 @@ import numpy as np
 from ..ir.core import NUMBER_SIGN, PYTHON_SPELLING, Op, Value, const_value
 from ..spelling import has_python_spelling, uses_math_spelling
 from ..support import as_python, number_sign
-from .syntax import dotted, load
+from .syntax import LOAD, dotted, load
 
 # Ops printed as statements of two branches (never nested into an expression, though
 # they may read nested ones): a tangent's ``root_quotient`` (see :func:`root_quotient`)
@@ -136,7 +136,7 @@ def guard(assign: Any, target: str, numpy_call: Any, op: Op, refs: Any) -> Any:
     fallback = gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None,
                                               type_comment=None)],
                            value=value, type_comment=None)
-    errors = gast.Tuple(elts=[load("ArithmeticError"), load("ValueError")], ctx=gast.Load())
+    errors = gast.Tuple(elts=[load("ArithmeticError"), load("ValueError")], ctx=LOAD)
     handler = gast.ExceptHandler(type=errors, name=None, body=[fallback])
     return gast.Try(body=[assign], handlers=[handler], orelse=[], finalbody=[])
 

@@ -19,7 +19,7 @@ from typing import Any
 import gast
 
 from .names import References
-from .syntax import dotted, load
+from .syntax import LOAD, dotted, load
 
 
 def read_expr(source: Any, refs: References) -> Any:
@@ -27,10 +27,10 @@ def read_expr(source: Any, refs: References) -> Any:
     node = _base(source, refs)
     for key in source.path:  # an item of a captured tuple, list or dict, an attribute
         if type(key).__name__ == "Attr":  # (frontend.resolve.Attr: `model.W`)
-            node = gast.Attribute(value=node, attr=key.name, ctx=gast.Load())
+            node = gast.Attribute(value=node, attr=key.name, ctx=LOAD)
             continue
         node = gast.Subscript(value=node, slice=gast.Constant(value=key, kind=None),
-                              ctx=gast.Load())
+                              ctx=LOAD)
     return node
 
 
@@ -43,20 +43,20 @@ def _base(source: Any, refs: References) -> Any:
             # an importable module: its attribute is its globals' entry, and the text of
             # sg.source stays one self-contained module
             holder = load(refs.module(name))
-            return gast.Attribute(value=holder, attr=source.key, ctx=gast.Load())
+            return gast.Attribute(value=holder, attr=source.key, ctx=LOAD)
         holder = load(refs.place(source.where, f"_globals_{name.rpartition('.')[2]}",
                                   f"the globals of module {name}"))
-        return gast.Subscript(value=holder, slice=key, ctx=gast.Load())
+        return gast.Subscript(value=holder, slice=key, ctx=LOAD)
     if source.kind == "cell":
         holder = load(refs.place(source.where, f"_cell_{source.key}",
                                   f"the closure cell of `{source.key}`"))
-        return gast.Attribute(value=holder, attr="cell_contents", ctx=gast.Load())
+        return gast.Attribute(value=holder, attr="cell_contents", ctx=LOAD)
     if source.kind == "attr":  # an attribute of an object: a bound method's __self__
         holder = load(refs.place(source.where, f"_{source.name}_holder",
                                   f"the object holding `{source.name}`"))
-        return gast.Attribute(value=holder, attr=source.key, ctx=gast.Load())
+        return gast.Attribute(value=holder, attr=source.key, ctx=LOAD)
     fn = dotted(refs.ref(source.where))
     attr = "__defaults__" if source.kind == "default" else "__kwdefaults__"
-    return gast.Subscript(value=gast.Attribute(value=fn, attr=attr, ctx=gast.Load()),
-                          slice=key, ctx=gast.Load())
+    return gast.Subscript(value=gast.Attribute(value=fn, attr=attr, ctx=LOAD),
+                          slice=key, ctx=LOAD)
 

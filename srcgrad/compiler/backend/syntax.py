@@ -13,10 +13,15 @@ from typing import Any
 
 import gast
 
+# the one read context every emitted node shares (as CPython's parser shares its
+# ``ast.Load``): no code changes a context in place, it replaces it, and printing makes
+# its own ``ast`` nodes; a node fewer per name read (~350 per small gradient)
+LOAD = gast.Load()
+
 
 def load(id_: str) -> Any:
     """A name read (``x``)."""
-    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.Name(id=id_, ctx=LOAD, annotation=None, type_comment=None)
 
 
 def dotted(path: str) -> Any:
@@ -24,5 +29,5 @@ def dotted(path: str) -> Any:
     parts = path.split(".")
     node = load(parts[0])
     for p in parts[1:]:
-        node = gast.Attribute(value=node, attr=p, ctx=gast.Load())
+        node = gast.Attribute(value=node, attr=p, ctx=LOAD)
     return node
