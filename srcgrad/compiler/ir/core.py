@@ -71,13 +71,16 @@ class Op:
         for v in self.outputs:
             v.op = self
 
-    def operands(self) -> Iterator[Value]:
-        """Every Value this op reads directly (not inside its regions), in order."""
+    def operands(self) -> list[Value]:
+        """Every Value this op reads directly (not inside its regions), in order. (A list,
+        not a generator: asked ~4,000 times per compile, of one to three arguments.)"""
+        found: list[Value] = []
         for a in self.args.values():
             if isinstance(a, tuple):
-                yield from a
+                found.extend(a)
             elif a is not None:
-                yield a
+                found.append(a)
+        return found
 
     @property
     def out(self) -> Value:
