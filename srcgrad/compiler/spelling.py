@@ -83,7 +83,7 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any],
     keeps that spelling): then a float64 NumPy scalar input also takes the twin, as in the
     user's code (``math.sin(np.float64(0.5))`` is a Python float; ``np.sin`` on a NumPy
     scalar costs twenty times more, per step of a scalar loop)."""
-    twin = next((a for a in rule.aliases if T.is_math_function(a)), None)
+    twin = _math_twin(rule)
     if twin is None:
         return None
     if twin in _INT_RESULT_TWINS and not python_spelled:
@@ -98,6 +98,18 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any],
         if t is None or not (t.is_python_number or (python_spelled and _float64_scalar(t))):
             return None
     return twin
+
+
+# rule id -> (the rule, its ``math`` twin or None): asked for every op traced and emitted
+_TWINS: dict[int, tuple[Rule, Any]] = {}
+
+
+def _math_twin(rule: Rule) -> Any:
+    kept = _TWINS.get(id(rule))
+    if kept is None or kept[0] is not rule:  # (a rule made since under a reused id)
+        kept = _TWINS[id(rule)] = (rule, next(
+            (a for a in rule.aliases if T.is_math_function(a)), None))
+    return kept[1]
 
 
 # ``math`` twins whose result is an int where NumPy's ufunc gives a float

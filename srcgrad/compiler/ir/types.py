@@ -130,7 +130,7 @@ def example(t: AType, size: int = 2) -> Any:
         return 1  # a valid index into the size-2 example arrays
     if kind == "bool":
         return True
-    if kind == "scalar" or t == NUMBER:
+    if kind == "scalar" or (kind == "any" and t.ndim == 0 and t.dtype == "float64"):  # NUMBER
         return np.dtype(t.dtype).type(0.5)
     return None
 

@@ -31,6 +31,8 @@ def _key(a: Any) -> Any:
 
 
 def _attr_key(attrs: dict[str, Any]) -> Any:
+    if len(attrs) == 1 and "rule" in attrs:  # (most ops: a rule and nothing else)
+        return (("rule", id(attrs["rule"])),)
     parts = []
     for k, v in sorted(attrs.items()):
         if k in (PYTHON_SPELLING, USER_ARITHMETIC, USER_CHECK):

@@ -17,7 +17,9 @@ constant axes it is the operand's shape less the axes::
 
 Only top-level values of known rank are rewritten, only when every other reader of the
 value is itself dead or a ``shape`` op, so a value computed anyway never pays a second
-computation of its shape. A shape from a class representative (``shapes.py``) is reused.
+computation of its shape. A shape from a class representative (``shapes.py``) is reused,
+and each shape op is emitted once (one already there, or one an earlier rewrite emitted, is
+read again), so only dead-code elimination runs after the rewrite.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from ...rules.registry import RULES
 from ..ir.core import Function, Op, Value, const_value
 from ..ir.types import STATIC
 from .blocks import read_inside
-from .cse import cse
 from .dce import dce
 from .rewrite import removable, replace_uses
 from .shape_classes import elementwise as _elementwise
@@ -50,18 +51,20 @@ def shapes_without_values(fn: Function) -> None:
             position[o.id] = k
     rewritten: dict[Value, Value] = {}
     new_ops: list[Op] = []
+    made: dict[tuple[Any, ...], Value] = {}  # the shapes defined so far, by what they read
     for op in ops:
         if op.prim == "shape" and isinstance(op.args.get("x"), Value) \
                 and _computable(op.args["x"], live, position):
-            builder = _Builder(classes, live, position, defined, new_ops, op.line)
+            builder = _Builder(classes, live, position, defined, new_ops, op.line, made)
             rewritten[op.out] = builder.shape_of(op.args["x"])
+        elif op.prim == "shape" and isinstance(op.args.get("x"), Value):
+            made.setdefault(("shape", op.args["x"].id), op.out)
         new_ops.append(op)
         defined.update(o.id for o in op.outputs)
     if not rewritten:
         return
     fn.body.ops = new_ops
     replace_uses(fn, rewritten)
-    cse(fn)
     dce(fn)
 
 
@@ -92,9 +95,12 @@ class _Builder:
     """Emits, before the op being rewritten, the ops that compute a value's shape."""
 
     def __init__(self, classes: Any, live: set[int], position: dict[int, int],
-                 defined: set[int], out: list[Op], line: int | None) -> None:
+                 defined: set[int], out: list[Op], line: int | None,
+                 made: dict[tuple[Any, ...], Value]) -> None:
         self.classes, self.live, self.position = classes, live, position
         self.defined, self.out, self.line = defined, out, line
+        # an op asked for twice (two shapes read from one leaf's) is emitted once
+        self.made = made
 
     def shape_of(self, v: Value) -> Value:
         if _computable(v, self.live, self.position):
@@ -120,14 +126,25 @@ class _Builder:
         return self._emit("shape", {"x": source})
 
     def _const(self, value: Any) -> Value:
+        key = ("const", type(value), value)  # (axes and keepdims: ints, tuples, bools)
+        try:
+            return self.made[key]
+        except KeyError:
+            pass
+        except TypeError:  # (unhashable: not shared)
+            key = ("const", id(value))
         op = Op("const", {}, [Value(type=STATIC)], {"value": value}, line=self.line)
         self.out.append(op)
+        self.made[key] = op.out
         return op.out
 
     def _emit(self, prim: str, args: dict[str, Value]) -> Value:
-        op = Op(prim, args, [Value(type=STATIC)], {"rule": RULES[prim]}, line=self.line)
-        self.out.append(op)
-        return op.out
+        key = (prim, *(v.id for v in args.values()))
+        if key not in self.made:
+            op = Op(prim, args, [Value(type=STATIC)], {"rule": RULES[prim]}, line=self.line)
+            self.out.append(op)
+            self.made[key] = op.out
+        return self.made[key]
 
 
 def _value_live(fn: Function) -> set[int]:
