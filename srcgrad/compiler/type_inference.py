@@ -97,9 +97,53 @@ def infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:
     relies on that); and once on examples of 1 element per axis, which broadcast against a
     constant array of any size (``x * W`` with a captured W of 4 rows).
     """
+    t = ufunc_type(rule, operands)
+    if t is not None:
+        return t
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return _infer_type(rule, operands)
+
+
+# the Python numbers a ufunc takes as weakly typed (NEP 50): they never widen an array's dtype
+_WEAK = {"float": float, "int": int}
+
+
+def ufunc_type(rule: Rule, operands: dict[str, Any]) -> T.AType | None:
+    """The type of a plain NumPy ufunc's result read off its operands' types, without
+    running it on examples: the dtype NumPy's own loop resolution picks
+    (``np.ufunc.resolve_dtypes``, Python numbers weak), the rank the broadcast of the
+    operands' ranks. None where the examples must decide: a constant operand, an operand of
+    unknown kind, no NumPy operand (the operator's or ``math``'s spelling on Python
+    numbers), or dtypes the ufunc has no loop for. ``tests/compiler/test_type_inference.py``
+    checks it gives what the examples give, for every such rule."""
+    impl = rule.impl
+    if type(impl) is not np.ufunc or impl.nout != 1 or impl.signature is not None \
+            or rule.params or rule.user or rule.kind != ELEMENTWISE \
+            or len(operands) != len(rule.inputs):
+        return None
+    dtypes: list[Any] = []
+    ndim, numpy_typed = 0, False
+    for name in rule.inputs:
+        v = operands.get(name)
+        if not isinstance(v, Value) or v.type is None or const_value(v)[0]:
+            return None
+        t = v.type
+        if t.kind in ("array", "scalar") and t.ndim is not None and t.dtype is not None:
+            ndim = max(ndim, t.ndim)
+            dtypes.append(np.dtype(t.dtype))
+            numpy_typed = True
+        elif t.kind in _WEAK:
+            dtypes.append(_WEAK[t.kind])
+        else:
+            return None
+    if not numpy_typed or uses_math_spelling(rule, operands, bool(spelling_now())):
+        return None
+    try:
+        resolved = impl.resolve_dtypes((*dtypes, None))[-1]
+    except (TypeError, ValueError):
+        return None
+    return T.numpy_type("array" if ndim else "scalar", ndim, resolved)
 
 
 def _infer_type(rule: Rule, operands: dict[str, Any]) -> T.AType:

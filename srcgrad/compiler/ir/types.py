@@ -85,11 +85,11 @@ def of_value(value: Any) -> AType:
     if t is float:
         return FLOAT
     if isinstance(value, np.generic):
-        return _numpy_type("scalar", 0, value.dtype)
+        return numpy_type("scalar", 0, value.dtype)
     if t is complex:  # known complex, so a derivative through it is refused (soundness)
         return AType("scalar", 0, "complex128")
     if t is np.ndarray:
-        return _numpy_type("array", value.ndim, value.dtype)
+        return numpy_type("array", value.ndim, value.dtype)
     if isinstance(value, (tuple, list, slice, str, type, np.dtype)) or value is Ellipsis:
         return STATIC
     return ANY
@@ -101,7 +101,8 @@ def of_value(value: Any) -> AType:
 _NUMPY_TYPES: dict[tuple[str, int, np.dtype], AType] = {}
 
 
-def _numpy_type(kind: str, ndim: int, dtype: np.dtype) -> AType:
+def numpy_type(kind: str, ndim: int, dtype: np.dtype) -> AType:
+    """``AType(kind, ndim, dtype.name)``, one object per such type."""
     key = (kind, ndim, dtype)
     t = _NUMPY_TYPES.get(key)
     if t is None:
