@@ -6,7 +6,7 @@ spelled) on concrete example values of the operands' abstract types (:mod:`.ir.t
 with examples sized for the constant ints among them and shaped for run-time shape
 tuples, and reads the abstract type of what comes out. A plain NumPy ufunc on typed
 operands is typed without examples (:func:`ufunc_type`: NumPy's own dtype resolution and
-the broadcast rank), the same answer at a twentieth of the cost::
+the broadcast rank), the same answer for a fraction of the cost::
 
     multiply(x: array[2,float32], y: float)  ->  array[2,float32]
 """
