@@ -34,5 +34,6 @@ class SrcGradError(Exception):
         text = f"{where}{message}"
         if advice:
             # (a message that ends without a stop gets one before the advice)
-            text += f"{'' if text.rstrip().endswith(('.', '!', '?', ':')) else '.'} {advice}"
+            text = text.rstrip()
+            text += f"{'' if text.endswith(('.', '!', '?', ':')) else '.'} {advice}"
         super().__init__(text)

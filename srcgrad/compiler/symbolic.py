@@ -45,6 +45,13 @@ class Sym:
     def __repr__(self) -> str:
         return f"Sym({self.value!r}: {self.value.type})"
 
+    @property
+    def __srcgrad_ndim__(self) -> int | None:
+        """The rank its abstract type knows (None: unknown, or no array or number): read by
+        a rule that tells its call forms apart by it (``np.einsum``'s sublist form)."""
+        t = self.value.type
+        return t.known_ndim if t is not None else None
+
     # --- NumPy protocols ------------------------------------------------------------
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__":

@@ -133,7 +133,8 @@ def ufunc_type(rule: Rule, operands: dict[str, Any]) -> T.AType | None:
         if not isinstance(v, Value) or v.type is None or const_value(v)[0]:
             return None
         t = v.type
-        if t.kind in ("array", "scalar") and t.ndim is not None and t.dtype is not None:
+        if t.kind in ("array", "scalar") and t.ndim is not None and t.dtype is not None \
+                and np.dtype(t.dtype).kind in "biufc":  # (an object array's result is any)
             ndim = max(ndim, t.ndim)
             dtypes.append(np.dtype(t.dtype))
             numpy_typed = True

@@ -49,6 +49,19 @@ def _is_sublist(v: Any) -> bool:
         for x in v)
 
 
+_UNTRACED = object()
+
+
+def _an_operand(v: Any) -> bool:
+    """``v``, an einsum's first argument, is an operand (the sublist form), not the
+    subscripts: no str, and if traced (the compiler's symbolic value, which tells its
+    rank by ``__srcgrad_ndim__``) an array or a number, not subscripts read at run time."""
+    if isinstance(v, str):
+        return False
+    rank = getattr(v, "__srcgrad_ndim__", _UNTRACED)
+    return rank is _UNTRACED or rank is not None
+
+
 def _sublist_text(sublist: Sequence[Any]) -> str:
     parts = []
     for x in sublist:
@@ -67,7 +80,7 @@ def sublists_to_subscripts(args: Sequence[Any], kwargs: dict[str, Any]
     """``(op0, sub0, op1, sub1, ..., [out])`` -> ``(subscripts, op0, op1, ...)``; a call
     already in the subscripts form is returned as it is. (The subscripts may be a value
     computed at run time, as in einsum's own VJP, so the form is told by its sublists.)"""
-    if args and not isinstance(args[0], str) and any(
+    if args and _an_operand(args[0]) and any(
             isinstance(s, (list, tuple)) and not _is_sublist(s) for s in args[1::2]):
         # a sublist read at run time (a parameter, a computed list): the subscripts its
         # derivative needs would be known only when it runs

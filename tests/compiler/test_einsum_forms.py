@@ -173,3 +173,26 @@ def test_einsum_subscripts_read_at_run_time_differentiate_any_operand(subscripts
     hv = sg.jvp(grad, wrt=1)(subscripts, c, u)[1]
     np.testing.assert_allclose(hv, directional_derivative(grad, [subscripts, c], {1: u}),
                                rtol=1e-5, atol=1e-6)
+
+
+WEIGHTS = [1.0, 2.0, 3.0]
+
+
+def subscripts_argument_with_a_list_operand(subscripts, y):
+    return np.sum(np.einsum(subscripts, WEIGHTS, y) ** 2)
+
+
+def subscripts_and_a_list_as_arguments(subscripts, x, y):
+    return np.sum(np.einsum(subscripts, x, y) ** 2)
+
+
+def test_a_list_operand_after_run_time_subscripts_is_no_sublist():
+    # subscripts read at run time: the call is in the subscripts form, so a list in the
+    # place a sublist would be is an operand (not refused as a run-time sublist)
+    sg.clear_cache()
+    y = np.array([0.5, -1.0, 2.0])
+    want = 2.0 * np.asarray(WEIGHTS) ** 2 * y
+    np.testing.assert_allclose(
+        sg.grad(subscripts_argument_with_a_list_operand, wrt=1)("i,i->i", y), want)
+    np.testing.assert_allclose(
+        sg.grad(subscripts_and_a_list_as_arguments, wrt=2)("i,i->i", WEIGHTS, y), want)

@@ -56,6 +56,9 @@ def test_what_only_examples_decide_is_left_to_them():
     for operands in ({"x": array, "y": const}, {"x": Value(type=T.FLOAT), "y": Value(type=T.INT)},
                      {"x": array, "y": Value(type=T.ANY)}, {"x": array, "y": Value(type=T.NUMBER)}):
         assert TI.ufunc_type(multiply, operands) is None
+    # an object array (its elements' own arithmetic decides what comes out)
+    objects = Value(type=T.AType("array", 1, "object"))
+    assert TI.ufunc_type(RULES["sin"], {"x": objects}) is None
     # a rule with parameters, and a generalized ufunc (matmul has a core signature)
     assert TI.ufunc_type(RULES["matmul"], {"x": array, "y": array}) is None
 

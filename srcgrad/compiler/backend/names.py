@@ -14,6 +14,7 @@ import keyword
 import math
 import re
 import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -108,8 +109,10 @@ def _kept_for_good(obj: Any) -> bool:
     """A function of NumPy, math or srcgrad itself: alive as long as the process, so it may
     be a key here (a user's callable is not kept alive by the cache)."""
     module = getattr(obj, "__module__", None)
+    owner = getattr(obj, "__self__", None)  # (a bound method keeps its object alive)
     return isinstance(module, str) and (module in ("math", "numpy") or module.startswith(
-        ("numpy.", "srcgrad."))) and getattr(type(obj), "__hash__", None) is not None
+        ("numpy.", "srcgrad."))) and getattr(type(obj), "__hash__", None) is not None \
+        and (owner is None or isinstance(owner, types.ModuleType))
 
 
 def _find_in_libraries(obj: Any, name: str) -> tuple[str, str] | None:
