@@ -100,13 +100,14 @@ def uses_math_spelling(rule: Rule, operands: dict[str, Any],
     return twin
 
 
-# rule id -> (the rule, its ``math`` twin or None): asked for every op traced and emitted
+# rule id -> (the rule, its ``math`` twin or None): asked for every op traced and emitted;
+# the rule is kept so that its id is never another's
 _TWINS: dict[int, tuple[Rule, Any]] = {}
 
 
 def _math_twin(rule: Rule) -> Any:
     kept = _TWINS.get(id(rule))
-    if kept is None or kept[0] is not rule:  # (a rule made since under a reused id)
+    if kept is None:
         kept = _TWINS[id(rule)] = (rule, next(
             (a for a in rule.aliases if T.is_math_function(a)), None))
     return kept[1]

@@ -191,8 +191,14 @@ def test_a_list_operand_after_run_time_subscripts_is_no_sublist():
     # place a sublist would be is an operand (not refused as a run-time sublist)
     sg.clear_cache()
     y = np.array([0.5, -1.0, 2.0])
+    u = np.array([0.3, -0.7, 1.1])
     want = 2.0 * np.asarray(WEIGHTS) ** 2 * y
-    np.testing.assert_allclose(
-        sg.grad(subscripts_argument_with_a_list_operand, wrt=1)("i,i->i", y), want)
-    np.testing.assert_allclose(
-        sg.grad(subscripts_and_a_list_as_arguments, wrt=2)("i,i->i", WEIGHTS, y), want)
+    for f, args in ((subscripts_argument_with_a_list_operand, ["i,i->i", y]),
+                    (subscripts_and_a_list_as_arguments, ["i,i->i", WEIGHTS, y])):
+        k = len(args) - 1
+        np.testing.assert_allclose(sg.grad(f, wrt=k)(*args), want)
+        np.testing.assert_allclose(sg.grad(f, wrt=k)(*args), numeric_gradient(f, args, {}, k),
+                                   rtol=1e-6, atol=1e-7)
+        _, t = sg.jvp(f, wrt=k)(*args, u)
+        np.testing.assert_allclose(t, directional_derivative(f, args, {k: u}),
+                                   rtol=1e-6, atol=1e-7)

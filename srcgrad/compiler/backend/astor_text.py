@@ -73,9 +73,8 @@ def _try(node: Any) -> str:
         head = "except"
         if handler.type is not None:
             head += " " + _text(handler.type, _HIGHEST)
-        if handler.name is not None:
-            head += " as " + (handler.name if isinstance(handler.name, str)
-                              else _text(handler.name, _HIGHEST))
+        if handler.name is not None:  # (a gast Name)
+            head += " as " + _text(handler.name, _HIGHEST)
         lines += [head + ":", *_indented(handler.body)]
     return "\n".join(lines)
 

@@ -94,15 +94,11 @@ _LIBRARY_SPELLINGS: dict[Any, tuple[str, str] | None] = {}
 
 
 def _library_spelling(obj: Any, name: str) -> tuple[str, str] | None:
-    found = _LIBRARY_SPELLINGS.get(obj, _UNSEEN) if _kept_for_good(obj) else _UNSEEN
-    if found is _UNSEEN:
-        found = _find_in_libraries(obj, name)
-        if _kept_for_good(obj):
-            _LIBRARY_SPELLINGS[obj] = found
-    return found
-
-
-_UNSEEN: Any = object()
+    if not _kept_for_good(obj):
+        return _find_in_libraries(obj, name)
+    if obj not in _LIBRARY_SPELLINGS:
+        _LIBRARY_SPELLINGS[obj] = _find_in_libraries(obj, name)
+    return _LIBRARY_SPELLINGS[obj]
 
 
 def _kept_for_good(obj: Any) -> bool:
